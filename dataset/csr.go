@@ -1,8 +1,19 @@
 package dataset
 
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
 // CSR is a sparse n x d matrix in compressed sparse row form: the nonzeros of
 // row i are Val[RowPtr[i]:RowPtr[i+1]] at columns Col[RowPtr[i]:RowPtr[i+1]]
 // (0-based, strictly increasing within a row). len(RowPtr) == Rows+1.
+//
+// Entries may hold explicit zeros (the LIBSVM reader keeps what the file
+// says; FromDense stores none). CSR implements mat.Matrix (At by binary
+// search within a row) so it can be passed where a gonum matrix is read, but
+// algorithms that care about nnz should iterate rows with Row.
 type CSR struct {
 	Rows, Cols int
 	RowPtr     []int
@@ -15,3 +26,229 @@ func (m *CSR) Dims() (r, c int) { return m.Rows, m.Cols }
 
 // NNZ returns the number of stored entries.
 func (m *CSR) NNZ() int { return len(m.Val) }
+
+// NewCSR builds a CSR from its parts (not copied) and validates it.
+func NewCSR(rows, cols int, rowPtr, col []int, val []float64) (*CSR, error) {
+	m := &CSR{Rows: rows, Cols: cols, RowPtr: rowPtr, Col: col, Val: val}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Validate checks the invariants: Rows, Cols >= 0; len(RowPtr) == Rows+1,
+// RowPtr[0] == 0, RowPtr non-decreasing, RowPtr[Rows] == len(Col) ==
+// len(Val); every column in [0, Cols) and strictly increasing within its
+// row. A violation is an error wrapping ErrRange (indices) or ErrShape
+// (lengths) that names the row.
+func (m *CSR) Validate() error {
+	if m.Rows < 0 || m.Cols < 0 {
+		return fmt.Errorf("%w: CSR has negative shape %d x %d", ErrShape, m.Rows, m.Cols)
+	}
+	if len(m.RowPtr) != m.Rows+1 {
+		return fmt.Errorf("%w: CSR len(RowPtr) = %d, want Rows+1 = %d", ErrShape, len(m.RowPtr), m.Rows+1)
+	}
+	if len(m.Col) != len(m.Val) {
+		return fmt.Errorf("%w: CSR len(Col) = %d != len(Val) = %d", ErrShape, len(m.Col), len(m.Val))
+	}
+	if m.RowPtr[0] != 0 || m.RowPtr[m.Rows] != len(m.Col) {
+		return fmt.Errorf("%w: CSR RowPtr[0] = %d, RowPtr[Rows] = %d, want 0 and nnz = %d", ErrShape, m.RowPtr[0], m.RowPtr[m.Rows], len(m.Col))
+	}
+	for i := 0; i < m.Rows; i++ {
+		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
+		if lo > hi {
+			return fmt.Errorf("%w: CSR RowPtr decreases at row %d (%d > %d)", ErrShape, i, lo, hi)
+		}
+		prev := -1
+		for k := lo; k < hi; k++ {
+			j := m.Col[k]
+			if j < 0 || j >= m.Cols {
+				return fmt.Errorf("%w: CSR row %d: column %d not in [0, %d)", ErrRange, i, j, m.Cols)
+			}
+			if j <= prev {
+				return fmt.Errorf("%w: CSR row %d: column %d does not increase (previous %d)", ErrRange, i, j, prev)
+			}
+			prev = j
+		}
+	}
+	return nil
+}
+
+// FromDense returns the CSR form of a, storing the entries that are not
+// exactly zero (NaN is stored).
+func FromDense(a mat.Matrix) *CSR {
+	r, c := a.Dims()
+	m := &CSR{Rows: r, Cols: c, RowPtr: make([]int, r+1)}
+	raw, isDense := a.(*mat.Dense)
+	for i := 0; i < r; i++ {
+		if isDense {
+			for j, v := range raw.RawRowView(i) {
+				if v != 0 {
+					m.Col = append(m.Col, j)
+					m.Val = append(m.Val, v)
+				}
+			}
+		} else {
+			for j := 0; j < c; j++ {
+				if v := a.At(i, j); v != 0 {
+					m.Col = append(m.Col, j)
+					m.Val = append(m.Val, v)
+				}
+			}
+		}
+		m.RowPtr[i+1] = len(m.Col)
+	}
+	return m
+}
+
+// ToDense returns the dense Rows x Cols matrix (which must be non-empty:
+// gonum has no zero-size Dense; it panics like mat.NewDense otherwise).
+// Entries repeated in a row are not expected (Validate rejects them).
+func (m *CSR) ToDense() *mat.Dense {
+	d := mat.NewDense(m.Rows, m.Cols, nil)
+	raw := d.RawMatrix()
+	for i := 0; i < m.Rows; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+m.Cols]
+		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
+		cols, vals := m.Col[lo:hi], m.Val[lo:hi:hi]
+		for k, j := range cols {
+			row[j] = vals[k]
+		}
+	}
+	return d
+}
+
+// Row returns the column indices and values of row i (views into m, not
+// copies). Iterate a CSR as
+//
+//	for i := 0; i < m.Rows; i++ {
+//		cols, vals := m.Row(i)
+//		for k, j := range cols { use(i, j, vals[k]) }
+//	}
+//
+// i must be in [0, Rows) (it panics otherwise, like a slice index).
+func (m *CSR) Row(i int) (cols []int, vals []float64) {
+	lo, hi := m.RowPtr[i], m.RowPtr[i+1]
+	return m.Col[lo:hi:hi], m.Val[lo:hi:hi]
+}
+
+// RowDot returns the inner product of row i with the dense vector x,
+// sum_k Val[k] x[Col[k]], in O(nnz of row i). It is an error (ErrRange) if i
+// is not in [0, Rows) and (ErrShape) if len(x) != Cols.
+func (m *CSR) RowDot(i int, x []float64) (float64, error) {
+	if i < 0 || i >= m.Rows {
+		return 0, fmt.Errorf("%w: CSR.RowDot row %d not in [0, %d)", ErrRange, i, m.Rows)
+	}
+	if len(x) != m.Cols {
+		return 0, fmt.Errorf("%w: CSR.RowDot len(x) = %d, want %d", ErrShape, len(x), m.Cols)
+	}
+	cols, vals := m.Row(i)
+	var s float64
+	for k, j := range cols {
+		s += vals[k] * x[j]
+	}
+	return s, nil
+}
+
+// RowNorm2 returns the squared Euclidean norm of row i (i in [0, Rows)).
+func (m *CSR) RowNorm2(i int) float64 {
+	_, vals := m.Row(i)
+	var s float64
+	for _, v := range vals {
+		s += v * v
+	}
+	return s
+}
+
+// MulVec computes dst = m x (len(dst) == Rows, len(x) == Cols) in O(nnz).
+func (m *CSR) MulVec(dst, x []float64) error {
+	if len(dst) != m.Rows || len(x) != m.Cols {
+		return fmt.Errorf("%w: CSR.MulVec: %d x %d matrix, len(dst) = %d, len(x) = %d", ErrShape, m.Rows, m.Cols, len(dst), len(x))
+	}
+	for i := range dst {
+		cols, vals := m.Row(i)
+		var s float64
+		for k, j := range cols {
+			s += vals[k] * x[j]
+		}
+		dst[i] = s
+	}
+	return nil
+}
+
+// MulDense computes dst = m b for a dense Cols x k matrix b in O(nnz * k);
+// dst must be Rows x k.
+func (m *CSR) MulDense(dst *mat.Dense, b mat.Matrix) error {
+	br, bc := b.Dims()
+	dr, dc := dst.Dims()
+	if br != m.Cols || dr != m.Rows || dc != bc {
+		return fmt.Errorf("%w: CSR.MulDense: (%d x %d)(%d x %d) into %d x %d", ErrShape, m.Rows, m.Cols, br, bc, dr, dc)
+	}
+	bd, ok := b.(*mat.Dense)
+	if !ok {
+		bd = mat.DenseCopyOf(b)
+	}
+	braw := bd.RawMatrix()
+	draw := dst.RawMatrix()
+	for i := 0; i < m.Rows; i++ {
+		out := draw.Data[i*draw.Stride : i*draw.Stride+dc]
+		clear(out)
+		cols, vals := m.Row(i)
+		for k, j := range cols {
+			v := vals[k]
+			brow := braw.Data[j*braw.Stride : j*braw.Stride+bc]
+			for t, w := range brow {
+				out[t] += v * w
+			}
+		}
+	}
+	return nil
+}
+
+// Subset returns a new CSR holding the given rows in the given order
+// (copied). An index outside [0, Rows) is an error wrapping ErrRange.
+func (m *CSR) Subset(rows []int) (*CSR, error) {
+	nnz := 0
+	for k, r := range rows {
+		if r < 0 || r >= m.Rows {
+			return nil, fmt.Errorf("%w: CSR.Subset rows[%d] = %d not in [0, %d)", ErrRange, k, r, m.Rows)
+		}
+		nnz += m.RowPtr[r+1] - m.RowPtr[r]
+	}
+	out := &CSR{Rows: len(rows), Cols: m.Cols, RowPtr: make([]int, len(rows)+1),
+		Col: make([]int, 0, nnz), Val: make([]float64, 0, nnz)}
+	for k, r := range rows {
+		cols, vals := m.Row(r)
+		out.Col = append(out.Col, cols...)
+		out.Val = append(out.Val, vals...)
+		out.RowPtr[k+1] = len(out.Col)
+	}
+	return out, nil
+}
+
+// At returns element (i, j), found by binary search in row i. It panics
+// for indices out of range, as gonum matrices do.
+func (m *CSR) At(i, j int) float64 {
+	if i < 0 || i >= m.Rows || j < 0 || j >= m.Cols {
+		panic(mat.ErrIndexOutOfRange)
+	}
+	cols, vals := m.Row(i)
+	lo, hi := 0, len(cols)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if cols[h] < j {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	if lo < len(cols) && cols[lo] == j {
+		return vals[lo]
+	}
+	return 0
+}
+
+// T returns the transpose as an implicit mat.Matrix.
+func (m *CSR) T() mat.Matrix { return mat.Transpose{Matrix: m} }
+
+var _ mat.Matrix = (*CSR)(nil)
