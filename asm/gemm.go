@@ -1,0 +1,409 @@
+package asm
+
+import (
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+// gemmKernel describes a micro-kernel and the cache blocking used with it.
+//
+// The micro-kernel fn computes the full mr x nr tile
+//
+//	C[i*ldc+j] = alpha * sum_p a[p*mr+i]*b[p*nr+j] + beta*C[i*ldc+j]
+//
+// (with beta == 0 C is not read) from a packed sliver a of op(A) and b of
+// op(B), for k >= 1.
+//
+// Blocking (Goto/BLIS): a kc x nc panel of op(B) is packed once per (jc, pc)
+// and stays in L3; an mc x kc block of op(A) is packed per (ic, pc) and stays
+// in L2; one kc x nr sliver of B stays in L1 while the kernel sweeps the mr-row
+// slivers of the A block.
+type gemmKernel struct {
+	name       string
+	mr, nr     int
+	kc, mc, nc int
+	fn         func(k int, a, b, c []float64, ldc int, alpha, beta float64)
+}
+
+// Block sizes, all in one place. kc*nr*8 bytes (one B sliver) fits L1 (32 KiB
+// on Zen 4), mc*kc*8 bytes (the packed A block) fits half of L2 (1 MiB), and a
+// kc x nc panel of B fits comfortably in L3. mc is a multiple of mr, nc of nr.
+const (
+	kcAVX2, mcAVX2, ncAVX2       = 256, 144, 4080 // 6x8 kernel
+	kcAVX512, mcAVX512, ncAVX512 = 256, 128, 4080 // 8x24 kernel
+	kcGeneric, mcGeneric         = 256, 128
+	ncGeneric                    = 4096 // 4x4 kernel
+)
+
+// gemmMinParallel is the flop count (m*n*k) below which a call runs on one
+// goroutine: smaller products finish before a second goroutine pays off.
+const gemmMinParallel = 64 * 64 * 64
+
+// Triangle filters for Syrk.
+const (
+	fullC  = iota // every element of C
+	lowerC        // only j <= i
+	upperC        // only j >= i
+)
+
+type gemmProblem struct {
+	kern        *gemmKernel
+	tA, tB      bool
+	m, n, k     int
+	alpha, beta float64
+	a           []float64
+	lda         int
+	b           []float64
+	ldb         int
+	c           []float64
+	ldc         int
+	tri         int
+	epi         func(i0, rows, j0, cols int) // applied to finished strips of C
+}
+
+var bufPool sync.Pool
+
+// getBuf returns a pooled slice of length at least n.
+func getBuf(n int) *[]float64 {
+	if p, ok := bufPool.Get().(*[]float64); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	s := make([]float64, n)
+	return &s
+}
+
+func putBuf(p *[]float64) { bufPool.Put(p) }
+
+func isTrans(t blas.Transpose) bool {
+	switch t {
+	case blas.NoTrans:
+		return false
+	case blas.Trans, blas.ConjTrans:
+		return true
+	}
+	panic(errBadTranspose)
+}
+
+// Dgemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices, where
+// op(A) is m x k, op(B) is k x n and C is m x n, with the argument conventions
+// of gonum's blas.Float64.Dgemm. With beta == 0, C is overwritten and its old
+// contents (even NaN) are ignored; with alpha == 0 or k == 0, A and B are not
+// read. Invalid arguments panic, as in gonum's BLAS.
+func Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	ta, tb := isTrans(tA), isTrans(tB)
+	checkGemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		scaleC(fullC, m, n, beta, c, ldc)
+		return
+	}
+	g := gemmProblem{kern: cur().gemm, tA: ta, tB: tb, m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
+	g.run()
+}
+
+func checkGemm(ta, tb bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	if m < 0 {
+		panic(errMLT0)
+	}
+	if n < 0 {
+		panic(errNLT0)
+	}
+	if k < 0 {
+		panic(errKLT0)
+	}
+	ar, ac := m, k
+	if ta {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tb {
+		br, bc = n, k
+	}
+	if lda < max(1, ac) {
+		panic(errBadLdA)
+	}
+	if ldb < max(1, bc) {
+		panic(errBadLdB)
+	}
+	if ldc < max(1, n) {
+		panic(errBadLdC)
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if len(a) < lda*(ar-1)+ac {
+		panic(errShortA)
+	}
+	if len(b) < ldb*(br-1)+bc {
+		panic(errShortB)
+	}
+	if len(c) < ldc*(m-1)+n {
+		panic(errShortC)
+	}
+}
+
+// scaleC computes C = beta*C on the selected triangle (beta == 0 writes zeros).
+func scaleC(tri, m, n int, beta float64, c []float64, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		j0, j1 := 0, n
+		switch tri {
+		case lowerC:
+			j1 = min(i+1, n)
+		case upperC:
+			j0 = i
+		}
+		row := c[i*ldc+j0 : i*ldc+j1]
+		if beta == 0 {
+			clear(row)
+		} else {
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+	}
+}
+
+// run splits C between goroutines and computes every piece.
+func (g *gemmProblem) run() {
+	p := maxThreads()
+	if float64(g.m)*float64(g.n)*float64(g.k) < gemmMinParallel {
+		p = 1
+	}
+	mr, nr := g.kern.mr, g.kern.nr
+	// Split along rows when C is at least as tall as wide, else along columns;
+	// each piece must be at least one tile.
+	byRows := g.m >= g.n
+	if g.tri == upperC {
+		byRows = false
+	} else if g.tri == lowerC {
+		byRows = true
+	}
+	if byRows {
+		p = min(p, (g.m+mr-1)/mr)
+	} else {
+		p = min(p, (g.n+nr-1)/nr)
+	}
+	if p <= 1 {
+		g.block(0, g.m, 0, g.n)
+		return
+	}
+	bounds := make([]int, p+1)
+	total, unit := g.m, mr
+	if !byRows {
+		total, unit = g.n, nr
+	}
+	for t := 1; t < p; t++ {
+		f := float64(t) / float64(p)
+		if g.tri != fullC {
+			// Equal triangle areas: the first x rows (columns) hold x^2/2.
+			f = math.Sqrt(f)
+		}
+		b := int(f*float64(total)+0.5) / unit * unit
+		bounds[t] = min(max(b, bounds[t-1]), total)
+	}
+	bounds[p] = total
+	var wg sync.WaitGroup
+	for t := 0; t < p; t++ {
+		lo, hi := bounds[t], bounds[t+1]
+		if lo == hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch {
+			case byRows && g.tri == lowerC:
+				g.block(lo, hi, 0, hi)
+			case byRows:
+				g.block(lo, hi, 0, g.n)
+			case g.tri == upperC:
+				g.block(0, hi, lo, hi)
+			default:
+				g.block(0, g.m, lo, hi)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// block computes C[i0:i1, j0:j1].
+func (g *gemmProblem) block(i0, i1, j0, j1 int) {
+	kr := g.kern
+	mr, nr, kc, mc, nc := kr.mr, kr.nr, kr.kc, kr.mc, kr.nc
+	kcMax := min(kc, g.k)
+	ncMax := min(nc, (j1-j0+nr-1)/nr*nr)
+	mcMax := min(mc, (i1-i0+mr-1)/mr*mr)
+	pa := getBuf(mcMax*kcMax + mr*nr)
+	pb := getBuf(kcMax * ncMax)
+	defer putBuf(pa)
+	defer putBuf(pb)
+	ap := (*pa)[:mcMax*kcMax]
+	tmp := (*pa)[mcMax*kcMax:]
+	bp := *pb
+	for jc := j0; jc < j1; jc += nc {
+		ncb := min(nc, j1-jc)
+		for pc := 0; pc < g.k; pc += kc {
+			kcb := min(kc, g.k-pc)
+			beta := 1.0
+			if pc == 0 {
+				beta = g.beta
+			}
+			last := pc+kcb == g.k
+			packed := false
+			for ic := i0; ic < i1; ic += mc {
+				mcb := min(mc, i1-ic)
+				if g.tri == lowerC && jc > ic+mcb-1 || g.tri == upperC && jc+ncb-1 < ic {
+					continue // block entirely outside the triangle
+				}
+				if !packed {
+					g.packB(bp, pc, kcb, jc, ncb)
+					packed = true
+				}
+				g.packA(ap, ic, mcb, pc, kcb)
+				g.macro(ap, bp, tmp, ic, mcb, jc, ncb, kcb, beta, last)
+			}
+		}
+	}
+}
+
+// macro runs the micro-kernel over an mcb x ncb block of C.
+func (g *gemmProblem) macro(ap, bp, tmp []float64, ic, mcb, jc, ncb, kcb int, beta float64, last bool) {
+	kr := g.kern
+	mr, nr := kr.mr, kr.nr
+	c, ldc, alpha := g.c, g.ldc, g.alpha
+	for jr := 0; jr < ncb; jr += nr {
+		nrb := min(nr, ncb-jr)
+		b := bp[jr*kcb : (jr+nr)*kcb]
+		col := jc + jr
+		for ir := 0; ir < mcb; ir += mr {
+			mrb := min(mr, mcb-ir)
+			row := ic + ir
+			a := ap[ir*kcb : (ir+mr)*kcb]
+			partial := mrb < mr || nrb < nr
+			switch g.tri {
+			case lowerC:
+				if col > row+mrb-1 {
+					continue
+				}
+				if col+nrb-1 > row {
+					partial = true
+				}
+			case upperC:
+				if col+nrb-1 < row {
+					continue
+				}
+				if col < row+mrb-1 {
+					partial = true
+				}
+			}
+			if !partial {
+				kr.fn(kcb, a, b, c[row*ldc+col:], ldc, alpha, beta)
+				continue
+			}
+			// Edge or diagonal tile: compute into tmp, then update only the
+			// elements of C that exist and lie in the triangle.
+			kr.fn(kcb, a, b, tmp, nr, 1, 0)
+			for i := 0; i < mrb; i++ {
+				jlo, jhi := 0, nrb
+				switch g.tri {
+				case lowerC:
+					jhi = min(nrb, row+i-col+1)
+				case upperC:
+					jlo = max(0, row+i-col)
+				}
+				if jlo >= jhi {
+					continue
+				}
+				cr := c[(row+i)*ldc+col+jlo : (row+i)*ldc+col+jhi]
+				tr := tmp[i*nr+jlo : i*nr+jhi]
+				if beta == 0 {
+					for j := range cr {
+						cr[j] = alpha * tr[j]
+					}
+				} else {
+					for j := range cr {
+						cr[j] = alpha*tr[j] + beta*cr[j]
+					}
+				}
+			}
+		}
+		if last && g.epi != nil {
+			g.epi(ic, mcb, col, nrb)
+		}
+	}
+}
+
+// packA packs op(A)[ic:ic+mcb, pc:pc+kcb] into mr-row slivers, k-major,
+// zero-padding the last sliver.
+func (g *gemmProblem) packA(ap []float64, ic, mcb, pc, kcb int) {
+	mr := g.kern.mr
+	a, lda := g.a, g.lda
+	for s := 0; s < mcb; s += mr {
+		rows := min(mr, mcb-s)
+		dst := ap[s*kcb : (s+mr)*kcb]
+		if g.tA {
+			// op(A)[i,p] = a[p*lda+i]: rows of A are contiguous in i.
+			for p := 0; p < kcb; p++ {
+				src := a[(pc+p)*lda+ic+s:]
+				d := dst[p*mr : p*mr+mr]
+				copy(d[:rows], src[:rows])
+				clear(d[rows:])
+			}
+			continue
+		}
+		// op(A)[i,p] = a[i*lda+p].
+		for i := 0; i < rows; i++ {
+			src := a[(ic+s+i)*lda+pc : (ic+s+i)*lda+pc+kcb]
+			for p, v := range src {
+				dst[p*mr+i] = v
+			}
+		}
+		for i := rows; i < mr; i++ {
+			for p := 0; p < kcb; p++ {
+				dst[p*mr+i] = 0
+			}
+		}
+	}
+}
+
+// packB packs op(B)[pc:pc+kcb, jc:jc+ncb] into nr-column slivers, k-major,
+// zero-padding the last sliver.
+func (g *gemmProblem) packB(bp []float64, pc, kcb, jc, ncb int) {
+	nr := g.kern.nr
+	b, ldb := g.b, g.ldb
+	for s := 0; s < ncb; s += nr {
+		cols := min(nr, ncb-s)
+		dst := bp[s*kcb : (s+nr)*kcb]
+		if !g.tB {
+			// op(B)[p,j] = b[p*ldb+j]: contiguous in j.
+			for p := 0; p < kcb; p++ {
+				src := b[(pc+p)*ldb+jc+s:]
+				d := dst[p*nr : p*nr+nr]
+				copy(d[:cols], src[:cols])
+				clear(d[cols:])
+			}
+			continue
+		}
+		// op(B)[p,j] = b[j*ldb+p].
+		for j := 0; j < cols; j++ {
+			src := b[(jc+s+j)*ldb+pc : (jc+s+j)*ldb+pc+kcb]
+			for p, v := range src {
+				dst[p*nr+j] = v
+			}
+		}
+		for j := cols; j < nr; j++ {
+			for p := 0; p < kcb; p++ {
+				dst[p*nr+j] = 0
+			}
+		}
+	}
+}

@@ -1,0 +1,226 @@
+package asm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+// refGemm is the textbook triple loop.
+func refGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var s float64
+			for p := 0; p < k; p++ {
+				var av, bv float64
+				if tA {
+					av = a[p*lda+i]
+				} else {
+					av = a[i*lda+p]
+				}
+				if tB {
+					bv = b[j*ldb+p]
+				} else {
+					bv = b[p*ldb+j]
+				}
+				s += av * bv
+			}
+			if beta == 0 {
+				c[i*ldc+j] = alpha * s
+			} else {
+				c[i*ldc+j] = alpha*s + beta*c[i*ldc+j]
+			}
+		}
+	}
+}
+
+func tr(b bool) blas.Transpose {
+	if b {
+		return blas.Trans
+	}
+	return blas.NoTrans
+}
+
+// checkGemmCase runs Dgemm and the reference on one shape and compares.
+// Tolerance: each entry is a k-term dot product of values in [-1,1]; with any
+// summation order the error is below k*eps*sum|a||b| <= k^2*eps, plus the beta
+// term; we allow 4*(k+2)*eps times the magnitude bound (k + |beta|*1).
+func checkGemmCase(t *testing.T, rng *rand.Rand, tA, tB bool, m, n, k int, alpha, beta float64, pad int) {
+	t.Helper()
+	ar, ac := m, k
+	if tA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tB {
+		br, bc = n, k
+	}
+	lda, ldb, ldc := max(1, ac)+pad, max(1, bc)+pad, max(1, n)+pad
+	a := randSlice(rng, max(0, (ar-1)*lda+ac))
+	b := randSlice(rng, max(0, (br-1)*ldb+bc))
+	clen := max(0, (m-1)*ldc+n)
+	c, check := guarded(rng, clen)
+	c0 := randSlice(rng, clen)
+	if beta == 0 {
+		for i := range c0 {
+			c0[i] = math.NaN() // must be ignored
+		}
+	}
+	copy(c, c0)
+	want := append([]float64(nil), c0...)
+	if m > 0 && n > 0 {
+		if alpha == 0 || k == 0 {
+			refGemm(tA, tB, m, n, 0, alpha, a, lda, b, ldb, beta, want, ldc)
+		} else {
+			refGemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
+		}
+	}
+	Dgemm(tr(tA), tr(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	check(t)
+	scale := math.Abs(alpha)*float64(k) + math.Abs(beta) + 1
+	tol := 4 * float64(k+2) * 0x1p-52
+	for i := 0; i < m; i++ {
+		for j := 0; j < ldc && i*ldc+j < clen; j++ {
+			idx := i*ldc + j
+			if j >= n {
+				if math.Float64bits(c[idx]) != math.Float64bits(c0[idx]) {
+					t.Fatalf("m=%d n=%d k=%d: padding C[%d,%d] changed", m, n, k, i, j)
+				}
+				continue
+			}
+			if !closeTo(c[idx], want[idx], tol, scale) {
+				t.Fatalf("tA=%v tB=%v m=%d n=%d k=%d alpha=%v beta=%v: C[%d,%d] = %v, want %v", tA, tB, m, n, k, alpha, beta, i, j, c[idx], want[idx])
+			}
+		}
+	}
+}
+
+func TestDgemmSmall(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		max := 64
+		step := 1
+		if testing.Short() {
+			step = 5
+		}
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				for s := 0; s <= max; s += step {
+					// square, and two skewed shapes per size
+					checkGemmCase(t, rng, tA, tB, s, s, s, 1, 0, 0)
+					checkGemmCase(t, rng, tA, tB, s, rng.IntN(70), rng.IntN(70), -0.5, 2, rng.IntN(3))
+					checkGemmCase(t, rng, tA, tB, rng.IntN(70), s, rng.IntN(300), 1.5, 1, rng.IntN(3))
+				}
+			}
+		}
+	})
+}
+
+func TestDgemmLarge(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		shapes := [][3]int{{300, 290, 600}, {1000, 37, 70}, {37, 1000, 70}, {150, 4200, 20}, {5, 5, 3000}}
+		if testing.Short() {
+			shapes = shapes[:3]
+		}
+		for _, sh := range shapes {
+			for tt := 0; tt < 4; tt++ {
+				checkGemmCase(t, rng, tt&1 == 1, tt&2 == 2, sh[0], sh[1], sh[2], 0.7, 0.3, 1)
+			}
+		}
+	})
+}
+
+func TestDgemmAlphaZeroAndNaN(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		// alpha == 0: A and B are not read (NaN there must not leak into C).
+		m, n, k := 9, 11, 7
+		a := make([]float64, m*k)
+		b := make([]float64, k*n)
+		for i := range a {
+			a[i] = math.NaN()
+		}
+		for i := range b {
+			b[i] = math.NaN()
+		}
+		c := make([]float64, m*n)
+		for i := range c {
+			c[i] = 2
+		}
+		Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 0, a, k, b, n, 0.5, c, n)
+		for i, v := range c {
+			if v != 1 {
+				t.Fatalf("c[%d] = %v, want 1", i, v)
+			}
+		}
+		// NaN and Inf in A propagate to exactly the rows they touch.
+		for i := range a {
+			a[i] = 1
+		}
+		for i := range b {
+			b[i] = 1
+		}
+		a[2*k+3] = math.NaN()
+		a[5*k+1] = math.Inf(1)
+		Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, b, n, 0, c, n)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				v := c[i*n+j]
+				switch i {
+				case 2:
+					if !math.IsNaN(v) {
+						t.Fatalf("row 2: got %v, want NaN", v)
+					}
+				case 5:
+					if !math.IsInf(v, 1) {
+						t.Fatalf("row 5: got %v, want +Inf", v)
+					}
+				default:
+					if v != float64(k) {
+						t.Fatalf("C[%d,%d] = %v, want %d", i, j, v, k)
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestDgemmPanics(t *testing.T) {
+	cases := []func(){
+		func() { Dgemm(blas.NoTrans, blas.NoTrans, -1, 1, 1, 1, nil, 1, nil, 1, 0, nil, 1) },
+		func() { Dgemm(blas.NoTrans, blas.NoTrans, 2, 2, 2, 1, make([]float64, 3), 2, make([]float64, 4), 2, 0, make([]float64, 4), 2) },
+		func() { Dgemm(blas.NoTrans, blas.NoTrans, 2, 2, 2, 1, make([]float64, 4), 1, make([]float64, 4), 2, 0, make([]float64, 4), 2) },
+		func() { Dgemm('x', blas.NoTrans, 2, 2, 2, 1, make([]float64, 4), 2, make([]float64, 4), 2, 0, make([]float64, 4), 2) },
+	}
+	for i, f := range cases {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("case %d did not panic", i)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func BenchmarkDgemm(b *testing.B) {
+	for _, p := range Paths() {
+		for _, n := range []int{256, 1024} {
+			b.Run(fmt.Sprintf("%s/n=%d", p, n), func(b *testing.B) {
+				prev, _ := SetPath(p)
+				defer SetPath(prev)
+				rng := rand.New(rand.NewPCG(1, 1))
+				x, y, c := randSlice(rng, n*n), randSlice(rng, n*n), make([]float64, n*n)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, x, n, y, n, 0, c, n)
+				}
+				b.ReportMetric(2*float64(n)*float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
