@@ -1,0 +1,366 @@
+package secular
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/zonal-ml/zonal/backend/internal/errs"
+)
+
+// GemmFunc computes C = alpha*op(A)*op(B) + beta*C (a Backend's Gemm).
+type GemmFunc func(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General)
+
+// RootFinder returns the i-th (0-based, ascending) root of
+// 1 + rho*sum_j z_j^2/(d_j - x) = 0 for strictly increasing d, nonzero z and
+// rho > 0, and writes delta_j = d_j - lambda (computed accurately, i.e. as an
+// offset from the nearest pole) to delta. Laed4 is the Go implementation.
+//
+// Update calls a RootFinder only with len(d) >= 3, ||z||_2 <= 1 (z is
+// normalised before deflation removes components) and rho > 0, so a wrapper
+// around LAPACK's dlaed4 (whose n <= 2 paths return eigenvector data rather
+// than d_j - lambda, and which assumes ||z|| = 1) can be passed directly,
+// translating i to 1-based.
+type RootFinder func(i int, d, z []float64, rho float64, delta []float64) (lambda float64, err error)
+
+// Update computes the eigendecomposition of U (diag(d) + rho z z^T) U^T with
+// z = U^T v: the new eigenvalues in ascending order go to dOut and the
+// corresponding orthonormal eigenvectors to the columns of uOut. U is n x m
+// with orthonormal columns, len(d) = len(dOut) = m, len(v) = n, uOut is
+// n x m; d should be ascending (it is sorted if not). dOut and uOut must not
+// alias d or u. See the package documentation for the method.
+//
+// find computes the roots of the secular equation (nil means Laed4); gemm
+// performs the products (nil means gonum's blas64.Gemm). The cost is O(m^2)
+// for the roots and the inner eigenvectors plus one n x K by K x K Gemm,
+// where K <= m is the number of non-deflated components.
+//
+// Errors wrap errs.ErrShape for inconsistent shapes, errs.ErrNaN for NaN or
+// Inf in d, u, rho or v (or an update that overflows), and
+// errs.ErrNoConvergence if the root finder fails. On error dOut and uOut are
+// unspecified.
+func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho float64, v []float64, dOut []float64, uOut blas64.General) error {
+	n, m := u.Rows, u.Cols
+	if err := checkGeneral("u", u); err != nil {
+		return err
+	}
+	if err := checkGeneral("uOut", uOut); err != nil {
+		return err
+	}
+	if len(d) != m || len(v) != n || len(dOut) != m || uOut.Rows != n || uOut.Cols != m {
+		return fmt.Errorf("secular: Update: u %dx%d, len(d) %d, len(v) %d, len(dOut) %d, uOut %dx%d: %w",
+			n, m, len(d), len(v), len(dOut), uOut.Rows, uOut.Cols, errs.ErrShape)
+	}
+	if m == 0 {
+		return nil
+	}
+	if !finite(rho) || !allFinite(d) || !allFinite(v) {
+		return fmt.Errorf("secular: Update: d, rho or v: %w", errs.ErrNaN)
+	}
+	for r := 0; r < n; r++ {
+		if !allFinite(u.Data[r*u.Stride : r*u.Stride+m]) {
+			return fmt.Errorf("secular: Update: u row %d: %w", r, errs.ErrNaN)
+		}
+	}
+	if find == nil {
+		find = Laed4
+	}
+	if gemm == nil {
+		gemm = blas64.Gemm
+	}
+
+	// z = U^T v.
+	z := make([]float64, m)
+	if n > 0 {
+		gemm(blas.Trans, blas.NoTrans, 1, u,
+			blas64.General{Rows: n, Cols: 1, Stride: 1, Data: v}, 0,
+			blas64.General{Rows: m, Cols: 1, Stride: 1, Data: z})
+	}
+	if !allFinite(z) {
+		return fmt.Errorf("secular: Update: z = U^T v overflows: %w", errs.ErrNaN)
+	}
+
+	// Work with sign*d ascending and |rho|: eig(D + rho zz^T) =
+	// sign*eig(sign*D + |rho| zz^T).
+	sign := 1.0
+	if rho < 0 {
+		sign = -1
+	}
+	perm := make([]int, m) // working position -> original column
+	for k := range perm {
+		perm[k] = k
+	}
+	if sign < 0 {
+		for k := range perm {
+			perm[k] = m - 1 - k
+		}
+	}
+	if !sort.SliceIsSorted(perm, func(a, b int) bool { return sign*d[perm[a]] < sign*d[perm[b]] }) {
+		sort.SliceStable(perm, func(a, b int) bool { return sign*d[perm[a]] < sign*d[perm[b]] })
+	}
+	dw := make([]float64, m)
+	zw := make([]float64, m)
+	for k, p := range perm {
+		dw[k] = sign * d[p]
+		zw[k] = z[p]
+	}
+	r := math.Abs(rho)
+	zn := nrm2(zw)
+
+	// Gather U's columns in working order into q (n x m).
+	q := blas64.General{Rows: n, Cols: m, Stride: m, Data: make([]float64, n*m)}
+	for row := 0; row < n; row++ {
+		src := u.Data[row*u.Stride:]
+		dst := q.Data[row*m : row*m+m]
+		for k, p := range perm {
+			dst[k] = src[p]
+		}
+	}
+
+	if r == 0 || zn == 0 {
+		// Nothing to add: the eigensystem is the input, sorted.
+		vals := make([]float64, m)
+		for k := range vals {
+			vals[k] = sign * dw[k]
+		}
+		placeAll(vals, nil, nil, q, dOut, uOut)
+		return nil
+	}
+	rn := r * zn * zn // the rank-one weight for unit z
+	if math.IsInf(rn, 0) {
+		return fmt.Errorf("secular: Update: rho |z|^2 overflows: %w", errs.ErrNaN)
+	}
+	for k := range zw {
+		zw[k] /= zn
+	}
+
+	// Deflation.
+	dmax := 0.0
+	for _, x := range dw {
+		dmax = math.Max(dmax, math.Abs(x))
+	}
+	tol := 8 * eps * math.Max(dmax, rn)
+	active := make([]int, 0, m)
+	prev := -1
+	for k := 0; k < m; k++ {
+		if rn*math.Abs(zw[k]) <= tol {
+			continue // (dw[k], q_k) stays an eigenpair
+		}
+		if prev < 0 {
+			prev = k
+			continue
+		}
+		// Givens rotation G with G (z_prev, z_k) = (0, t). The rotated
+		// matrix has off-diagonal c s (d_k - d_prev); drop it if negligible.
+		t := math.Hypot(zw[prev], zw[k])
+		c, s := zw[k]/t, -zw[prev]/t
+		if math.Abs(c*s*(dw[k]-dw[prev])) <= tol {
+			zw[prev], zw[k] = 0, t
+			dp, dk := dw[prev], dw[k]
+			dw[prev] = c*c*dp + s*s*dk
+			dw[k] = s*s*dp + c*c*dk
+			// New columns U G^T: q_prev' = c q_prev + s q_k, q_k' = c q_k - s q_prev.
+			for row := 0; row < n; row++ {
+				x := q.Data[row*m:]
+				a, b := x[prev], x[k]
+				x[prev] = c*a + s*b
+				x[k] = c*b - s*a
+			}
+			prev = k
+			continue
+		}
+		active = append(active, prev)
+		prev = k
+	}
+	if prev >= 0 {
+		active = append(active, prev)
+	}
+	kk := len(active)
+	isActive := make([]bool, m)
+	for _, a := range active {
+		isActive[a] = true
+	}
+
+	lam, ut, err := solveInner(find, active, dw, zw, rn)
+	if err != nil {
+		return err
+	}
+
+	// T = Q_active * Utilde.
+	var t blas64.General
+	if kk > 0 {
+		qa := q
+		if kk < m {
+			qa = blas64.General{Rows: n, Cols: kk, Stride: kk, Data: make([]float64, n*kk)}
+			for row := 0; row < n; row++ {
+				src := q.Data[row*m:]
+				dst := qa.Data[row*kk : row*kk+kk]
+				for j, a := range active {
+					dst[j] = src[a]
+				}
+			}
+		}
+		t = blas64.General{Rows: n, Cols: kk, Stride: kk, Data: make([]float64, n*kk)}
+		if n > 0 {
+			gemm(blas.NoTrans, blas.NoTrans, 1, qa, ut, 0, t)
+		}
+	}
+
+	// Merge: every working position contributes one eigenpair, either a
+	// deflated (dw[k], q_k) or a root with its column of T.
+	vals := make([]float64, m)
+	fromT := make([]int, m) // column of T, or -1 for a deflated column of q
+	j := 0
+	for k := 0; k < m; k++ {
+		if isActive[k] {
+			vals[k] = sign * lam[j]
+			fromT[k] = j
+			j++
+		} else {
+			vals[k] = sign * dw[k]
+			fromT[k] = -1
+		}
+	}
+	placeAll(vals, fromT, &t, q, dOut, uOut)
+	return nil
+}
+
+// solveInner solves the non-deflated K x K problem diag(dA) + rn zA zA^T
+// (dA = dw[active] strictly increasing, ||zA|| <= 1): it returns the roots
+// ascending and the K x K orthogonal matrix of eigenvectors (column j for
+// root j) built from the Gu-Eisenstat recomputed zhat.
+func solveInner(find RootFinder, active []int, dw, zw []float64, rn float64) ([]float64, blas64.General, error) {
+	kk := len(active)
+	ut := blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: make([]float64, kk*kk)}
+	if kk == 0 {
+		return nil, ut, nil
+	}
+	dA := make([]float64, kk)
+	zA := make([]float64, kk)
+	for j, a := range active {
+		dA[j], zA[j] = dw[a], zw[a]
+	}
+	lam := make([]float64, kk)
+	if kk == 1 {
+		lam[0] = dA[0] + rn*zA[0]*zA[0]
+		ut.Data[0] = 1
+		return lam, ut, nil
+	}
+	// Row j of del holds d_i - lambda_j, i = 0..K-1.
+	del := make([]float64, kk*kk)
+	for j := 0; j < kk; j++ {
+		f := find
+		if kk <= 2 {
+			f = Laed4
+		}
+		l, err := f(j, dA, zA, rn, del[j*kk:(j+1)*kk])
+		if err != nil {
+			return nil, ut, fmt.Errorf("secular: Update: root %d of %d: %w (%w)", j, kk, errs.ErrNoConvergence, err)
+		}
+		if !finite(l) {
+			return nil, ut, fmt.Errorf("secular: Update: root %d of %d is %g: %w", j, kk, l, errs.ErrNoConvergence)
+		}
+		lam[j] = l
+	}
+	// Gu-Eisenstat: zhat_i^2 = (lambda_i - d_i) prod_{j!=i} (d_i - lambda_j)/(d_i - d_j),
+	// every factor positive by interlacing.
+	zh := make([]float64, kk)
+	for i := 0; i < kk; i++ {
+		w := -del[i*kk+i]
+		for j := 0; j < kk; j++ {
+			if j != i {
+				w *= del[j*kk+i] / (dA[i] - dA[j])
+			}
+		}
+		zh[i] = math.Copysign(math.Sqrt(math.Abs(w)), zA[i])
+	}
+	col := make([]float64, kk)
+	for j := 0; j < kk; j++ {
+		row := del[j*kk : (j+1)*kk]
+		for i := range col {
+			col[i] = zh[i] / row[i]
+		}
+		nrm := nrm2(col)
+		if !(nrm > 0) || math.IsInf(nrm, 0) {
+			return nil, ut, fmt.Errorf("secular: Update: eigenvector %d of %d has norm %g: %w", j, kk, nrm, errs.ErrNoConvergence)
+		}
+		for i, x := range col {
+			ut.Data[i*kk+j] = x / nrm
+		}
+	}
+	return lam, ut, nil
+}
+
+// placeAll sorts the eigenvalues ascending and writes them with their
+// columns: column fromT[k] of t when fromT[k] >= 0, else column k of q
+// (fromT nil means all from q).
+func placeAll(vals []float64, fromT []int, t *blas64.General, q blas64.General, dOut []float64, uOut blas64.General) {
+	m := len(vals)
+	order := make([]int, m)
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool { return vals[order[a]] < vals[order[b]] })
+	for p, k := range order {
+		dOut[p] = vals[k]
+	}
+	for row := 0; row < uOut.Rows; row++ {
+		dst := uOut.Data[row*uOut.Stride : row*uOut.Stride+m]
+		qr := q.Data[row*q.Stride:]
+		var tr []float64
+		if t != nil && t.Cols > 0 {
+			tr = t.Data[row*t.Stride:]
+		}
+		for p, k := range order {
+			if fromT != nil && fromT[k] >= 0 {
+				dst[p] = tr[fromT[k]]
+			} else {
+				dst[p] = qr[k]
+			}
+		}
+	}
+}
+
+func checkGeneral(name string, a blas64.General) error {
+	if a.Rows < 0 || a.Cols < 0 {
+		return fmt.Errorf("secular: Update: %s has negative shape %dx%d: %w", name, a.Rows, a.Cols, errs.ErrShape)
+	}
+	if a.Rows == 0 || a.Cols == 0 {
+		return nil
+	}
+	if a.Stride < a.Cols || len(a.Data) < (a.Rows-1)*a.Stride+a.Cols {
+		return fmt.Errorf("secular: Update: %s %dx%d with stride %d and %d elements: %w", name, a.Rows, a.Cols, a.Stride, len(a.Data), errs.ErrShape)
+	}
+	return nil
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func allFinite(x []float64) bool {
+	for _, v := range x {
+		if !finite(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// nrm2 is the Euclidean norm, scaled against overflow and underflow.
+func nrm2(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s = math.Max(s, math.Abs(v))
+	}
+	if s == 0 || math.IsInf(s, 0) {
+		return s
+	}
+	sum := 0.0
+	for _, v := range x {
+		y := v / s
+		sum += y * y
+	}
+	return s * math.Sqrt(sum)
+}
