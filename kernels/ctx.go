@@ -1,0 +1,5 @@
+package kernels
+
+import "context"
+
+var contextBG = context.Background()

@@ -1,0 +1,159 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+)
+
+// FourierOptions configures NewFourier.
+type FourierOptions struct {
+	// Features is D, even: D/2 frequencies, each giving a cos and a sin.
+	Features int
+	// Orthogonal draws the Gaussian kernel's frequencies as orthogonal random
+	// features (Yu et al. 2016): blocks of d orthonormal directions, each row
+	// scaled by an independent chi_d length, so each frequency is still
+	// N(0, I/sigma^2). Not available for the Laplacian kernel.
+	Orthogonal bool
+	Seed       uint64
+}
+
+// FourierMap is the random Fourier feature map of a shift-invariant kernel
+// (Rahimi and Recht 2007): with frequencies omega_i drawn from the kernel's
+// spectral density,
+//
+//	z(x) = m^{-1/2} (cos <omega_1,x>, sin <omega_1,x>, ..., cos <omega_m,x>, sin <omega_m,x>),
+//
+// so z(x).z(y) = m^{-1} sum_i cos <omega_i, x-y> and E[z(x).z(y)] = k(x,y)
+// (Bochner). Gaussian: omega ~ N(0, I/sigma^2). Laplacian exp(-|x-y|_1/sigma):
+// the coordinates of omega are independent Cauchy(0, 1/sigma).
+type FourierMap struct {
+	b       backend.Backend
+	d, m    int
+	w       []float64 // m x d frequencies
+	kstring string
+	orth    bool
+}
+
+// NewFourier returns random Fourier features for a Gaussian or Laplacian k on
+// R^d. Errors: ErrParam for another kernel, odd or non-positive D, or
+// Orthogonal with the Laplacian; d < 1.
+func NewFourier(b backend.Backend, k Kernel, d int, opt FourierOptions) (*FourierMap, error) {
+	if d < 1 {
+		return nil, fmt.Errorf("%w: input dimension must be >= 1, got %d", ErrParam, d)
+	}
+	if opt.Features < 2 || opt.Features%2 != 0 {
+		return nil, fmt.Errorf("%w: Fourier features need an even D >= 2 (cos/sin pairs), got %d", ErrParam, opt.Features)
+	}
+	m := opt.Features / 2
+	rng := newRand(opt.Seed, 2)
+	var w []float64
+	switch kk := k.(type) {
+	case Gaussian:
+		if opt.Orthogonal {
+			w = sphereRows(rng, m, d, true)
+			for i := 0; i < m; i++ {
+				chi := 0.0
+				for j := 0; j < d; j++ {
+					v := rng.NormFloat64()
+					chi += v * v
+				}
+				chi = math.Sqrt(chi)
+				for j := 0; j < d; j++ {
+					w[i*d+j] *= chi
+				}
+			}
+		} else {
+			w = gaussianRows(rng, m, d)
+		}
+		for i := range w {
+			w[i] /= kk.Sigma
+		}
+	case Laplacian:
+		if opt.Orthogonal {
+			return nil, fmt.Errorf("%w: orthogonal random features need a rotation-invariant kernel, not %v", ErrParam, k)
+		}
+		w = make([]float64, m*d)
+		for i := range w {
+			w[i] = math.Tan(math.Pi*(rng.Float64()-0.5)) / kk.Sigma
+		}
+	default:
+		return nil, fmt.Errorf("%w: random Fourier features need a Gaussian or Laplacian kernel, got %v", ErrParam, k)
+	}
+	return &FourierMap{b: b, d: d, m: m, w: w, kstring: k.String(), orth: opt.Orthogonal}, nil
+}
+
+// InputDim is d.
+func (f *FourierMap) InputDim() int { return f.d }
+
+// Dim is D = 2m.
+func (f *FourierMap) Dim() int { return 2 * f.m }
+
+// Kind returns "fourier".
+func (f *FourierMap) Kind() string { return "fourier" }
+
+// String describes the map.
+func (f *FourierMap) String() string {
+	return fmt.Sprintf("fourier(%s, d=%d, D=%d, orthogonal=%v)", f.kstring, f.d, 2*f.m, f.orth)
+}
+
+// Transform writes z(x) for the rows of x into dst (n x D).
+func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
+	n, err := checkTransform(dst, x, f.d, f.Dim())
+	if err != nil {
+		return err
+	}
+	xg, err := general(x)
+	if err != nil {
+		return err
+	}
+	dg := dst.RawMatrix()
+	w := blas64.General{Rows: f.m, Cols: f.d, Stride: f.d, Data: f.w}
+	c := 1 / math.Sqrt(float64(f.m))
+	return parallelBlocks(contextBG, n, func(i0, i1 int) {
+		rows := i1 - i0
+		t := blas64.General{Rows: rows, Cols: f.m, Stride: f.m, Data: make([]float64, rows*f.m)}
+		f.b.Gemm(blas.NoTrans, blas.Trans, 1, subRows(xg, i0, i1), w, 0, t)
+		for i := 0; i < rows; i++ {
+			out := dg.Data[(i0+i)*dg.Stride:]
+			for k, v := range t.Data[i*f.m : (i+1)*f.m] {
+				sn, cs := math.Sincos(v)
+				out[2*k] = c * cs
+				out[2*k+1] = c * sn
+			}
+		}
+	})
+}
+
+// MarshalBinary encodes the frequencies.
+func (f *FourierMap) MarshalBinary() ([]byte, error) {
+	o := 0.0
+	if f.orth {
+		o = 1
+	}
+	out := putFloats([]byte{1}, float64(f.d), float64(f.m), o, float64(len(f.kstring)))
+	out = append(out, f.kstring...)
+	return putFloats(out, f.w...), nil
+}
+
+func init() {
+	RegisterMap("fourier", func(data []byte) (FeatureMap, error) {
+		bad := fmt.Errorf("%w: malformed fourier map encoding", ErrParam)
+		if len(data) < 33 || data[0] != 1 {
+			return nil, bad
+		}
+		h, _ := getFloats(data[1:33], 4)
+		d, m, ks := int(h[0]), int(h[1]), int(h[3])
+		data = data[33:]
+		if d < 1 || m < 1 || ks < 0 || ks > len(data) || len(data)-ks != 8*m*d {
+			return nil, bad
+		}
+		w, _ := getFloats(data[ks:], -1)
+		return &FourierMap{b: backend.Default(), d: d, m: m, w: w, kstring: string(data[:ks]), orth: h[2] == 1}, nil
+	})
+}

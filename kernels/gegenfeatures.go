@@ -1,0 +1,370 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+)
+
+// Defaults of GegenbauerOptions.
+const (
+	DefaultGegenbauerTol  = 1e-3
+	DefaultGegenbauerMaxQ = 64
+	DefaultGegenbauerMaxS = 16
+)
+
+// GegenbauerOptions configures NewGegenbauerFeatures.
+type GegenbauerOptions struct {
+	// Features is the target number of features D = m*s (m directions).
+	// With an explicit S, D must be a multiple of S (of 2S with Antithetic);
+	// with automatic S, m = floor(D/s) (even with Antithetic) and Dim() may
+	// be a little below D.
+	Features int
+	// Q and S fix the GZK degree and order; 0 chooses them with
+	// ChooseTruncation from Radius and Tol.
+	Q, S int
+	// Radius bounds |x| for the truncation; 0 means the largest row norm of
+	// the data passed to NewGegenbauerFeatures.
+	Radius float64
+	// Tol is the truncation tolerance (default DefaultGegenbauerTol).
+	Tol float64
+	// MaxQ, MaxS cap the automatic choice (defaults DefaultGegenbauerMaxQ/S).
+	MaxQ, MaxS int
+	// Orthogonal draws directions in blocks of d orthonormal ones.
+	Orthogonal bool
+	// Antithetic uses each direction w together with -w. Since
+	// P^l(-t) = (-1)^l P^l(t), the pair's estimate keeps only products of
+	// degrees of equal parity: the odd-even cross terms cancel exactly.
+	Antithetic bool
+	// Seed makes the directions reproducible.
+	Seed uint64
+}
+
+// GegenbauerMap is the random Gegenbauer feature map of a GZK
+// (Han, Zandieh, Avron 2022, Definition 8): for m directions w_i uniform on
+// S^{d-1},
+//
+//	z(x)_{(i,j)} = m^{-1/2} sum_{l=0}^{q} sqrt(alpha_{l,d}) h_{l,j}(|x|) P_d^l(<x/|x|, w_i>),
+//
+// i < m, j < s, so D = m*s. By the reproducing property
+// E_w[P^l(<a,w>) P^k(<b,w>)] = delta_lk P^l(<a,b>)/alpha_{l,d}, E[z(x).z(y)]
+// equals the GZK k_{q,s}(x,y) exactly. For x = 0 only the l = 0 term is kept
+// (P^l for l >= 1 is taken as 0), which matches GZK.Eval.
+//
+// Transform computes <x/|x|, w_i> with one backend Gemm per block of rows,
+// then the Gegenbauer recurrence per (row, direction).
+type GegenbauerMap struct {
+	b       backend.Backend
+	d, m    int // m directions in total (2*len(w)/d with antithetic)
+	rad     radial
+	anti    bool
+	orth    bool
+	w       []float64 // base directions, row-major
+	nw      int       // number of base directions
+	trunc   Truncation
+	kstring string
+}
+
+// NewGegenbauerFeatures builds random Gegenbauer features for k, which is a
+// *GZK (user or closed form) or a kernel with a GZK closed form (Gaussian,
+// Polynomial, ExpDot, DotProduct, NTK, ArcCosine; see NewGZKFor). x is a data
+// sample: it fixes d and, unless opt.Radius > 0, the radius used to choose
+// (q, s). Errors: ErrEmpty, ErrNotFinite, ErrParam (bad options, D not a
+// multiple of s, unsupported kernel).
+func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt GegenbauerOptions) (*GegenbauerMap, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: nil data", ErrEmpty)
+	}
+	n, d := x.Dims()
+	if n == 0 || d == 0 {
+		return nil, fmt.Errorf("%w: data is %dx%d", ErrEmpty, n, d)
+	}
+	if d < 2 {
+		return nil, fmt.Errorf("%w: Gegenbauer features need d >= 2, got %d", ErrParam, d)
+	}
+	xg, err := general(x)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Features < 1 {
+		return nil, fmt.Errorf("%w: number of features must be >= 1, got %d", ErrParam, opt.Features)
+	}
+	if opt.Q < 0 || opt.S < 0 || opt.MaxQ < 0 || opt.MaxS < 0 || !(opt.Radius >= 0) || !(opt.Tol >= 0) ||
+		math.IsInf(opt.Radius, 0) || math.IsInf(opt.Tol, 0) {
+		return nil, fmt.Errorf("%w: negative or non-finite Gegenbauer option", ErrParam)
+	}
+	if opt.Tol == 0 {
+		opt.Tol = DefaultGegenbauerTol
+	}
+	if opt.MaxQ == 0 {
+		opt.MaxQ = DefaultGegenbauerMaxQ
+	}
+	if opt.MaxS == 0 {
+		opt.MaxS = DefaultGegenbauerMaxS
+	}
+	radius := opt.Radius
+	if radius == 0 {
+		for _, r2 := range rowSqNorms(xg) {
+			radius = math.Max(radius, math.Sqrt(r2))
+		}
+	}
+	var g *GZK
+	tr := Truncation{Bound: math.NaN()}
+	if gz, ok := k.(*GZK); ok {
+		if gz.rad.d != d {
+			return nil, fmt.Errorf("%w: GZK has d=%d, data has %d columns", ErrDim, gz.rad.d, d)
+		}
+		if (opt.Q != 0 && opt.Q != gz.rad.q) || (opt.S != 0 && opt.S != gz.rad.s) {
+			return nil, fmt.Errorf("%w: options ask q=%d s=%d but the GZK has q=%d s=%d", ErrParam, opt.Q, opt.S, gz.rad.q, gz.rad.s)
+		}
+		g, tr.Q, tr.S = gz, gz.rad.q, gz.rad.s
+		if gz.base != nil {
+			if tr.Bound, err = TruncationBound(b, gz.base, d, radius, tr.Q, tr.S); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		switch k.(type) {
+		case NTK, ArcCosine:
+			if opt.S > 1 {
+				return nil, fmt.Errorf("%w: %v has a GZK of order s = 1, got S=%d", ErrParam, k, opt.S)
+			}
+			opt.S = 1
+		}
+		if opt.Q == 0 || opt.S == 0 {
+			maxQ, maxS := opt.MaxQ, opt.MaxS
+			if opt.Q != 0 {
+				maxQ = opt.Q
+			}
+			if opt.S != 0 {
+				maxS = opt.S
+			}
+			if tr, err = ChooseTruncation(b, k, d, radius, opt.Tol, maxQ, maxS); err != nil {
+				return nil, err
+			}
+			if opt.Q != 0 {
+				tr.Q = opt.Q
+			}
+			if opt.S != 0 {
+				tr.S = opt.S
+			}
+		} else {
+			tr.Q, tr.S = opt.Q, opt.S
+		}
+		if tr.Bound, err = TruncationBound(b, k, d, radius, tr.Q, tr.S); err != nil {
+			return nil, err
+		}
+		if g, err = NewGZKFor(b, k, d, tr.Q, tr.S); err != nil {
+			return nil, err
+		}
+	}
+	s := tr.S
+	step := s
+	if opt.Antithetic {
+		step = 2 * s
+	}
+	if opt.S != 0 && opt.Features%step != 0 {
+		return nil, fmt.Errorf("%w: D=%d is not a multiple of s=%d%s", ErrParam, opt.Features, s,
+			map[bool]string{true: " times 2 (antithetic pairs)", false: ""}[opt.Antithetic])
+	}
+	m := opt.Features / step * step / s
+	if m == 0 {
+		return nil, fmt.Errorf("%w: D=%d is smaller than %d (s=%d)", ErrParam, opt.Features, step, s)
+	}
+	nw := m
+	if opt.Antithetic {
+		nw = m / 2
+	}
+	rng := newRand(opt.Seed, 1)
+	return &GegenbauerMap{
+		b: b, d: d, m: m, rad: g.rad, anti: opt.Antithetic, orth: opt.Orthogonal,
+		w: sphereRows(rng, nw, d, opt.Orthogonal), nw: nw, trunc: tr, kstring: k.String(),
+	}, nil
+}
+
+// InputDim is d.
+func (g *GegenbauerMap) InputDim() int { return g.d }
+
+// Dim is m*s.
+func (g *GegenbauerMap) Dim() int { return g.m * g.rad.s }
+
+// Directions is m, the number of directions (w and -w count twice).
+func (g *GegenbauerMap) Directions() int { return g.m }
+
+// Truncation returns the (q, s) used and its error bound for the radius the
+// map was built with (NaN for user radial functions).
+func (g *GegenbauerMap) Truncation() Truncation { return g.trunc }
+
+// Kind returns "gegenbauer".
+func (g *GegenbauerMap) Kind() string { return "gegenbauer" }
+
+// String describes the map.
+func (g *GegenbauerMap) String() string {
+	return fmt.Sprintf("gegenbauer(%s, d=%d, m=%d, q=%d, s=%d, orthogonal=%v, antithetic=%v, bound=%.3g)",
+		g.kstring, g.d, g.m, g.rad.q, g.rad.s, g.orth, g.anti, g.trunc.Bound)
+}
+
+// Transform writes z(x) for the rows of x into dst (n x Dim()).
+func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
+	n, err := checkTransform(dst, x, g.d, g.Dim())
+	if err != nil {
+		return err
+	}
+	xg, err := general(x)
+	if err != nil {
+		return err
+	}
+	dg := dst.RawMatrix()
+	q, s, d := g.rad.q, g.rad.s, g.d
+	fd := float64(d)
+	scale := make([]float64, q+1)
+	for l := range scale {
+		scale[l] = math.Exp(0.5*LogAlpha(l, d)) / math.Sqrt(float64(g.m))
+	}
+	w := blas64.General{Rows: g.nw, Cols: d, Stride: d, Data: g.w}
+	return parallelBlocks(contextBG, n, func(i0, i1 int) {
+		rows := i1 - i0
+		xh := blas64.General{Rows: rows, Cols: d, Stride: d, Data: make([]float64, rows*d)}
+		t := blas64.General{Rows: rows, Cols: g.nw, Stride: g.nw, Data: make([]float64, rows*g.nw)}
+		rs := make([]float64, rows)
+		for i := 0; i < rows; i++ {
+			src := xg.Data[(i0+i)*xg.Stride : (i0+i)*xg.Stride+d]
+			r := math.Sqrt(dot(src, src))
+			rs[i] = r
+			if r > 0 {
+				for c, v := range src {
+					xh.Data[i*d+c] = v / r
+				}
+			}
+		}
+		g.b.Gemm(blas.NoTrans, blas.Trans, 1, xh, w, 0, t)
+		a := make([]float64, (q+1)*s)
+		p := make([]float64, q+1)
+		ev := make([]float64, s)
+		od := make([]float64, s)
+		for i := 0; i < rows; i++ {
+			g.rad.eval(rs[i], a)
+			for l := 0; l <= q; l++ {
+				for j := 0; j < s; j++ {
+					a[l*s+j] *= scale[l]
+				}
+			}
+			lmax := q
+			if rs[i] == 0 {
+				lmax = 0
+			}
+			out := dg.Data[(i0+i)*dg.Stride : (i0+i)*dg.Stride+g.Dim()]
+			for k := 0; k < g.nw; k++ {
+				gegenbauerAll(p[:lmax+1], fd, clamp1(t.Data[i*g.nw+k]))
+				if !g.anti {
+					o := out[k*s : (k+1)*s]
+					clear(o)
+					for l := 0; l <= lmax; l++ {
+						pl, al := p[l], a[l*s:(l+1)*s]
+						for j := range o {
+							o[j] += pl * al[j]
+						}
+					}
+					continue
+				}
+				clear(ev)
+				clear(od)
+				for l := 0; l <= lmax; l++ {
+					pl, al := p[l], a[l*s:(l+1)*s]
+					acc := ev
+					if l&1 == 1 {
+						acc = od
+					}
+					for j := range acc {
+						acc[j] += pl * al[j]
+					}
+				}
+				o := out[2*k*s : (2*k+2)*s]
+				for j := 0; j < s; j++ {
+					o[j] = ev[j] + od[j]   // direction w
+					o[s+j] = ev[j] - od[j] // direction -w
+				}
+			}
+		}
+	})
+}
+
+// MarshalBinary encodes the map (directions included); maps of user radial
+// functions cannot be encoded (ErrParam).
+func (g *GegenbauerMap) MarshalBinary() ([]byte, error) {
+	if g.rad.user != nil {
+		return nil, fmt.Errorf("%w: a Gegenbauer map of user radial functions cannot be serialized", ErrParam)
+	}
+	var flags float64
+	if g.anti {
+		flags += 1
+	}
+	if g.orth {
+		flags += 2
+	}
+	out := putFloats([]byte{1}, float64(g.d), float64(g.m), float64(g.nw), float64(g.rad.q), float64(g.rad.s),
+		flags, float64(g.trunc.Q), float64(g.trunc.S), g.trunc.Bound, g.rad.a, g.rad.b)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(g.kstring)))
+	out = append(out, g.kstring...)
+	out = putFloats(out, g.rad.logC...)
+	out = putFloats(out, g.rad.expo...)
+	return putFloats(out, g.w...), nil
+}
+
+func decodeGegenbauer(data []byte) (FeatureMap, error) {
+	bad := fmt.Errorf("%w: malformed gegenbauer map encoding", ErrParam)
+	if len(data) < 1+11*8+4 || data[0] != 1 {
+		return nil, bad
+	}
+	h, _ := getFloats(data[1:1+11*8], 11)
+	data = data[1+11*8:]
+	ks := int(binary.LittleEndian.Uint32(data))
+	data = data[4:]
+	if ks > len(data) {
+		return nil, bad
+	}
+	kstring := string(data[:ks])
+	data = data[ks:]
+	d, m, nw, q, s := int(h[0]), int(h[1]), int(h[2]), int(h[3]), int(h[4])
+	if checkDQS(d, q, s) != nil || nw < 1 || m < nw || m > 1<<30 {
+		return nil, bad
+	}
+	nc := (q + 1) * s
+	if len(data) != 8*(2*nc+nw*d) {
+		return nil, bad
+	}
+	v, _ := getFloats(data, -1)
+	flags := int(h[5])
+	return &GegenbauerMap{
+		b: backend.Default(), d: d, m: m, nw: nw, anti: flags&1 != 0, orth: flags&2 != 0,
+		rad:   radial{d: d, q: q, s: s, a: h[9], b: h[10], logC: v[:nc], expo: v[nc : 2*nc]},
+		w:     v[2*nc:],
+		trunc: Truncation{Q: int(h[6]), S: int(h[7]), Bound: h[8]}, kstring: kstring,
+	}, nil
+}
+
+func init() { RegisterMap("gegenbauer", decodeGegenbauer) }
+
+// checkTransform validates the shapes of a Transform call and returns n.
+func checkTransform(dst *mat.Dense, x mat.Matrix, d, dim int) (int, error) {
+	if x == nil || dst == nil {
+		return 0, fmt.Errorf("%w: nil matrix", ErrEmpty)
+	}
+	n, c := x.Dims()
+	if n == 0 || c == 0 {
+		return 0, fmt.Errorf("%w: input is %dx%d", ErrEmpty, n, c)
+	}
+	if c != d {
+		return 0, fmt.Errorf("%w: input has %d columns, the map expects %d", ErrDim, c, d)
+	}
+	if r, cc := dst.Dims(); r != n || cc != dim {
+		return 0, fmt.Errorf("%w: dst is %dx%d, want %dx%d", ErrDim, r, cc, n, dim)
+	}
+	return n, nil
+}

@@ -1,0 +1,184 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+)
+
+// blockRows is the number of rows of X handled by one task of MatrixInto and
+// of the feature maps' Transform; scratch memory is O(blockRows * max(ny, D)).
+const blockRows = 128
+
+// expInPlace sets v[i] = exp(v[i]). It is the one place where the kernel
+// matrices and the Fourier/Gaussian paths exponentiate; a vectorised exp
+// (package asm) plugs in here when it exists. Today it is math.Exp.
+func expInPlace(v []float64) {
+	for i, x := range v {
+		v[i] = math.Exp(x)
+	}
+}
+
+// MatrixInto writes the kernel matrix K(X, Y), K_ij = k(x_i, y_j) for the
+// rows x_i of X (nx x d) and y_j of Y (ny x d), into dst (nx x ny).
+//
+// Kernels that depend on x and y only through <x,y>, |x| and |y| (Gaussian,
+// polynomial, exponential dot-product, arc-cosine, NTK, dot-product, GZK) get
+// the inner products from the backend's Gemm, one block of rows at a time,
+// then apply the kernel function in place; the Gaussian uses
+// |x-y|^2 = |x|^2 + |y|^2 - 2<x,y> clamped at 0. Other kernels are evaluated
+// pairwise. Row blocks run in parallel. No memory beyond dst and O(nx + ny)
+// scratch is allocated (dst itself is the caller's: nothing n x n is made
+// here unless the caller asks for it).
+//
+// Errors: ErrDim for mismatched shapes, ErrEmpty for empty inputs,
+// ErrNotFinite for NaN/Inf in X or Y.
+func MatrixInto(dst *mat.Dense, b backend.Backend, k Kernel, x, y mat.Matrix) error {
+	return MatrixIntoContext(context.Background(), dst, b, k, x, y)
+}
+
+// MatrixIntoContext is MatrixInto with cancellation between row blocks.
+func MatrixIntoContext(ctx context.Context, dst *mat.Dense, b backend.Backend, k Kernel, x, y mat.Matrix) error {
+	if k == nil {
+		return fmt.Errorf("%w: nil kernel", ErrParam)
+	}
+	nx, d := x.Dims()
+	ny, d2 := y.Dims()
+	if nx == 0 || ny == 0 || d == 0 {
+		return fmt.Errorf("%w: kernel matrix of %dx%d and %dx%d inputs", ErrEmpty, nx, d, ny, d2)
+	}
+	if d != d2 {
+		return fmt.Errorf("%w: X has %d columns, Y has %d", ErrDim, d, d2)
+	}
+	if r, c := dst.Dims(); r != nx || c != ny {
+		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", ErrDim, r, c, nx, ny)
+	}
+	xg, err := general(x)
+	if err != nil {
+		return err
+	}
+	yg := xg
+	if y != x {
+		if yg, err = general(y); err != nil {
+			return err
+		}
+	}
+	dg := dst.RawMatrix()
+	if ik, ok := k.(innerKernel); ok {
+		yn := rowSqNorms(yg)
+		xn := yn
+		if y != x {
+			xn = rowSqNorms(xg)
+		}
+		return parallelBlocks(ctx, nx, func(i0, i1 int) {
+			c := subRows(dg, i0, i1)
+			b.Gemm(blas.NoTrans, blas.Trans, 1, subRows(xg, i0, i1), yg, 0, c)
+			for i := i0; i < i1; i++ {
+				ik.fromInner(dg.Data[i*dg.Stride:i*dg.Stride+ny], xn[i], yn)
+			}
+		})
+	}
+	return parallelBlocks(ctx, nx, func(i0, i1 int) {
+		for i := i0; i < i1; i++ {
+			xr := xg.Data[i*xg.Stride : i*xg.Stride+d]
+			for j := 0; j < ny; j++ {
+				dg.Data[i*dg.Stride+j] = k.Eval(xr, yg.Data[j*yg.Stride:j*yg.Stride+d])
+			}
+		}
+	})
+}
+
+// Matrix allocates and returns K(X, Y) (see MatrixInto).
+func Matrix(b backend.Backend, k Kernel, x, y mat.Matrix) (*mat.Dense, error) {
+	nx, _ := x.Dims()
+	ny, _ := y.Dims()
+	if nx == 0 || ny == 0 {
+		return nil, fmt.Errorf("%w: kernel matrix with %d and %d rows", ErrEmpty, nx, ny)
+	}
+	dst := mat.NewDense(nx, ny, nil)
+	if err := MatrixInto(dst, b, k, x, y); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// parallelBlocks runs f on [i0, i1) row blocks of [0, n) on GOMAXPROCS
+// goroutines, checking ctx between blocks.
+func parallelBlocks(ctx context.Context, n int, f func(i0, i1 int)) error {
+	nb := (n + blockRows - 1) / blockRows
+	workers := runtime.GOMAXPROCS(0)
+	if workers > nb {
+		workers = nb
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		next int
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				if ctx.Err() != nil {
+					return
+				}
+				mu.Lock()
+				blk := next
+				next++
+				mu.Unlock()
+				if blk >= nb {
+					return
+				}
+				i0 := blk * blockRows
+				f(i0, min(n, i0+blockRows))
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// general returns a row-major view of m (no copy for *mat.Dense) after
+// checking that every entry is finite.
+func general(m mat.Matrix) (blas64.General, error) {
+	var g blas64.General
+	if rm, ok := m.(mat.RawMatrixer); ok {
+		g = rm.RawMatrix()
+	} else {
+		g = mat.DenseCopyOf(m).RawMatrix()
+	}
+	for i := 0; i < g.Rows; i++ {
+		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return g, fmt.Errorf("%w: entry (%d,%d) is %g", ErrNotFinite, i, j, v)
+			}
+		}
+	}
+	return g, nil
+}
+
+func subRows(g blas64.General, i0, i1 int) blas64.General {
+	if i1 == i0 {
+		return blas64.General{Rows: 0, Cols: g.Cols, Stride: g.Stride}
+	}
+	return blas64.General{Rows: i1 - i0, Cols: g.Cols, Stride: g.Stride,
+		Data: g.Data[i0*g.Stride : (i1-1)*g.Stride+g.Cols]}
+}
+
+func rowSqNorms(g blas64.General) []float64 {
+	out := make([]float64, g.Rows)
+	for i := range out {
+		r := g.Data[i*g.Stride : i*g.Stride+g.Cols]
+		out[i] = dot(r, r)
+	}
+	return out
+}

@@ -1,0 +1,407 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+)
+
+// Nystrom is the Nystrom feature map for landmarks C (m x d):
+//
+//	z(x) = K(x, C) K_CC^{-1/2},  so  z(x).z(y) = K(x,C) K_CC^+ K(C,y),
+//
+// the kernel projected on the span of the landmarks' features. K_CC^{-1/2}
+// is formed from the eigendecomposition K_CC = V diag(mu) V^T as
+// V diag(f) V^T with f_i = mu_i^{-1/2} when mu_i > mu_max * m * 2^-52 (the
+// stated floor: eigenvalues at the level of round-off are treated as 0) and
+// f_i = 0 otherwise, i.e. a pseudo-inverse square root.
+type Nystrom struct {
+	b    backend.Backend
+	k    Kernel
+	c    *mat.Dense // m x d landmarks
+	msqr *mat.Dense // m x m, K_CC^{-1/2}
+	rank int
+}
+
+// NewNystrom builds the Nystrom map of k for the given landmarks (copied).
+// Errors: ErrEmpty, ErrNotFinite, ErrParam (K_CC is zero).
+func NewNystrom(b backend.Backend, k Kernel, landmarks *mat.Dense) (*Nystrom, error) {
+	if landmarks == nil || landmarks.IsEmpty() {
+		return nil, fmt.Errorf("%w: no landmarks", ErrEmpty)
+	}
+	c := mat.DenseCopyOf(landmarks)
+	m, _ := c.Dims()
+	kcc, err := Matrix(b, k, c, c)
+	if err != nil {
+		return nil, err
+	}
+	mu := make([]float64, m)
+	g := kcc.RawMatrix()
+	if err := b.SymEig(g, mu, true); err != nil {
+		return nil, fmt.Errorf("kernels: Nystrom eigendecomposition: %w", err)
+	}
+	top := mu[m-1]
+	if !(top > 0) {
+		return nil, fmt.Errorf("%w: the landmarks' kernel matrix has no positive eigenvalue", ErrParam)
+	}
+	floor := top * float64(m) * 0x1p-52
+	vs := mat.NewDense(m, m, nil) // V diag(f)
+	rank := 0
+	for j := 0; j < m; j++ {
+		if mu[j] <= floor {
+			continue
+		}
+		rank++
+		f := 1 / math.Sqrt(mu[j])
+		for i := 0; i < m; i++ {
+			vs.Set(i, j, g.Data[i*g.Stride+j]*f)
+		}
+	}
+	ms := mat.NewDense(m, m, nil)
+	b.Gemm(blas.NoTrans, blas.Trans, 1, vs.RawMatrix(), kcc.RawMatrix(), 0, ms.RawMatrix())
+	// vs * V^T: kcc holds V after SymEig; the zeroed columns of vs drop the
+	// sub-floor eigenvectors.
+	return &Nystrom{b: b, k: k, c: c, msqr: ms, rank: rank}, nil
+}
+
+// NystromUniform builds the Nystrom map on m distinct rows of x chosen
+// uniformly at random.
+func NystromUniform(b backend.Backend, k Kernel, x mat.Matrix, m int, seed uint64) (*Nystrom, error) {
+	n, _ := x.Dims()
+	if m < 1 || m > n {
+		return nil, fmt.Errorf("%w: need 1 <= m <= n landmarks, got m=%d n=%d", ErrParam, m, n)
+	}
+	idx := newRand(seed, 3).Perm(n)[:m]
+	sort.Ints(idx)
+	return NewNystrom(b, k, rowsOf(x, idx))
+}
+
+// NystromRLS builds the Nystrom map on m landmarks chosen by RecursiveRLS.
+func NystromRLS(ctx context.Context, b backend.Backend, k Kernel, x mat.Matrix, m int, lambda float64, seed uint64) (*Nystrom, error) {
+	idx, err := RecursiveRLS(ctx, b, k, x, m, lambda, seed)
+	if err != nil {
+		return nil, err
+	}
+	return NewNystrom(b, k, rowsOf(x, idx))
+}
+
+func rowsOf(x mat.Matrix, idx []int) *mat.Dense {
+	_, d := x.Dims()
+	out := mat.NewDense(len(idx), d, nil)
+	for i, r := range idx {
+		for j := 0; j < d; j++ {
+			out.Set(i, j, x.At(r, j))
+		}
+	}
+	return out
+}
+
+// InputDim is d.
+func (ny *Nystrom) InputDim() int { _, d := ny.c.Dims(); return d }
+
+// Dim is m, the number of landmarks.
+func (ny *Nystrom) Dim() int { m, _ := ny.c.Dims(); return m }
+
+// Rank is the number of eigenvalues of K_CC above the floor.
+func (ny *Nystrom) Rank() int { return ny.rank }
+
+// Landmarks returns a copy of C.
+func (ny *Nystrom) Landmarks() *mat.Dense { return mat.DenseCopyOf(ny.c) }
+
+// Kind returns "nystrom".
+func (ny *Nystrom) Kind() string { return "nystrom" }
+
+// String describes the map.
+func (ny *Nystrom) String() string {
+	return fmt.Sprintf("nystrom(%s, m=%d, rank=%d)", ny.k, ny.Dim(), ny.rank)
+}
+
+// Transform writes K(x, C) K_CC^{-1/2} for the rows of x into dst (n x m),
+// 1024 rows at a time.
+func (ny *Nystrom) Transform(dst *mat.Dense, x mat.Matrix) error {
+	n, err := checkTransform(dst, x, ny.InputDim(), ny.Dim())
+	if err != nil {
+		return err
+	}
+	m := ny.Dim()
+	const chunk = 1024
+	kb := mat.NewDense(min(chunk, n), m, nil)
+	dg := dst.RawMatrix()
+	for i0 := 0; i0 < n; i0 += chunk {
+		i1 := min(n, i0+chunk)
+		blk := kb.Slice(0, i1-i0, 0, m).(*mat.Dense)
+		if err := MatrixInto(blk, ny.b, ny.k, rowView(x, i0, i1), ny.c); err != nil {
+			return err
+		}
+		ny.b.Gemm(blas.NoTrans, blas.NoTrans, 1, blk.RawMatrix(), ny.msqr.RawMatrix(), 0, subRows(dg, i0, i1))
+	}
+	return nil
+}
+
+func rowView(x mat.Matrix, i0, i1 int) mat.Matrix {
+	if s, ok := x.(interface {
+		Slice(i, k, j, l int) mat.Matrix
+	}); ok {
+		_, d := x.Dims()
+		return s.Slice(i0, i1, 0, d)
+	}
+	_, d := x.Dims()
+	out := mat.NewDense(i1-i0, d, nil)
+	for i := i0; i < i1; i++ {
+		for j := 0; j < d; j++ {
+			out.Set(i-i0, j, x.At(i, j))
+		}
+	}
+	return out
+}
+
+// MarshalBinary encodes the kernel, the landmarks and K_CC^{-1/2}.
+func (ny *Nystrom) MarshalBinary() ([]byte, error) {
+	m, d := ny.c.Dims()
+	out, err := appendKernel([]byte{1}, ny.k)
+	if err != nil {
+		return nil, err
+	}
+	out = putFloats(out, float64(m), float64(d), float64(ny.rank))
+	out = putFloats(out, ny.c.RawMatrix().Data...)
+	return putFloats(out, ny.msqr.RawMatrix().Data...), nil
+}
+
+func init() {
+	RegisterMap("nystrom", func(data []byte) (FeatureMap, error) {
+		bad := fmt.Errorf("%w: malformed nystrom map encoding", ErrParam)
+		if len(data) < 1 || data[0] != 1 {
+			return nil, bad
+		}
+		k, rest, err := readKernel(data[1:])
+		if err != nil {
+			return nil, err
+		}
+		if len(rest) < 24 {
+			return nil, bad
+		}
+		h, _ := getFloats(rest[:24], 3)
+		m, d := int(h[0]), int(h[1])
+		rest = rest[24:]
+		if m < 1 || d < 1 || len(rest) != 8*(m*d+m*m) {
+			return nil, bad
+		}
+		v, _ := getFloats(rest, -1)
+		return &Nystrom{b: backend.Default(), k: k, c: mat.NewDense(m, d, v[:m*d]),
+			msqr: mat.NewDense(m, m, v[m*d:]), rank: int(h[2])}, nil
+	})
+}
+
+// RecursiveRLS returns m distinct row indices of x (ascending) sampled by
+// approximate lambda-ridge leverage scores of the kernel matrix, by the
+// recursive scheme of Musco and Musco (2017): halve the data uniformly until
+// about m points are left; then, level by level back up, estimate each
+// point's ridge leverage score from the weighted landmarks S of the level
+// below,
+//
+//	l_i = (k(x_i,x_i) - K_iS (K_SS + lambda W^{-2})^{-1} K_Si) / lambda,
+//
+// (W the sampling weights 1/sqrt(p)), keep each point with probability
+// min(1, log(m) l_i) on intermediate levels, and draw exactly m points
+// without replacement with probabilities proportional to min(1, l_i) on the
+// top level. lambda > 0 is used as given; lambda <= 0 picks, at each level,
+// lambda = (tr(W K_SS W) - sum of its top k eigenvalues)/k with
+// k = ceil(m/(4 log m)), as Musco and Musco suggest. Only |level| x |S| kernel
+// blocks are formed (at most n x ~m).
+func RecursiveRLS(ctx context.Context, b backend.Backend, k Kernel, x mat.Matrix, m int, lambda float64, seed uint64) ([]int, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: nil data", ErrEmpty)
+	}
+	n, d := x.Dims()
+	if n == 0 || d == 0 {
+		return nil, fmt.Errorf("%w: data is %dx%d", ErrEmpty, n, d)
+	}
+	if m < 1 || m > n {
+		return nil, fmt.Errorf("%w: need 1 <= m <= n landmarks, got m=%d n=%d", ErrParam, m, n)
+	}
+	if math.IsNaN(lambda) || math.IsInf(lambda, 0) {
+		return nil, fmt.Errorf("%w: lambda is %g", ErrParam, lambda)
+	}
+	xd := mat.DenseCopyOf(x)
+	if _, err := general(xd); err != nil {
+		return nil, err
+	}
+	if m == n {
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		return all, nil
+	}
+	rng := newRand(seed, 4)
+	perm := rng.Perm(n)
+	sizes := []int{n}
+	for sizes[len(sizes)-1] > m {
+		sizes = append(sizes, (sizes[len(sizes)-1]+1)/2)
+	}
+	kdiag := make([]float64, n)
+	xr := xd.RawMatrix()
+	for i := range kdiag {
+		r := xr.Data[i*xr.Stride : i*xr.Stride+d]
+		kdiag[i] = k.Eval(r, r)
+	}
+	over := math.Max(1, math.Log(float64(m)))
+	kRank := max(1, int(math.Ceil(float64(m)/(4*over))))
+	// samp: positions (into perm) of the current landmarks; weights their w.
+	samp := make([]int, sizes[len(sizes)-1])
+	weights := make([]float64, len(samp))
+	for i := range samp {
+		samp[i], weights[i] = i, 1
+	}
+	for lev := len(sizes) - 2; lev >= 0; lev-- {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		cur := sizes[lev]
+		levs, err := levelScores(b, k, xd, perm, cur, samp, weights, kdiag, lambda, kRank)
+		if err != nil {
+			return nil, err
+		}
+		if lev > 0 {
+			var ns []int
+			var nw []float64
+			for i := 0; i < cur; i++ {
+				p := math.Min(1, over*levs[i])
+				if rng.Float64() < p {
+					ns = append(ns, i)
+					nw = append(nw, 1/math.Sqrt(p))
+				}
+			}
+			if len(ns) == 0 { // very unlikely: fall back to a uniform sample
+				p := float64(min(m, cur)) / float64(cur)
+				for _, i := range rng.Perm(cur)[:min(m, cur)] {
+					ns = append(ns, i)
+					nw = append(nw, 1/math.Sqrt(p))
+				}
+			}
+			samp, weights = ns, nw
+			continue
+		}
+		// Top level: m distinct points, weighted sampling without replacement
+		// (Efraimidis-Spirakis keys log(u)/p; zero scores come last, in the
+		// random order of perm).
+		type kv struct {
+			key float64
+			pos int
+		}
+		keys := make([]kv, cur)
+		for i := 0; i < cur; i++ {
+			p := math.Min(1, levs[i])
+			key := math.Inf(-1)
+			if p > 0 {
+				key = math.Log(1-rng.Float64()) / p
+			}
+			keys[i] = kv{key, i}
+		}
+		sort.SliceStable(keys, func(a, c int) bool { return keys[a].key > keys[c].key })
+		out := make([]int, m)
+		for i := range out {
+			out[i] = perm[keys[i].pos]
+		}
+		sort.Ints(out)
+		return out, nil
+	}
+	// Not reached: sizes has at least two entries because m < n.
+	return nil, fmt.Errorf("kernels: RecursiveRLS internal error")
+}
+
+// levelScores returns the approximate ridge leverage scores of the points
+// perm[0:cur] given the weighted landmarks perm[samp].
+func levelScores(b backend.Backend, k Kernel, x *mat.Dense, perm []int, cur int, samp []int, w []float64, kdiag []float64, lambda float64, kRank int) ([]float64, error) {
+	idxCur := perm[:cur]
+	idxS := make([]int, len(samp))
+	for i, p := range samp {
+		idxS[i] = perm[p]
+	}
+	xs := rowsOf(x, idxS)
+	ks, err := Matrix(b, k, rowsOf(x, idxCur), xs) // cur x s
+	if err != nil {
+		return nil, err
+	}
+	s := len(samp)
+	a := mat.NewDense(s, s, nil) // K_SS
+	for i, p := range samp {
+		for j := 0; j < s; j++ {
+			a.Set(i, j, ks.At(p, j))
+		}
+	}
+	if lambda <= 0 {
+		lambda = adaptiveLambda(b, a, w, kRank)
+	}
+	for i := 0; i < s; i++ {
+		a.Set(i, i, a.At(i, i)+lambda/(w[i]*w[i]))
+	}
+	ag := a.RawMatrix()
+	if err := b.Cholesky(ag); err != nil {
+		// K_SS + lambda W^-2 is positive definite in exact arithmetic; add a
+		// relative jitter once if round-off broke it.
+		tr := 0.0
+		for i := 0; i < s; i++ {
+			tr += ks.At(samp[i], i)
+		}
+		for i := 0; i < s; i++ {
+			for j := 0; j < s; j++ {
+				a.Set(i, j, ks.At(samp[i], j))
+			}
+			a.Set(i, i, a.At(i, i)+lambda/(w[i]*w[i])+1e-10*tr/float64(s))
+		}
+		if err := b.Cholesky(ag); err != nil {
+			return nil, fmt.Errorf("kernels: RecursiveRLS: %w", err)
+		}
+	}
+	y := mat.DenseCopyOf(ks.T()) // s x cur
+	b.TriSolve(blas.NoTrans, ag, y.RawMatrix())
+	levs := make([]float64, cur)
+	yg := y.RawMatrix()
+	for j := 0; j < s; j++ {
+		row := yg.Data[j*yg.Stride : j*yg.Stride+cur]
+		for i, v := range row {
+			levs[i] += v * v
+		}
+	}
+	for i := range levs {
+		levs[i] = math.Max(0, kdiag[idxCur[i]]-levs[i]) / lambda
+	}
+	return levs, nil
+}
+
+// adaptiveLambda is (tr(W K W) - sum of the top kRank eigenvalues of W K W)/kRank.
+func adaptiveLambda(b backend.Backend, kss *mat.Dense, w []float64, kRank int) float64 {
+	s, _ := kss.Dims()
+	wkw := mat.NewDense(s, s, nil)
+	tr := 0.0
+	for i := 0; i < s; i++ {
+		for j := 0; j < s; j++ {
+			wkw.Set(i, j, w[i]*kss.At(i, j)*w[j])
+		}
+		tr += wkw.At(i, i)
+	}
+	if kRank >= s {
+		return 1e-6 * math.Max(tr/float64(s), 1e-300)
+	}
+	ev := make([]float64, s)
+	if err := b.SymEig(wkw.RawMatrix(), ev, false); err != nil {
+		return 1e-6 * tr / float64(s)
+	}
+	top := 0.0
+	for i := s - kRank; i < s; i++ {
+		top += math.Abs(ev[i])
+	}
+	lam := (tr - top) / float64(kRank)
+	if !(lam > 1e-6*tr/float64(s)) {
+		lam = 1e-6 * tr / float64(s)
+	}
+	return lam
+}
+
