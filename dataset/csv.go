@@ -45,7 +45,7 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 			if err := lr.error(); err != nil {
 				return nil, err
 			}
-			return nil, errEmpty(lr.line, "empty CSV input (no header)")
+			return nil, errEmpty(lr.line, "CSV input is empty (no header)")
 		}
 		if isBlank(line) {
 			continue
@@ -72,9 +72,9 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 	ncol := len(names)
 	target := -1
 	if !opts.NoTarget {
-		target, err = findTarget(names, seen, opts.Target)
-		if err != nil {
-			return nil, fmt.Errorf("dataset: line %d: %w", headerLine, err)
+		var msg string
+		if target, msg = findTarget(names, seen, opts.Target); target < 0 {
+			return nil, fmt.Errorf("dataset: line %d (header): %s: %w", headerLine, msg, ErrTarget)
 		}
 	}
 	feat := make([]string, 0, ncol)
@@ -132,7 +132,7 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 		return nil, err
 	}
 	if n == 0 {
-		return nil, errEmpty(lr.line, "no data rows in CSV input")
+		return nil, errEmpty(lr.line, "CSV input has a header but no data rows")
 	}
 	data := &Data{X: mat.NewDense(n, d, xs.slice()), Names: feat}
 	if target >= 0 {
@@ -234,24 +234,25 @@ func csvValueErr(line int, st numStatus, f []byte, column string) error {
 	return lineErr(line, nil, "bad number %s in column %q", tok, column)
 }
 
-// findTarget resolves Options.Target against the header.
-func findTarget(names []string, index map[string]int, target string) (int, error) {
+// findTarget resolves Options.Target against the header. It returns -1 and
+// the reason when there is no such column.
+func findTarget(names []string, index map[string]int, target string) (int, string) {
 	if target == "" {
 		if j, ok := index["y"]; ok {
-			return j, nil
+			return j, ""
 		}
-		return 0, nil
+		return 0, ""
 	}
 	if j, ok := index[target]; ok {
-		return j, nil
+		return j, ""
 	}
 	if !isDigits(target) {
-		return 0, fmt.Errorf("%w: no column named %q in the header (%s)", ErrTarget, target, summarize(names))
+		return -1, fmt.Sprintf("no column named %q (%s)", target, summarize(names))
 	}
 	if j, ok := parseIndex([]byte(target), len(names)-1); ok {
-		return j, nil
+		return j, ""
 	}
-	return 0, fmt.Errorf("%w: target index %s is not below the column count %d", ErrTarget, target, len(names))
+	return -1, fmt.Sprintf("target index %s is not below the column count %d", target, len(names))
 }
 
 func isDigits(s string) bool {

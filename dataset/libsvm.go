@@ -62,7 +62,7 @@ func ReadLIBSVM(r io.Reader, opts Options) (*Data, error) {
 	}
 	n := len(p.y)
 	if n == 0 {
-		return nil, errEmpty(lr.line, "no data lines in LIBSVM input")
+		return nil, errEmpty(lr.line, "LIBSVM input has no data lines")
 	}
 	d := max(p.maxIdx, opts.MinCols)
 	sp := &CSR{Rows: n, Cols: d, RowPtr: p.rowPtr, Col: p.col.slice(), Val: p.val.slice()}

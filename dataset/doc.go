@@ -1,0 +1,51 @@
+// Package dataset reads data sets for zonal's kernel methods and prepares
+// them: LIBSVM and CSV readers (plain or gzip), a CSR sparse matrix,
+// standardization, seeded splits, and an embedded default data set.
+//
+// # Data
+//
+// A data set is n points (rows) of d features: Data.X is the n x d
+// *mat.Dense, Data.Y the n targets (class labels are stored as float64),
+// Data.Sparse the same X in compressed sparse row form when read from
+// LIBSVM (algorithms that run in input-sparsity time, O(nnz(X)), take it),
+// Data.Names the CSV feature names.
+//
+// # Reading
+//
+// ReadLIBSVM and ReadCSV stream from an io.Reader; ReadFile picks the
+// parser from the file name (.libsvm, .svm, .csv, each optionally .gz) or
+// Options.Format. Gzip is recognized by its magic bytes 1f 8b, so a
+// compressed stream needs no special name. Numbers are parsed strictly
+// (decimal only; NaN/Inf rejected unless Options.AllowNonFinite). Any
+// malformed line is an error naming the line number and the problem, of
+// type *ParseError wrapping ErrFormat (and ErrNonFinite, ErrRange or
+// ErrTooLarge where apt); input without rows wraps ErrEmpty. Fixed limits
+// (MaxIndex, MaxDenseElements, MaxLineBytes) stop a corrupt file from
+// triggering huge allocations.
+//
+// LIBSVM omits zero values, so a file alone does not tell d: it is the
+// highest index present. Test data for a model of dimension d is read with
+// Options{MinCols: d, MaxCols: d}: rows are padded with zero columns up to
+// d, and an index above d is an error.
+//
+// # Scaling
+//
+// Standardizer maps column j to (x_j - mean_j) / std_j, with mean_j the
+// training mean and std_j the population standard deviation
+// sqrt((1/n) sum_i (x_ij - mean_j)^2); constant columns get std_j = 1.
+// MinMaxScaler maps column j to (x_j - min_j) / (max_j - min_j). Both are
+// fitted on training rows and applied unchanged to test rows; their
+// parameters are exported so models can store them.
+//
+// # Splits
+//
+// Split, KFold and Subsample draw seeded permutations (Fisher-Yates driven
+// by PCG from math/rand/v2 with the caller's seed), so the same seed gives
+// the same rows on every run, machine and Go version. Returned index lists
+// are sorted; Data.Subset extracts the rows.
+//
+// # Default data
+//
+// Digits returns the embedded scikit-learn digits set (1797 x 64, labels
+// 0..9, BSD-3-Clause), so examples and the CLI run without any file.
+package dataset

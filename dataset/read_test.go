@@ -1,0 +1,463 @@
+package dataset
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The content of testdata/small.libsvm and testdata/small.csv (the same data).
+var (
+	smallX = [][]float64{
+		{0.5, 0, -2, 0},
+		{0, 0.001, 0, 7},
+		{1, 0, 0, 2.5},
+		{0, 0, 0, 0},
+		{0, 0.25, 4, 100},
+	}
+	smallY = []float64{1, -1, 0.5, 2, 3}
+)
+
+func denseOf(rows [][]float64) *mat.Dense {
+	m := mat.NewDense(len(rows), len(rows[0]), nil)
+	for i, r := range rows {
+		m.SetRow(i, r)
+	}
+	return m
+}
+
+// sameData fails unless a and b hold exactly equal X and Y.
+func sameData(t *testing.T, what string, a, b *Data) {
+	t.Helper()
+	if !mat.Equal(a.X, b.X) {
+		ar, ac := a.X.Dims()
+		br, bc := b.X.Dims()
+		t.Fatalf("%s: X differ (%d x %d vs %d x %d)", what, ar, ac, br, bc)
+	}
+	if !slices.Equal(a.Y, b.Y) {
+		t.Fatalf("%s: Y differ", what)
+	}
+}
+
+func readTestFile(t *testing.T, name string, opts Options) *Data {
+	t.Helper()
+	d, err := ReadFile(filepath.Join("testdata", name), opts)
+	if err != nil {
+		t.Fatalf("ReadFile(%s): %v", name, err)
+	}
+	return d
+}
+
+func TestReadSmallFiles(t *testing.T) {
+	want := &Data{X: denseOf(smallX), Y: smallY}
+	lib := readTestFile(t, "small.libsvm", Options{})
+	sameData(t, "small.libsvm", lib, want)
+	if err := lib.Sparse.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// The CSR holds exactly the entries written in the file.
+	if lib.Sparse.NNZ() != 10 || !mat.Equal(lib.Sparse.ToDense(), want.X) {
+		t.Fatalf("CSR: nnz %d (want 10) or content differs", lib.Sparse.NNZ())
+	}
+	if lib.Names != nil || lib.TargetName != "" {
+		t.Errorf("LIBSVM Names/TargetName = %v/%q, want nil/empty", lib.Names, lib.TargetName)
+	}
+	csv := readTestFile(t, "small.csv", Options{})
+	sameData(t, "small.csv", csv, want)
+	if !slices.Equal(csv.Names, []string{"a", "b", "c, quoted", "d"}) || csv.TargetName != "y" {
+		t.Errorf("CSV Names = %q, TargetName = %q", csv.Names, csv.TargetName)
+	}
+	if csv.Sparse != nil {
+		t.Errorf("CSV Sparse should be nil")
+	}
+	// gzip and plain give identical results.
+	sameData(t, "small.libsvm.gz", readTestFile(t, "small.libsvm.gz", Options{}), want)
+	sameData(t, "small.csv.gz", readTestFile(t, "small.csv.gz", Options{}), want)
+	// -0 is read as negative zero, bit for bit.
+	if v := csv.X.At(4, 0); v != 0 || !math.Signbit(v) {
+		t.Errorf("CSV -0 read as %v (signbit %v)", v, math.Signbit(v))
+	}
+}
+
+func TestGzipDetectedByContent(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "small.libsvm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(raw)
+	zw.Close()
+	// A second gzip member (as pigz and concatenated files produce) is read too.
+	zw = gzip.NewWriter(&buf)
+	zw.Write([]byte("7 2:1\n"))
+	zw.Close()
+	d, err := ReadLIBSVM(&buf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, c := d.Dims(); n != 6 || c != 4 || d.Y[5] != 7 || d.X.At(5, 1) != 1 {
+		t.Fatalf("multi-member gzip: got %d x %d, Y %v", n, c, d.Y)
+	}
+}
+
+func TestReadLIBSVMPaddingAndLimits(t *testing.T) {
+	in := "1 2:1\n0 1:3\n"
+	d, err := ReadLIBSVM(strings.NewReader(in), Options{MinCols: 5, MaxCols: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, c := d.Dims(); c != 5 || d.Sparse.Cols != 5 {
+		t.Fatalf("MinCols 5: got %d columns", c)
+	}
+	want := denseOf([][]float64{{0, 1, 0, 0, 0}, {3, 0, 0, 0, 0}})
+	if !mat.Equal(d.X, want) {
+		t.Fatalf("padded X = %v", mat.Formatted(d.X))
+	}
+	// MaxRows stops early.
+	d, err = ReadLIBSVM(strings.NewReader(in), Options{MaxRows: 1})
+	if err != nil || len(d.Y) != 1 {
+		t.Fatalf("MaxRows 1: %v, %v", d, err)
+	}
+	// An index in the thousands of millions is refused before any allocation.
+	_, err = ReadLIBSVM(strings.NewReader("1 1:1\n1 1000000000000:1\n"), Options{})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("huge index: got %v", err)
+	}
+	// 17 rows of width 2^24 exceed MaxDenseElements = 2^28 as a dense matrix.
+	var b strings.Builder
+	for range 17 {
+		b.WriteString("1 16777216:1\n")
+	}
+	if _, err = ReadLIBSVM(strings.NewReader(b.String()), Options{}); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("dense limit: got %v", err)
+	}
+	// ... but are fine as CSR only.
+	d, err = ReadLIBSVM(strings.NewReader(b.String()), Options{NoDense: true})
+	if err != nil || d.X != nil || d.Sparse.Cols != MaxIndex || d.Sparse.NNZ() != 17 {
+		t.Fatalf("NoDense: %v", err)
+	}
+	if n, c := d.Dims(); n != 17 || c != MaxIndex {
+		t.Fatalf("NoDense Dims = %d, %d", n, c)
+	}
+	// Bad options.
+	for _, o := range []Options{{MinCols: -1}, {MinCols: 3, MaxCols: 2}, {MaxRows: -2}} {
+		if _, err := ReadLIBSVM(strings.NewReader(in), o); !errors.Is(err, ErrParam) {
+			t.Errorf("options %+v: got %v, want ErrParam", o, err)
+		}
+	}
+	// Only empty rows: no feature at all.
+	if _, err := ReadLIBSVM(strings.NewReader("1\n2\n"), Options{}); !errors.Is(err, ErrEmpty) {
+		t.Errorf("rows without features: got %v", err)
+	}
+	d, err = ReadLIBSVM(strings.NewReader("1\n2\n"), Options{MinCols: 2})
+	if err != nil || !mat.Equal(d.X, mat.NewDense(2, 2, nil)) {
+		t.Errorf("rows without features, MinCols 2: %v", err)
+	}
+}
+
+func TestAllowNonFinite(t *testing.T) {
+	d, err := ReadLIBSVM(strings.NewReader("nan 1:inf 2:-Infinity 3:NaN\n"), Options{AllowNonFinite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(d.Y[0]) || !math.IsInf(d.X.At(0, 0), 1) || !math.IsInf(d.X.At(0, 1), -1) || !math.IsNaN(d.X.At(0, 2)) {
+		t.Fatalf("got Y %v X %v", d.Y, d.X.RawRowView(0))
+	}
+	c, err := ReadCSV(strings.NewReader("y,a\nInf,-inf\n"), Options{AllowNonFinite: true})
+	if err != nil || !math.IsInf(c.Y[0], 1) || !math.IsInf(c.X.At(0, 0), -1) {
+		t.Fatalf("CSV: %v", err)
+	}
+	// Overflow stays an error even then.
+	if _, err := ReadLIBSVM(strings.NewReader("1 1:1e400\n"), Options{AllowNonFinite: true}); !errors.Is(err, ErrFormat) {
+		t.Fatalf("1e400: got %v", err)
+	}
+}
+
+func TestReadCSVTarget(t *testing.T) {
+	in := "a,b,c\n1,2,3\n4,5,6\n"
+	cases := []struct {
+		opts  Options
+		y     []float64
+		names []string
+	}{
+		{Options{}, []float64{1, 4}, []string{"b", "c"}}, // no "y": first column
+		{Options{Target: "b"}, []float64{2, 5}, []string{"a", "c"}},
+		{Options{Target: "2"}, []float64{3, 6}, []string{"a", "b"}},
+		{Options{NoTarget: true}, nil, []string{"a", "b", "c"}},
+	}
+	for _, c := range cases {
+		d, err := ReadCSV(strings.NewReader(in), c.opts)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.opts, err)
+		}
+		if !slices.Equal(d.Y, c.y) || !slices.Equal(d.Names, c.names) {
+			t.Errorf("%+v: Y %v names %v, want %v %v", c.opts, d.Y, d.Names, c.y, c.names)
+		}
+	}
+	// A column named like a number wins over the index reading.
+	d, err := ReadCSV(strings.NewReader("0,1\n5,6\n"), Options{Target: "1"})
+	if err != nil || d.Y[0] != 6 || d.TargetName != "1" {
+		t.Fatalf("numeric names: %v %v", d, err)
+	}
+	// Feature-count checks for test files of a model with d features.
+	if _, err := ReadCSV(strings.NewReader(in), Options{MinCols: 3}); !errors.Is(err, ErrRange) {
+		t.Errorf("MinCols 3 on 2 features: %v", err)
+	}
+	if _, err := ReadCSV(strings.NewReader(in), Options{MaxCols: 1}); !errors.Is(err, ErrRange) {
+		t.Errorf("MaxCols 1 on 2 features: %v", err)
+	}
+	if _, err := ReadCSV(strings.NewReader(in), Options{MinCols: 2, MaxCols: 2}); err != nil {
+		t.Errorf("MinCols = MaxCols = 2: %v", err)
+	}
+	d, err = ReadCSV(strings.NewReader(in), Options{MaxRows: 1})
+	if err != nil || len(d.Y) != 1 {
+		t.Errorf("MaxRows: %v", err)
+	}
+}
+
+func TestReadFileFormat(t *testing.T) {
+	// Format overrides the name; an unknown name needs Format.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "data.txt")
+	if err := os.WriteFile(p, []byte("1 1:2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(p, Options{}); !errors.Is(err, ErrParam) {
+		t.Errorf("unknown extension: %v", err)
+	}
+	if d, err := ReadFile(p, Options{Format: "libsvm"}); err != nil || d.X.At(0, 0) != 2 {
+		t.Errorf("Format libsvm: %v", err)
+	}
+	if _, err := ReadFile(p, Options{Format: "parquet"}); !errors.Is(err, ErrParam) {
+		t.Errorf("bad format: %v", err)
+	}
+	if _, err := ReadFile(filepath.Join(dir, "missing.csv"), Options{}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	// Errors from a file carry its path and the line.
+	bad := filepath.Join(dir, "bad.svm")
+	os.WriteFile(bad, []byte("1 1:2\n1 0:1\n"), 0o644)
+	_, err := ReadFile(bad, Options{})
+	if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("bad.svm: %v", err)
+	}
+}
+
+type errCase struct {
+	name string
+	in   string
+	opts Options
+	line int   // 0: no line expected
+	is   error // sentinel the error must wrap
+	msg  string
+}
+
+func checkErrCases(t *testing.T, read func(string, Options) (*Data, error), cases []errCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := read(c.in, c.opts)
+			if err == nil {
+				t.Fatalf("no error; got %d rows", len(d.Y))
+			}
+			if !errors.Is(err, c.is) {
+				t.Errorf("error %q does not wrap %v", err, c.is)
+			}
+			if !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("error %q does not mention %q", err, c.msg)
+			}
+			var pe *ParseError
+			if c.line > 0 {
+				if !errors.As(err, &pe) || pe.Line != c.line {
+					t.Errorf("error %q: want a ParseError at line %d", err, c.line)
+				}
+			}
+		})
+	}
+}
+
+func TestReadLIBSVMErrors(t *testing.T) {
+	cases := []errCase{
+		{"empty", "", Options{}, 0, ErrEmpty, "no data lines"},
+		{"comments only", "# nothing\n\n   \n", Options{}, 0, ErrEmpty, "3 lines"},
+		{"bad value", "1 1:2\n1 1:abc\n", Options{}, 2, ErrFormat, `bad number "abc"`},
+		{"bad label", "abc 1:2\n", Options{}, 1, ErrFormat, "for the label"},
+		{"empty value", "1 1:\n", Options{}, 1, ErrFormat, "bad number"},
+		{"hex value", "1 1:0x10\n", Options{}, 1, ErrFormat, "bad number"},
+		{"underscore", "1 1:1_0\n", Options{}, 1, ErrFormat, "bad number"},
+		{"double colon", "1 1:2:3\n", Options{}, 1, ErrFormat, "bad number"},
+		{"index 0", "1 1:2\n\n2 0:1\n", Options{}, 3, ErrFormat, "index 0"},
+		{"decreasing", "1 3:1 2:1\n", Options{}, 1, ErrFormat, "does not increase"},
+		{"repeated", "1 2:1 2:1\n", Options{}, 1, ErrFormat, "does not increase"},
+		{"negative index", "1 -1:2\n", Options{}, 1, ErrFormat, "bad index"},
+		{"signed index", "1 +1:2\n", Options{}, 1, ErrFormat, "bad index"},
+		{"no index", "1 :2\n", Options{}, 1, ErrFormat, "bad index"},
+		{"no colon", "1 1:2 foo\n", Options{}, 1, ErrFormat, "not index:value"},
+		{"NaN value", "1 1:nan\n", Options{}, 1, ErrNonFinite, "NaN/Inf not allowed"},
+		{"Inf label", "1 1:1\n-Inf 1:1\n", Options{}, 2, ErrNonFinite, "the label"},
+		{"overflow", "1 1:1e400\n", Options{}, 1, ErrFormat, "out of float64 range"},
+		{"huge index", "1 99999999999999999999999:1\n", Options{}, 1, ErrTooLarge, "MaxIndex"},
+		{"above MaxCols", "1 4:1\n1 5:1\n", Options{MaxCols: 4}, 2, ErrRange, "MaxCols = 4"},
+		{"bad qid", "1 qid:x 1:2\n", Options{}, 1, ErrFormat, "bad qid"},
+		{"late qid", "1 1:2 qid:3\n", Options{}, 1, ErrFormat, "bad index"},
+		{"space in token", "1 1 :2\n", Options{}, 1, ErrFormat, "not index:value"},
+	}
+	checkErrCases(t, func(s string, o Options) (*Data, error) { return ReadLIBSVM(strings.NewReader(s), o) }, cases)
+}
+
+func TestReadCSVErrors(t *testing.T) {
+	cases := []errCase{
+		{"empty", "", Options{}, 0, ErrEmpty, "no header"},
+		{"header only", "y,a\n", Options{}, 0, ErrEmpty, "no data rows"},
+		{"ragged short", "y,a\n1,2\n3\n", Options{}, 3, ErrFormat, "row has 1 fields, the header has 2"},
+		{"ragged long", "y,a\n1,2,3\n", Options{}, 2, ErrFormat, "row has 3 fields"},
+		{"bad number", "y,a\n\n1,2\n\n1,abc\n", Options{}, 5, ErrFormat, `bad number "abc" in column "a"`},
+		{"empty value", "y,a\n1,\n", Options{}, 2, ErrFormat, "empty value"},
+		{"NA", "y,a\n1,NA\n", Options{}, 2, ErrFormat, "bad number"},
+		{"NaN", "y,a\n1,NaN\n", Options{}, 2, ErrNonFinite, "NaN/Inf not allowed"},
+		{"overflow", "y,a\n1,-1e999\n", Options{}, 2, ErrFormat, "out of float64 range"},
+		{"empty name", "y,,a\n1,2,3\n", Options{}, 1, ErrFormat, "empty name"},
+		{"duplicate name", "y,a,a\n1,2,3\n", Options{}, 1, ErrFormat, `both named "a"`},
+		{"missing target", "y,a\n1,2\n", Options{Target: "z"}, 0, ErrTarget, `line 1 (header): no column named "z"`},
+		{"target index", "y,a\n1,2\n", Options{Target: "2"}, 0, ErrTarget, "not below"},
+		{"no features", "y\n1\n", Options{}, 0, ErrEmpty, "no feature"},
+		{"unterminated quote", "y,a\n1,\"2\n", Options{}, 2, ErrFormat, "unterminated"},
+		{"quote in field", "y,a\n1,2\"3\n", Options{}, 2, ErrFormat, "quote inside"},
+		{"text after quote", "y,a\n1,\"2\"x\n", Options{}, 2, ErrFormat, "after closing quote"},
+		{"too few columns", "y,a\n1,2\n", Options{MinCols: 2}, 0, ErrRange, "MinCols"},
+	}
+	checkErrCases(t, func(s string, o Options) (*Data, error) { return ReadCSV(strings.NewReader(s), o) }, cases)
+}
+
+func TestCorruptGzip(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "small.libsvm.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Truncated stream.
+	if _, err := ReadLIBSVM(bytes.NewReader(raw[:len(raw)/2]), Options{}); !errors.Is(err, ErrFormat) {
+		t.Errorf("truncated gzip: got %v", err)
+	}
+	// Flipped byte in the CRC trailer.
+	bad := slices.Clone(raw)
+	bad[len(bad)-6] ^= 0xff
+	if _, err := ReadLIBSVM(bytes.NewReader(bad), Options{}); !errors.Is(err, ErrFormat) || !errors.Is(err, gzip.ErrChecksum) {
+		t.Errorf("bad checksum: got %v", err)
+	}
+	// Magic bytes but a broken header.
+	if _, err := ReadCSV(bytes.NewReader([]byte{0x1f, 0x8b, 0, 0}), Options{}); !errors.Is(err, ErrFormat) {
+		t.Errorf("bad gzip header: got %v", err)
+	}
+}
+
+// errReader fails after its content.
+type errReader struct {
+	data []byte
+	err  error
+}
+
+func (r *errReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+func TestReadErrorPropagates(t *testing.T) {
+	boom := errors.New("boom")
+	_, err := ReadLIBSVM(&errReader{[]byte("1 1:2\n"), boom}, Options{})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("LIBSVM: got %v", err)
+	}
+	_, err = ReadCSV(&errReader{[]byte("y,a\n"), boom}, Options{})
+	if !errors.Is(err, boom) {
+		t.Errorf("CSV: got %v", err)
+	}
+}
+
+func TestLongLines(t *testing.T) {
+	// Lines longer than the 64 KiB read buffer are assembled correctly.
+	const d = 20000
+	var b strings.Builder
+	b.WriteString("1")
+	for j := 1; j <= d; j++ {
+		b.WriteString(" ")
+		b.WriteString(itoa(j) + ":" + itoa(j%7))
+	}
+	b.WriteString("\n2 3:1\n")
+	got, err := ReadLIBSVM(strings.NewReader(b.String()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, c := got.Dims(); n != 2 || c != d {
+		t.Fatalf("dims %d x %d", n, c)
+	}
+	for j := 0; j < d; j++ {
+		if got.X.At(0, j) != float64((j+1)%7) {
+			t.Fatalf("X[0,%d] = %v", j, got.X.At(0, j))
+		}
+	}
+	if got.X.At(1, 2) != 1 || got.Y[1] != 2 {
+		t.Fatal("second row wrong")
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var buf [20]byte
+	k := len(buf)
+	for ; i > 0; i /= 10 {
+		k--
+		buf[k] = byte('0' + i%10)
+	}
+	return string(buf[k:])
+}
+
+func TestParseNumber(t *testing.T) {
+	// Accepted numbers agree bit for bit with strconv.ParseFloat, on both
+	// the fast path (short integers and decimals) and the slow path.
+	good := []string{"0", "-0", "+0", "1", "-17", "255", "0.5", ".5", "5.", "-.25",
+		"0.1", "0.3", "123456.789", "9007199254740991", "9007199254740993",
+		"12345678901234567890", "0.000000000000000000001", "1e5", "1E-5", "2.5e+3",
+		"1.7976931348623157e308", "4.9e-324", "1e-400", "0.1234567890123456789",
+		"3.141592653589793", "100000000000000000000000", "1.000000000000000000000000001"}
+	for _, s := range good {
+		got, st := parseNumber([]byte(s))
+		want, err := strconvParse(s)
+		if st != numOK || err != nil || math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("parseNumber(%q) = %v (status %d), strconv %v (%v)", s, got, st, want, err)
+		}
+		got2, _ := parseNumber(s)
+		if math.Float64bits(got2) != math.Float64bits(got) {
+			t.Errorf("string and []byte paths differ for %q", s)
+		}
+	}
+	bad := []string{"", "+", "-", ".", "-.", "e5", "1e", "1e+", "1.2.3", "0x10", "1_000",
+		" 1", "1 ", "1,5", "--1", "1-", "in", "nana", "infinit", "1d5", "0x1p-2", "٣"}
+	for _, s := range bad {
+		if _, st := parseNumber([]byte(s)); st != numSyntax {
+			t.Errorf("parseNumber(%q) status %d, want syntax error", s, st)
+		}
+	}
+	for _, s := range []string{"nan", "NaN", "-nan", "inf", "+Inf", "-INF", "Infinity", "-infinity"} {
+		if _, st := parseNumber([]byte(s)); st != numNonFinite {
+			t.Errorf("parseNumber(%q) status %d, want non-finite", s, st)
+		}
+	}
+	if _, st := parseNumber([]byte("-1e309")); st != numOverflow {
+		t.Errorf("-1e309 not reported as overflow")
+	}
+}
