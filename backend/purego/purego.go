@@ -1,22 +1,31 @@
 // Package purego is zonal's pure-Go backend: gonum's BLAS and LAPACK with the
-// hot paths replaced by zonal's SIMD kernels (package asm) where the CPU has
-// them. It needs no cgo and is always compiled.
+// hot paths (every call in hot.go) replaced by zonal's SIMD kernels (package
+// asm) where the CPU has them. It needs no cgo and is always compiled.
+//
+// The symmetric products A^T A and A A^T are computed by a recursive split
+// whose off-diagonal blocks are single GEMM calls, so only one triangle's
+// blocks are computed (about n^2 k flops instead of 2 n^2 k) and then
+// mirrored. Cholesky is blocked and right-looking on the lower triangle, its
+// trailing updates going through the same symmetric product. The secular
+// rank-one eigen-update uses package secular's Go root finder.
 package purego
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/lapack/gonum"
 
+	"github.com/zonal-ml/zonal/backend/internal/check"
 	"github.com/zonal-ml/zonal/backend/internal/errs"
 	"github.com/zonal-ml/zonal/backend/secular"
 )
 
 // Backend is the pure-Go backend. The zero value is ready to use and safe for
-// concurrent use.
+// concurrent use: it holds no state.
 type Backend struct{}
 
 // New returns the pure-Go backend.
@@ -25,88 +34,177 @@ func New() Backend { return Backend{} }
 // Name returns "purego".
 func (Backend) Name() string { return "purego" }
 
-// Gemm computes C = alpha*op(A)*op(B) + beta*C.
+// normT maps ConjTrans to Trans (the two are the same for real matrices).
+func normT(t blas.Transpose) blas.Transpose {
+	if t == blas.ConjTrans {
+		return blas.Trans
+	}
+	return t
+}
+
+// Gemm computes C = alpha*op(A)*op(B) + beta*C. With beta == 0, C is not read.
 func (Backend) Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	blas64.Gemm(tA, tB, alpha, a, b, beta, c)
+	m, n, k := check.Gemm(tA, tB, a, b, c)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || alpha == 0 {
+		check.ScaleGeneral(beta, c)
+		return
+	}
+	gemm(normT(tA), normT(tB), m, n, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride)
 }
 
 // Syrk computes the full symmetric C = alpha*A^T*A + beta*C (t == Trans) or
-// alpha*A*A^T + beta*C (t == NoTrans).
-func (bk Backend) Syrk(t blas.Transpose, alpha float64, a blas64.General, beta float64, c blas64.General) {
-	if t == blas.Trans {
-		bk.Gemm(blas.Trans, blas.NoTrans, alpha, a, a, beta, c)
-	} else {
-		bk.Gemm(blas.NoTrans, blas.Trans, alpha, a, a, beta, c)
+// alpha*A*A^T + beta*C (t == NoTrans). Only the lower triangle of C is read
+// (when beta != 0); both triangles are written.
+func (Backend) Syrk(t blas.Transpose, alpha float64, a blas64.General, beta float64, c blas64.General) {
+	n, k := check.Syrk(t, a, c)
+	if n == 0 {
+		return
 	}
+	if k == 0 || alpha == 0 {
+		scaleTri(blas.Lower, n, beta, c.Data, c.Stride)
+	} else {
+		syrkTri(blas.Lower, normT(t), n, k, alpha, a.Data, a.Stride, beta, c.Data, c.Stride)
+	}
+	check.MirrorLower(c)
 }
 
 // Gemv computes y = alpha*op(A)*x + beta*y.
 func (Backend) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
-	blas64.Gemv(t, alpha, a, x, beta, y)
+	m, n := check.Gemv(t, a, x, y)
+	if y.N == 0 {
+		return
+	}
+	if x.N == 0 || alpha == 0 {
+		check.ScaleVector(beta, y)
+		return
+	}
+	gemv(normT(t), m, n, alpha, a.Data, a.Stride, x.Data, x.Inc, beta, y.Data, y.Inc)
 }
 
 // Dot returns x . y.
-func (Backend) Dot(x, y blas64.Vector) float64 { return blas64.Dot(x, y) }
+func (Backend) Dot(x, y blas64.Vector) float64 {
+	check.Vector("Dot x", x)
+	check.Vector("Dot y", y)
+	if x.N != y.N {
+		check.Panicf("Dot: lengths %d and %d", x.N, y.N)
+	}
+	if x.N == 0 {
+		return 0
+	}
+	return dot(x.N, x.Data, x.Inc, y.Data, y.Inc)
+}
 
 // Axpy computes y += alpha*x.
-func (Backend) Axpy(alpha float64, x, y blas64.Vector) { blas64.Axpy(alpha, x, y) }
+func (Backend) Axpy(alpha float64, x, y blas64.Vector) {
+	check.Vector("Axpy x", x)
+	check.Vector("Axpy y", y)
+	if x.N != y.N {
+		check.Panicf("Axpy: lengths %d and %d", x.N, y.N)
+	}
+	if x.N == 0 || alpha == 0 {
+		return
+	}
+	axpy(x.N, alpha, x.Data, x.Inc, y.Data, y.Inc)
+}
 
 // Scal computes x *= alpha.
-func (Backend) Scal(alpha float64, x blas64.Vector) { blas64.Scal(alpha, x) }
+func (Backend) Scal(alpha float64, x blas64.Vector) {
+	check.Vector("Scal x", x)
+	if x.N == 0 {
+		return
+	}
+	inc := x.Inc
+	if inc < 0 {
+		// Scaling visits every element once; the order does not matter.
+		inc = -inc
+	}
+	scal(x.N, alpha, x.Data, inc)
+}
 
-// Cholesky factors A = L*L^T in place (lower triangle).
+// Cholesky factors A = L*L^T in place (lower triangle read; strict upper
+// triangle zeroed on success). A non-positive or NaN pivot is returned as a
+// *NotPositiveDefiniteError.
 func (Backend) Cholesky(a blas64.General) error {
-	n := a.Rows
-	if a.Cols != n {
-		panic(errs.ErrShape)
+	n := check.Square("Cholesky A", a)
+	if n == 0 {
+		return nil
 	}
-	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: a.Stride, Data: a.Data}); !ok {
-		// Locate the failing pivot by an unblocked pass for the message.
-		return &errs.NotPositiveDefiniteError{Pivot: -1}
+	if p, v := cholesky(n, a.Data, a.Stride); p >= 0 {
+		return &errs.NotPositiveDefiniteError{Pivot: p, Value: v}
 	}
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			a.Data[i*a.Stride+j] = 0
-		}
-	}
+	check.ZeroUpper(a)
 	return nil
 }
 
-// TriSolve solves op(L)*X = B in place.
+// TriSolve solves op(L)*X = B in place, L lower triangular with non-unit
+// diagonal.
 func (Backend) TriSolve(t blas.Transpose, l blas64.General, b blas64.General) {
-	blas64.Trsm(blas.Left, t, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: l.Rows, Stride: l.Stride, Data: l.Data}, b)
+	n, nrhs := check.TriSolve(t, l, b)
+	if n == 0 || nrhs == 0 {
+		return
+	}
+	trsm(blas.Left, blas.Lower, normT(t), blas.NonUnit, n, nrhs, 1, l.Data, l.Stride, b.Data, b.Stride)
 }
 
 // CholSolve solves L*L^T*X = B in place.
-func (bk Backend) CholSolve(l blas64.General, b blas64.General) {
-	bk.TriSolve(blas.NoTrans, l, b)
-	bk.TriSolve(blas.Trans, l, b)
+func (Backend) CholSolve(l blas64.General, b blas64.General) {
+	n, nrhs := check.TriSolve(blas.NoTrans, l, b)
+	if n == 0 || nrhs == 0 {
+		return
+	}
+	trsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, nrhs, 1, l.Data, l.Stride, b.Data, b.Stride)
+	trsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n, nrhs, 1, l.Data, l.Stride, b.Data, b.Stride)
 }
 
-// SymEig computes eigenvalues ascending and optionally eigenvectors.
+// SymEig computes the eigenvalues of the symmetric A (lower triangle read)
+// in ascending order into w and, if vectors is true, the orthonormal
+// eigenvectors into the columns of A (gonum's Dsyev: tridiagonal reduction
+// and implicit QL/QR). NaN or Inf in the lower triangle is an error wrapping
+// ErrNaN.
 func (Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
-	n := a.Rows
-	if a.Cols != n || len(w) != n {
-		panic(errs.ErrShape)
+	n := check.Square("SymEig A", a)
+	if len(w) != n {
+		check.Panicf("SymEig: len(w) = %d, want %d", len(w), n)
 	}
 	if n == 0 {
 		return nil
+	}
+	if err := finiteLower(a); err != nil {
+		return err
 	}
 	job := lapack.EVNone
 	if vectors {
 		job = lapack.EVCompute
 	}
-	s := blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: a.Stride, Data: a.Data}
+	var impl gonum.Implementation
 	work := make([]float64, 1)
-	lapack64.Syev(job, s, w, work, -1)
+	impl.Dsyev(job, blas.Lower, n, a.Data, a.Stride, w, work, -1)
 	work = make([]float64, int(work[0]))
-	if !lapack64.Syev(job, s, w, work, len(work)) {
+	if !impl.Dsyev(job, blas.Lower, n, a.Data, a.Stride, w, work, len(work)) {
 		return fmt.Errorf("purego: symmetric eigensolver: %w", errs.ErrNoConvergence)
 	}
 	return nil
 }
 
-// RankOneUpdate computes the eigendecomposition of U diag(d) U^T + rho v v^T.
+// finiteLower returns an error wrapping ErrNaN if the lower triangle of a
+// holds NaN or Inf.
+func finiteLower(a blas64.General) error {
+	for i := 0; i < a.Rows; i++ {
+		for j, v := range a.Data[i*a.Stride : i*a.Stride+i+1] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("purego: SymEig: A[%d,%d] = %v: %w", i, j, v, errs.ErrNaN)
+			}
+		}
+	}
+	return nil
+}
+
+// RankOneUpdate computes the eigendecomposition of U diag(d) U^T + rho v v^T
+// (restricted to span U) with package secular's Go root finder and deflation,
+// the eigenvector product going through this backend's Gemm.
 func (bk Backend) RankOneUpdate(d []float64, u blas64.General, rho float64, v []float64, dOut []float64, uOut blas64.General) error {
 	return secular.Update(nil, bk.Gemm, d, u, rho, v, dOut, uOut)
 }

@@ -1,0 +1,135 @@
+package purego
+
+// This file holds every low-level compute kernel the pure-Go backend uses.
+// Each function is small, unexported and works on raw row-major slices with
+// BLAS conventions (leading dimensions, increments). Today they call gonum's
+// pure-Go BLAS; the SIMD kernels from package asm replace only the bodies
+// below, so the drivers in the rest of the package (blocked Syrk, blocked
+// Cholesky, the blas.Float64 adapter, the Backend methods) stay unchanged.
+//
+// Preconditions, checked by the callers and not here: every dimension is
+// >= 1, leading dimensions are >= the row length, slices are long enough,
+// increments are non-zero. BLAS semantics apply: with beta == 0 the output is
+// not read (NaN there is ignored); otherwise NaN and Inf propagate.
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// impl is gonum's pure-Go BLAS, the current body of the kernels below.
+var impl gonum.Implementation
+
+// Tuning constants of the drivers, named in one place.
+const (
+	// syrkLeaf is the order of the diagonal blocks of the recursive
+	// symmetric product: blocks of this size or smaller are computed by
+	// syrkDiag (a full small GEMM into a scratch tile), larger ones are
+	// split in two halves whose off-diagonal part is a single GEMM.
+	syrkLeaf = 64
+	// cholBlock is the panel width of the blocked right-looking Cholesky.
+	cholBlock = 96
+)
+
+// gemm computes C = alpha*op(A)*op(B) + beta*C, where op(A) is m x k, op(B)
+// is k x n and C is m x n (row-major). m, n, k >= 1.
+func gemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	impl.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// syrkDiag computes the ul triangle (diagonal included) of
+// C = alpha*op(A)*op(A)^T + beta*C for a small n x n diagonal tile, where
+// op(A) = A (n x k) when t == NoTrans and A^T (A is k x n) when t == Trans.
+// The other strict triangle of C is neither read nor written. n, k >= 1 and
+// n <= syrkLeaf.
+func syrkDiag(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	var tile [syrkLeaf * syrkLeaf]float64
+	if t == blas.Trans {
+		gemm(blas.Trans, blas.NoTrans, n, n, k, 1, a, lda, a, lda, 0, tile[:], n)
+	} else {
+		gemm(blas.NoTrans, blas.Trans, n, n, k, 1, a, lda, a, lda, 0, tile[:], n)
+	}
+	for i := 0; i < n; i++ {
+		lo, hi := 0, i+1
+		if ul == blas.Upper {
+			lo, hi = i, n
+		}
+		ci := c[i*ldc : i*ldc+n]
+		ti := tile[i*n : i*n+n]
+		if beta == 0 {
+			for j := lo; j < hi; j++ {
+				ci[j] = alpha * ti[j]
+			}
+		} else {
+			for j := lo; j < hi; j++ {
+				ci[j] = alpha*ti[j] + beta*ci[j]
+			}
+		}
+	}
+}
+
+// gemv computes y = alpha*op(A)*x + beta*y for the m x n matrix A. m, n >= 1.
+func gemv(t blas.Transpose, m, n int, alpha float64, a []float64, lda int, x []float64, incX int, beta float64, y []float64, incY int) {
+	impl.Dgemv(t, m, n, alpha, a, lda, x, incX, beta, y, incY)
+}
+
+// trsm solves op(A)*X = alpha*B (side == Left) or X*op(A) = alpha*B
+// (side == Right) in place in the m x n matrix B, A triangular. m, n >= 1.
+func trsm(side blas.Side, ul blas.Uplo, tA blas.Transpose, diag blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+	impl.Dtrsm(side, ul, tA, diag, m, n, alpha, a, lda, b, ldb)
+}
+
+// potf2 factors the n x n row-major lower triangle of A as L*L^T in place
+// (unblocked, left-looking: row i of L is contiguous, so every inner product
+// is a unit-stride dot). It returns -1 on success, or the 0-based index of the
+// first pivot that is not positive (or is NaN) together with the pivot value
+// a_jj - sum_k l_jk^2; that value is also stored at A[j,j]. n >= 1.
+func potf2(n int, a []float64, lda int) (pivot int, value float64) {
+	for j := 0; j < n; j++ {
+		rj := a[j*lda : j*lda+j+1]
+		ajj := rj[j]
+		if j > 0 {
+			ajj -= dot(j, rj, 1, rj, 1)
+		}
+		if !(ajj > 0) {
+			rj[j] = ajj
+			return j, ajj
+		}
+		ajj = math.Sqrt(ajj)
+		rj[j] = ajj
+		inv := 1 / ajj
+		for i := j + 1; i < n; i++ {
+			ri := a[i*lda : i*lda+j+1]
+			s := ri[j]
+			if j > 0 {
+				s -= dot(j, ri, 1, rj, 1)
+			}
+			ri[j] = s * inv
+		}
+	}
+	return -1, 0
+}
+
+// dot returns sum_i x[i*incX] * y[i*incY] (negative increments start from
+// the end, as in BLAS). n >= 1.
+func dot(n int, x []float64, incX int, y []float64, incY int) float64 {
+	return impl.Ddot(n, x, incX, y, incY)
+}
+
+// axpy computes y += alpha*x. n >= 1.
+func axpy(n int, alpha float64, x []float64, incX int, y []float64, incY int) {
+	impl.Daxpy(n, alpha, x, incX, y, incY)
+}
+
+// scal computes x *= alpha for x with a positive increment. n >= 1.
+func scal(n int, alpha float64, x []float64, incX int) {
+	impl.Dscal(n, alpha, x, incX)
+}
+
+// nrm2 returns the Euclidean norm of x without undue overflow or underflow
+// for a positive increment. n >= 1.
+func nrm2(n int, x []float64, incX int) float64 {
+	return impl.Dnrm2(n, x, incX)
+}
