@@ -1,0 +1,330 @@
+package kpca
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/kernels"
+)
+
+// MapKind is the kind under which NystromMap is registered with
+// kernels.RegisterMap.
+const MapKind = "inc-nystrom"
+
+func init() {
+	kernels.RegisterMap(MapKind, func(data []byte) (kernels.FeatureMap, error) {
+		return UnmarshalNystromMap(data)
+	})
+}
+
+// Nystrom grows a Nystrom approximation one landmark at a time, keeping the
+// eigendecomposition K_mm = U Lambda U^T of the landmark kernel matrix exact
+// with two rank-one updates per landmark (see the package documentation). It
+// is not safe for concurrent use; Map returns an immutable feature map.
+type Nystrom struct {
+	k   kernels.Kernel
+	b   backend.Backend
+	dim int
+	// RCond: eigenvalues <= RCond * lambda_max are treated as zero in the
+	// pseudo-inverse K_mm^+. 0 means m * eps (the LAPACK-style default).
+	RCond float64
+
+	m      int
+	rowCap int
+	c      []float64 // landmarks, m x dim
+	eig    eigState
+}
+
+// NewNystrom returns an incremental Nystrom approximation without landmarks;
+// b == nil means backend.Default().
+func NewNystrom(k kernels.Kernel, dim int, b backend.Backend) (*Nystrom, error) {
+	if k == nil {
+		return nil, fmt.Errorf("kpca: nil kernel: %w", kernels.ErrParam)
+	}
+	if dim <= 0 {
+		return nil, fmt.Errorf("kpca: dimension %d: %w", dim, kernels.ErrParam)
+	}
+	if b == nil {
+		b = backend.Default()
+	}
+	return &Nystrom{k: k, b: b, dim: dim}, nil
+}
+
+// Len returns the number of landmarks.
+func (ny *Nystrom) Len() int { return ny.m }
+
+// Add appends the landmark c (length InputDim) and updates the
+// eigendecomposition of K_mm.
+func (ny *Nystrom) Add(c []float64) error {
+	if ny.eig.n != ny.m {
+		return fmt.Errorf("kpca: a previous update failed: %w", ErrState)
+	}
+	if len(c) != ny.dim {
+		return fmt.Errorf("kpca: landmark of length %d, want %d: %w", len(c), ny.dim, kernels.ErrDim)
+	}
+	for _, v := range c {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("kpca: landmark holds %v: %w", v, kernels.ErrNotFinite)
+		}
+	}
+	m := ny.m
+	a := make([]float64, m)
+	if m > 0 {
+		if err := kernels.MatrixInto(mat.NewDense(1, m, a), ny.b, ny.k,
+			mat.NewDense(1, ny.dim, c), mat.NewDense(m, ny.dim, ny.c[:m*ny.dim])); err != nil {
+			return fmt.Errorf("kpca: kernel row: %w", err)
+		}
+	}
+	kcc := ny.k.Eval(c, c)
+	if math.IsNaN(kcc) || math.IsInf(kcc, 0) {
+		return fmt.Errorf("kpca: kernel value %v: %w", kcc, kernels.ErrNotFinite)
+	}
+	cc, terms := borderTerms(a, kcc)
+	if m+1 > ny.rowCap {
+		nc := max(2*ny.rowCap, 16)
+		buf := make([]float64, nc*ny.dim)
+		copy(buf, ny.c[:m*ny.dim])
+		ny.c, ny.rowCap = buf, nc
+		ny.eig.reserve(nc, nc)
+	}
+	copy(ny.c[m*ny.dim:], c)
+	ny.m = m + 1
+	ny.eig.expand(cc, nil)
+	for _, t := range terms {
+		if err := ny.eig.apply(ny.b, t); err != nil {
+			ny.eig.n = -1
+			return fmt.Errorf("kpca: landmark %d: rank-one update: %w", m, err)
+		}
+	}
+	return nil
+}
+
+// Landmarks returns a copy of the landmarks (m x InputDim).
+func (ny *Nystrom) Landmarks() *mat.Dense {
+	if ny.m == 0 {
+		return &mat.Dense{}
+	}
+	return mat.NewDense(ny.m, ny.dim, append([]float64(nil), ny.c[:ny.m*ny.dim]...))
+}
+
+// Eigen returns the eigenvalues of K_mm (ascending) and its eigenvectors
+// (columns, same order), as copies.
+func (ny *Nystrom) Eigen() ([]float64, *mat.Dense) {
+	if ny.m == 0 {
+		return nil, &mat.Dense{}
+	}
+	u := ny.eig.u()
+	out := mat.NewDense(ny.m, ny.m, nil)
+	for i := 0; i < ny.m; i++ {
+		copy(out.RawRowView(i), u.Data[i*u.Stride:i*u.Stride+ny.m])
+	}
+	return append([]float64(nil), ny.eig.d...), out
+}
+
+// Map returns the feature map F(x) = K(x, C) U_+ Lambda_+^{-1/2} of the
+// current landmarks, U_+, Lambda_+ being the eigenpairs with
+// lambda > RCond * lambda_max, so that F(X) F(Y)^T = K_XC K_CC^+ K_CY.
+func (ny *Nystrom) Map() (*NystromMap, error) {
+	if ny.m == 0 || ny.eig.n != ny.m {
+		return nil, fmt.Errorf("kpca: no landmarks: %w", ErrState)
+	}
+	u := ny.eig.u()
+	return newNystromMap(ny.k, ny.b, ny.Landmarks(), ny.eig.d, u, ny.RCond)
+}
+
+// BatchNystromMap builds the same map as Nystrom.Map from a batch
+// eigendecomposition of K_CC: the reference the incremental one is tested
+// against. rcond as in Nystrom.RCond.
+func BatchNystromMap(b backend.Backend, k kernels.Kernel, landmarks mat.Matrix, rcond float64) (*NystromMap, error) {
+	if b == nil {
+		b = backend.Default()
+	}
+	if k == nil {
+		return nil, fmt.Errorf("kpca: nil kernel: %w", kernels.ErrParam)
+	}
+	m, d := landmarks.Dims()
+	if m == 0 || d == 0 {
+		return nil, fmt.Errorf("kpca: no landmarks: %w", kernels.ErrEmpty)
+	}
+	c := mat.DenseCopyOf(landmarks)
+	if err := checkFinite(c); err != nil {
+		return nil, err
+	}
+	kcc := mat.NewDense(m, m, nil)
+	if err := kernels.MatrixInto(kcc, b, k, c, c); err != nil {
+		return nil, err
+	}
+	symmetrize(kcc.RawMatrix())
+	w := make([]float64, m)
+	if err := b.SymEig(kcc.RawMatrix(), w, true); err != nil {
+		return nil, fmt.Errorf("kpca: eigendecomposition: %w", err)
+	}
+	return newNystromMap(k, b, c, w, kcc.RawMatrix(), rcond)
+}
+
+func newNystromMap(k kernels.Kernel, b backend.Backend, c *mat.Dense, d []float64, u blas64.General, rcond float64) (*NystromMap, error) {
+	m := len(d)
+	if rcond <= 0 {
+		rcond = float64(m) * 0x1p-52
+	}
+	lmax := 0.0
+	for _, v := range d {
+		lmax = math.Max(lmax, math.Abs(v))
+	}
+	var keep []int
+	for j := m - 1; j >= 0; j-- { // descending
+		if d[j] > rcond*lmax {
+			keep = append(keep, j)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, fmt.Errorf("kpca: landmark kernel matrix is numerically zero: %w", ErrState)
+	}
+	proj := mat.NewDense(m, len(keep), nil)
+	for jj, j := range keep {
+		s := 1 / math.Sqrt(d[j])
+		for i := 0; i < m; i++ {
+			proj.Set(i, jj, u.Data[i*u.Stride+j]*s)
+		}
+	}
+	return &NystromMap{kernel: k, b: b, c: c, proj: proj}, nil
+}
+
+// NystromMap is the Nystrom feature map x -> K(x, C) U_+ Lambda_+^{-1/2}. It is
+// immutable, safe for concurrent use, and a kernels.PersistentMap of kind
+// "inc-nystrom".
+type NystromMap struct {
+	kernel kernels.Kernel
+	b      backend.Backend
+	c      *mat.Dense // m x d landmarks
+	proj   *mat.Dense // m x D
+}
+
+// InputDim returns the dimension of the points.
+func (nm *NystromMap) InputDim() int { _, d := nm.c.Dims(); return d }
+
+// Dim returns the number of features D (the numerical rank of K_CC).
+func (nm *NystromMap) Dim() int { _, dd := nm.proj.Dims(); return dd }
+
+// Kind returns "inc-nystrom".
+func (nm *NystromMap) Kind() string { return MapKind }
+
+// Transform writes F(x) for the rows of x to dst (p x Dim).
+func (nm *NystromMap) Transform(dst *mat.Dense, x mat.Matrix) error {
+	p, d := x.Dims()
+	if d != nm.InputDim() {
+		return fmt.Errorf("kpca: %d columns, want %d: %w", d, nm.InputDim(), kernels.ErrDim)
+	}
+	if r, c := dst.Dims(); r != p || c != nm.Dim() {
+		return fmt.Errorf("kpca: dst is %dx%d, want %dx%d: %w", r, c, p, nm.Dim(), kernels.ErrDim)
+	}
+	if p == 0 {
+		return fmt.Errorf("kpca: no rows: %w", kernels.ErrEmpty)
+	}
+	m, _ := nm.c.Dims()
+	kx := mat.NewDense(p, m, nil)
+	if err := kernels.MatrixInto(kx, nm.b, nm.kernel, x, nm.c); err != nil {
+		return err
+	}
+	nm.b.Gemm(blas.NoTrans, blas.NoTrans, 1, kx.RawMatrix(), nm.proj.RawMatrix(), 0, dst.RawMatrix())
+	return nil
+}
+
+// Approximation returns K_XC K_CC^+ K_CX = F(X) F(X)^T for the rows of x.
+func (nm *NystromMap) Approximation(x mat.Matrix) (*mat.Dense, error) {
+	p, _ := x.Dims()
+	f := mat.NewDense(max(p, 1), nm.Dim(), nil)
+	if err := nm.Transform(f, x); err != nil {
+		return nil, err
+	}
+	out := mat.NewDense(p, p, nil)
+	nm.b.Syrk(blas.NoTrans, 1, f.RawMatrix(), 0, out.RawMatrix())
+	return out, nil
+}
+
+const nystromMapVersion = 1
+
+// MarshalBinary encodes the kernel (kind and parameters), the landmarks and
+// the projection.
+func (nm *NystromMap) MarshalBinary() ([]byte, error) {
+	kb, err := nm.kernel.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	w := func(v any) { binary.Write(&buf, binary.LittleEndian, v) }
+	m, d := nm.c.Dims()
+	_, dd := nm.proj.Dims()
+	w(uint32(nystromMapVersion))
+	w(uint32(len(nm.kernel.Kind())))
+	buf.WriteString(nm.kernel.Kind())
+	w(uint32(len(kb)))
+	buf.Write(kb)
+	w([3]uint32{uint32(m), uint32(d), uint32(dd)})
+	for i := 0; i < m; i++ {
+		w(nm.c.RawRowView(i))
+	}
+	for i := 0; i < m; i++ {
+		w(nm.proj.RawRowView(i))
+	}
+	return buf.Bytes(), nil
+}
+
+// UnmarshalNystromMap decodes a map written by MarshalBinary; the kernel's
+// kind must be registered (kernels.RegisterKernel). The backend is
+// backend.Default().
+func UnmarshalNystromMap(data []byte) (*NystromMap, error) {
+	r := bytes.NewReader(data)
+	bad := func(what string) error {
+		return fmt.Errorf("kpca: inc-nystrom map: malformed %s: %w", what, kernels.ErrParam)
+	}
+	var ver, n uint32
+	if binary.Read(r, binary.LittleEndian, &ver) != nil || ver != nystromMapVersion {
+		return nil, bad("version")
+	}
+	readBytes := func() ([]byte, bool) {
+		if binary.Read(r, binary.LittleEndian, &n) != nil || int(n) > r.Len() {
+			return nil, false
+		}
+		b := make([]byte, n)
+		_, err := r.Read(b)
+		return b, err == nil || n == 0
+	}
+	kind, ok := readBytes()
+	if !ok {
+		return nil, bad("kernel kind")
+	}
+	kb, ok := readBytes()
+	if !ok {
+		return nil, bad("kernel")
+	}
+	k, err := kernels.UnmarshalKernel(string(kind), kb)
+	if err != nil {
+		return nil, fmt.Errorf("kpca: inc-nystrom map: %w", err)
+	}
+	var dims [3]uint32
+	if binary.Read(r, binary.LittleEndian, &dims) != nil {
+		return nil, bad("dimensions")
+	}
+	m, d, dd := int(dims[0]), int(dims[1]), int(dims[2])
+	if m == 0 || d == 0 || dd == 0 || dd > m || (m*d+m*dd)*8 != r.Len() {
+		return nil, bad("dimensions")
+	}
+	c := mat.NewDense(m, d, nil)
+	proj := mat.NewDense(m, dd, nil)
+	if binary.Read(r, binary.LittleEndian, c.RawMatrix().Data) != nil ||
+		binary.Read(r, binary.LittleEndian, proj.RawMatrix().Data) != nil {
+		return nil, bad("data")
+	}
+	if checkFinite(c) != nil || checkFinite(proj) != nil {
+		return nil, bad("values")
+	}
+	return &NystromMap{kernel: k, b: backend.Default(), c: c, proj: proj}, nil
+}
