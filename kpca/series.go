@@ -270,4 +270,3 @@ func NystromErrors(ctx context.Context, k kernels.Kernel, x mat.Matrix, landmark
 	}
 	return out, nil
 }
-
