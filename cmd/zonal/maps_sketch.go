@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/tensorsketch"
+)
+
+// Builders of the tensorsketch package: "tensorsketch" (Pham-Pagh),
+// "polysketch" (Ahle et al.) and "adaptive" (the Woodruff-Zandieh
+// leverage-score row sampler), for -kernel polynomial and -kernel gaussian.
+func init() {
+	addMapBuilder("tensorsketch", buildSketchMap)
+	addMapBuilder("polysketch", buildSketchMap)
+	addMapBuilder("adaptive", buildSketchMap)
+}
+
+// sketchTaylorTol is the entrywise truncation error allowed for the Gaussian
+// kernel's Taylor expansion (see tensorsketch.TaylorDegree); the degree q
+// follows from the training data's radius.
+const sketchTaylorTol = 1e-3
+
+// sketchMaxTaylor caps q so that the per-degree sketches keep a useful size.
+const sketchMaxTaylor = 24
+
+func buildSketchMap(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
+	if train == nil {
+		return nil, fmt.Errorf("%s: no training data", spec.Method)
+	}
+	_, d := train.Dims()
+	switch spec.KernelID {
+	case "polynomial":
+		k := tensorsketch.Polynomial{Degree: spec.Degree, Gamma: spec.Gamma, Coef0: spec.Coef0}
+		switch spec.Method {
+		case "tensorsketch":
+			return tensorsketch.NewTensorSketch(d, spec.Features, k, spec.Seed)
+		case "polysketch":
+			return tensorsketch.NewPolySketch(d, spec.Features, k, spec.Seed)
+		default:
+			return tensorsketch.FitAdaptive(ctx, train, k, sketchOptions(spec))
+		}
+	case "gaussian":
+		r2, err := tensorsketch.MaxSqNorm(train)
+		if err != nil {
+			return nil, err
+		}
+		if !(spec.Sigma > 0) {
+			return nil, fmt.Errorf("%s: gaussian sigma must be positive, got %g", spec.Method, spec.Sigma)
+		}
+		q := min(tensorsketch.TaylorDegree(r2/(spec.Sigma*spec.Sigma), sketchTaylorTol), sketchMaxTaylor)
+		switch spec.Method {
+		case "tensorsketch":
+			return tensorsketch.NewGaussianTensorSketch(d, spec.Features, spec.Sigma, q, spec.Seed)
+		case "polysketch":
+			return tensorsketch.NewGaussianPolySketch(d, spec.Features, spec.Sigma, q, spec.Seed)
+		default:
+			return tensorsketch.FitAdaptiveGaussian(ctx, train, spec.Sigma, q, sketchOptions(spec))
+		}
+	default:
+		return nil, fmt.Errorf("%s: kernel %q is not supported (use polynomial or gaussian)", spec.Method, spec.KernelID)
+	}
+}
+
+func sketchOptions(spec mapSpec) tensorsketch.AdaptiveOptions {
+	return tensorsketch.AdaptiveOptions{
+		Samples: spec.Features,
+		Lambda:  spec.Lambda,
+		Seed:    spec.Seed,
+		Backend: spec.Backend,
+	}
+}

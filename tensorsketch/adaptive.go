@@ -1,0 +1,240 @@
+package tensorsketch
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/kernels"
+)
+
+// Adaptive is the feature map of rows of Phi sampled by the adaptive
+// RowSampler (Woodruff and Zandieh, 2020). Phi is the feature matrix of the
+// kernel: for the polynomial kernel its rows are indexed by tuples
+// (i_1..i_p) in [d+1]^p and hold x'_{i_1}...x'_{i_p} over the points, with
+// x' = (sqrt(gamma) x, sqrt(coef0)); for the Gaussian kernel they are the
+// rows sqrt(1/l!) exp(-|x|^2/2) x_{i_1}...x_{i_l} of every Taylor degree
+// l = 0..q (x already divided by sigma). Each sampled row r, drawn c_r times
+// out of s with probability p_r, becomes the feature
+//
+//	z_r(x) = sqrt(coef_l c_r / (s p_r)) omega(x) prod_j x'_{i_j},
+//
+// so E[Z^T Z] = K (Z is n x Dim over the training points). Rows that are
+// permutations of one another have identical features and are merged
+// (squared weights add), so Dim() <= s.
+type Adaptive struct {
+	e     expansion
+	d     int
+	rows  []sampledRow
+	stats []LevelStat
+}
+
+// FitAdaptive samples the polynomial-kernel feature map of the rows of x
+// (n x d) by recursive ridge-leverage-score sampling (Algorithm 1 of the
+// paper). lambda_0 = tr(K)/s, where the ridge leverage scores of Phi sum to
+// at most s, starts with B = 0; each following level halves lambda and
+// draws rows of Phi (B^T B + lambda I)^{-1/2} with B the previous level's
+// sample, until lambda = opts.Lambda, where opts.Samples rows are drawn. Each
+// row (i_1..i_p) is drawn coordinate by coordinate: the conditional
+// marginal of i_j is estimated through the degree p-j PolySketch of the
+// points (computed once for all levels), except for the last coordinate,
+// whose conditional is exact. Draws with equal prefixes share their
+// conditional, so the work of a level is one pass over the nonzeros of the
+// points in each distinct prefix's support, independent of s.
+func FitAdaptive(ctx context.Context, x mat.Matrix, k Polynomial, opts AdaptiveOptions) (*Adaptive, error) {
+	e, err := polyExpansion(k)
+	if err != nil {
+		return nil, err
+	}
+	r, err := denseRows(x, -1)
+	if err != nil {
+		return nil, err
+	}
+	return fitAdaptiveMap(ctx, r, e, opts)
+}
+
+// FitAdaptiveCSR is FitAdaptive for sparse input; for the same numbers and
+// seed it returns the same map as FitAdaptive.
+func FitAdaptiveCSR(ctx context.Context, x *dataset.CSR, k Polynomial, opts AdaptiveOptions) (*Adaptive, error) {
+	e, err := polyExpansion(k)
+	if err != nil {
+		return nil, err
+	}
+	r, err := csrRows(x, -1)
+	if err != nil {
+		return nil, err
+	}
+	return fitAdaptiveMap(ctx, r, e, opts)
+}
+
+// FitAdaptiveGaussian samples the feature map of the Gaussian kernel
+// exp(-|x-y|^2/(2 sigma^2)) truncated at Taylor degree q (see TaylorDegree;
+// q <= 0 chooses q = TaylorDegree(max |x|^2/sigma^2, 1e-3)): every degree
+// l = 0..q with weight 1/l! is a block of Phi, and the number of draws of
+// each block follows its estimated leverage mass.
+func FitAdaptiveGaussian(ctx context.Context, x mat.Matrix, sigma float64, q int, opts AdaptiveOptions) (*Adaptive, error) {
+	r, err := denseRows(x, -1)
+	if err != nil {
+		return nil, err
+	}
+	return fitAdaptiveGauss(ctx, r, sigma, q, opts)
+}
+
+// FitAdaptiveGaussianCSR is FitAdaptiveGaussian for sparse input.
+func FitAdaptiveGaussianCSR(ctx context.Context, x *dataset.CSR, sigma float64, q int, opts AdaptiveOptions) (*Adaptive, error) {
+	r, err := csrRows(x, -1)
+	if err != nil {
+		return nil, err
+	}
+	return fitAdaptiveGauss(ctx, r, sigma, q, opts)
+}
+
+func fitAdaptiveGauss(ctx context.Context, r *rows, sigma float64, q int, opts AdaptiveOptions) (*Adaptive, error) {
+	if q <= 0 && sigma > 0 {
+		q = TaylorDegree(maxSqNorm(r)/(sigma*sigma), 1e-3)
+	}
+	e, err := gaussExpansion(sigma, q)
+	if err != nil {
+		return nil, err
+	}
+	return fitAdaptiveMap(ctx, r, e, opts)
+}
+
+func maxSqNorm(r *rows) float64 {
+	mx := 0.0
+	for _, v := range r.sqNorms() {
+		mx = math.Max(mx, v)
+	}
+	return mx
+}
+
+// MaxSqNorm returns max_i |x_i|^2 over the rows of x, the squared data
+// radius that TaylorDegree needs (divide by sigma^2 first).
+func MaxSqNorm(x mat.Matrix) (float64, error) {
+	r, err := denseRows(x, -1)
+	if err != nil {
+		return 0, err
+	}
+	return maxSqNorm(r), nil
+}
+
+func fitAdaptiveMap(ctx context.Context, r *rows, e expansion, opts AdaptiveOptions) (*Adaptive, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	xr, om := e.prepare(r)
+	rs, stats, err := fitAdaptive(ctx, xr, om, e, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Adaptive{e: e, d: r.d, rows: rs, stats: stats}, nil
+}
+
+// InputDim is d.
+func (a *Adaptive) InputDim() int { return a.d }
+
+// Dim is the number of distinct sampled rows (at most opts.Samples).
+func (a *Adaptive) Dim() int { return len(a.rows) }
+
+// Kind is "adaptive".
+func (a *Adaptive) Kind() string { return "adaptive" }
+
+// String describes the map.
+func (a *Adaptive) String() string { return fmt.Sprintf("adaptive(%v, D=%d)", a.e, len(a.rows)) }
+
+// Levels reports the levels of the recursive sampling that built the map
+// (empty for a map loaded with UnmarshalMap).
+func (a *Adaptive) Levels() []LevelStat { return append([]LevelStat(nil), a.stats...) }
+
+// TaylorDegree is the Gaussian kernel's truncation degree q (0 for the
+// polynomial kernel).
+func (a *Adaptive) TaylorDegree() int {
+	if a.e.gauss {
+		return a.e.q
+	}
+	return 0
+}
+
+// Transform writes the features of the rows of x (n x d) to dst (n x Dim()).
+func (a *Adaptive) Transform(dst *mat.Dense, x mat.Matrix) error {
+	r, err := denseRows(x, a.d)
+	if err != nil {
+		return err
+	}
+	return a.transformRows(dst, r)
+}
+
+// TransformCSR is Transform for sparse input, in O(nnz(x) + n Dim q).
+func (a *Adaptive) TransformCSR(dst *mat.Dense, x *dataset.CSR) error {
+	r, err := csrRows(x, a.d)
+	if err != nil {
+		return err
+	}
+	return a.transformRows(dst, r)
+}
+
+func (a *Adaptive) transformRows(dst *mat.Dense, r *rows) error {
+	if err := checkDst(dst, r.n, len(a.rows)); err != nil {
+		return err
+	}
+	xr, om := a.e.prepare(r)
+	raw := dst.RawMatrix()
+	features(raw.Data, raw.Stride, xr, om, a.rows)
+	return nil
+}
+
+// MarshalBinary encodes the kernel and the sampled rows.
+func (a *Adaptive) MarshalBinary() ([]byte, error) {
+	var e enc
+	e.u(codecVersion)
+	e.expansion(a.e)
+	e.i(a.d)
+	e.i(len(a.rows))
+	for _, r := range a.rows {
+		e.f(r.w)
+		e.i(len(r.idx))
+		for _, i := range r.idx {
+			e.i(int(i))
+		}
+	}
+	return e.b, nil
+}
+
+func init() {
+	kernels.RegisterMap("adaptive", func(b []byte) (kernels.FeatureMap, error) {
+		d := dec{b: b}
+		d.u()
+		e, err := d.expansion()
+		if err != nil {
+			return nil, err
+		}
+		a := &Adaptive{e: e, d: d.i()}
+		n := d.i()
+		if d.err != nil || a.d < 1 || n < 0 || n > len(d.b)/8 {
+			return nil, fmt.Errorf("%w: bad adaptive map encoding", kernels.ErrParam)
+		}
+		w := e.width(a.d)
+		for j := 0; j < n && d.err == nil; j++ {
+			r := sampledRow{w: d.f()}
+			l := d.i()
+			if l < 0 || l > e.maxDegree() {
+				return nil, fmt.Errorf("%w: bad adaptive map encoding", kernels.ErrParam)
+			}
+			for c := 0; c < l; c++ {
+				i := d.i()
+				if i < 0 || i >= w {
+					return nil, fmt.Errorf("%w: bad adaptive map encoding", kernels.ErrParam)
+				}
+				r.idx = append(r.idx, int32(i))
+			}
+			a.rows = append(a.rows, r)
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		return a, nil
+	})
+}
