@@ -1,0 +1,319 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/kpca"
+)
+
+const kpcaSynopsis = "-data FILE [-standardize] -kernel gaussian [-sigma S] [-components k] -points m [-start m0] [-mean-adjust] [-incremental] [-seed N] [-json]"
+
+func init() {
+	addCommand(command{name: "kpca", summary: "grow kernel PCA one point at a time and report drift against batch", run: runKPCA})
+	addMapBuilder("inc-nystrom", buildIncNystrom)
+}
+
+// kpcaFlags are the parsed flags of `zonal kpca`.
+type kpcaFlags struct {
+	data        string
+	standardize bool
+	scale       float64
+	kernel      string
+	sigma       float64
+	components  int
+	points      int
+	start       int
+	meanAdjust  bool
+	incremental bool
+	seed        uint64
+	json        bool
+	every       int
+	checkpoints string
+	reorth      float64
+	nystrom     int
+	noBatch     bool
+}
+
+func runKPCA(args []string, stdout, stderr io.Writer) error {
+	var f kpcaFlags
+	fs := newFlagSet("kpca", kpcaSynopsis, stderr)
+	fs.StringVar(&f.data, "data", "", "data file (LIBSVM or CSV, gzip allowed); empty or \"digits\": the embedded digits set")
+	fs.BoolVar(&f.standardize, "standardize", false, "standardize each feature (mean 0, variance 1) over the points used")
+	fs.Float64Var(&f.scale, "scale", 1, "multiply every feature by this factor first (e.g. 0.00392156862745098 = 1/255 for MNIST pixels)")
+	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel: gaussian (k(x,y) = exp(-|x-y|^2/(2 sigma^2)))")
+	fs.Float64Var(&f.sigma, "sigma", 0, "Gaussian bandwidth; 0: the median Euclidean distance over all pairs of the points used (over a seeded sample of 2000 points when -points > 2000)")
+	fs.IntVar(&f.components, "components", 0, "keep the top k components (0: keep all)")
+	fs.IntVar(&f.points, "points", 0, "grow to this many points (the first m rows; 0: all rows)")
+	fs.IntVar(&f.start, "start", 20, "start from a batch decomposition of the first m0 points")
+	fs.BoolVar(&f.meanAdjust, "mean-adjust", false, "centre the data in feature space (four rank-one updates per point instead of two)")
+	fs.BoolVar(&f.incremental, "incremental", false, "grow incrementally from -start to -points with checkpoints; without it, one batch kernel PCA of -points points")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed for the sigma sample and the drift probes")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object per checkpoint")
+	fs.IntVar(&f.every, "every", 0, "checkpoint every N points (0: at -start, 250, 500, 1000, 2000, 4000, ... and -points)")
+	fs.StringVar(&f.checkpoints, "checkpoints", "", "comma-separated checkpoint sizes (overrides -every)")
+	fs.Float64Var(&f.reorth, "reorth", 0, "re-orthogonalise when the estimated drift exceeds this (0: never)")
+	fs.IntVar(&f.nystrom, "nystrom", 0, "instead of KPCA: grow an incremental Nystrom approximation of the -points x -points kernel matrix with landmarks -start..L (the first rows) and report its relative Frobenius, spectral and trace-norm errors")
+	fs.BoolVar(&f.noBatch, "no-batch", false, "skip the batch eigendecomposition at checkpoints (batch_rel_diff_eigs and batch_seconds are then null)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if f.kernel != "gaussian" {
+		return usageError{fmt.Errorf("-kernel %q: only gaussian is supported", f.kernel)}
+	}
+	if f.points < 0 || f.start < 1 || f.components < 0 || f.every < 0 || f.nystrom < 0 || !(f.sigma >= 0) || math.IsInf(f.sigma, 0) || !(f.reorth >= 0) || f.scale == 0 || math.IsNaN(f.scale) || math.IsInf(f.scale, 0) {
+		return usageError{errors.New("-points, -components, -every, -nystrom, -sigma and -reorth must be >= 0, -start >= 1 and -scale finite and nonzero")}
+	}
+	b, err := backend.FromEnv()
+	if err != nil {
+		return err
+	}
+	x, name, err := loadKPCAData(f)
+	if err != nil {
+		return err
+	}
+	n, d := x.Dims()
+	if f.points == 0 {
+		f.points = n
+	}
+	if f.points > n {
+		return fmt.Errorf("-points %d: the data have %d rows", f.points, n)
+	}
+	if f.start > f.points {
+		return fmt.Errorf("-start %d > -points %d", f.start, f.points)
+	}
+	x = mat.DenseCopyOf(x.Slice(0, f.points, 0, d))
+	if f.scale != 1 {
+		x.Scale(f.scale, x)
+	}
+	if f.standardize {
+		st, err := dataset.FitStandardizer(x)
+		if err != nil {
+			return err
+		}
+		if err := st.Apply(x); err != nil {
+			return err
+		}
+	}
+	sigmaNote := "given"
+	if f.sigma == 0 {
+		f.sigma = medianDistance(x, 2000, f.seed)
+		sigmaNote = "median pairwise distance"
+		if !(f.sigma > 0) {
+			return errors.New("cannot choose sigma: all points are equal; give -sigma")
+		}
+	}
+	k, err := kernels.NewGaussian(f.sigma)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if !f.json {
+		fmt.Fprintf(stdout, "data %s: %d points x %d features; kernel %s (sigma: %s); backend %s; mean adjustment %v\n",
+			name, f.points, d, k, sigmaNote, b.Name(), f.meanAdjust)
+	}
+	if f.nystrom > 0 {
+		return runNystromErrors(ctx, f, b, k, x, stdout)
+	}
+	opts := kpca.Options{MeanAdjust: f.meanAdjust, Components: f.components, Backend: b, ReorthThreshold: f.reorth, Seed: f.seed}
+	if !f.incremental {
+		t0 := time.Now()
+		m, err := kpca.Fit(ctx, k, x, opts)
+		if err != nil {
+			return err
+		}
+		secs := time.Since(t0).Seconds()
+		ratio := m.ExplainedVarianceRatio()
+		if f.json {
+			return json.NewEncoder(stdout).Encode(map[string]any{"points": f.points, "mean_adjust": f.meanAdjust,
+				"batch_seconds": secs, "eigenvalues": m.Eigenvalues(), "explained_variance_ratio": ratio})
+		}
+		fmt.Fprintf(stdout, "batch kernel PCA of %d points: %.3f s; %d components\n", f.points, secs, m.Dim())
+		cum := 0.0
+		for j := 0; j < min(10, len(ratio)); j++ {
+			cum += ratio[j]
+			fmt.Fprintf(stdout, "  component %2d: eigenvalue %.6g, explained variance ratio %.4f (cumulative %.4f)\n", j+1, m.Eigenvalues()[j], ratio[j], cum)
+		}
+		return nil
+	}
+	cfg := kpca.GrowConfig{Kernel: k, X: x, Options: opts, Start: f.start, Points: f.points, Every: f.every, Batch: !f.noBatch}
+	if f.checkpoints != "" {
+		for _, s := range strings.Split(f.checkpoints, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || v < f.start || v > f.points {
+				return usageError{fmt.Errorf("-checkpoints: %q is not a size in [%d, %d]", s, f.start, f.points)}
+			}
+			cfg.Checkpoints = append(cfg.Checkpoints, v)
+		}
+	} else if f.every == 0 {
+		cfg.Checkpoints = []int{f.start}
+		for c := 250; c < f.points; c *= 2 {
+			if c > f.start {
+				cfg.Checkpoints = append(cfg.Checkpoints, c)
+			}
+		}
+	}
+	if !f.json {
+		fmt.Fprintf(stdout, "%7s %11s %11s %11s %12s %10s %10s %7s\n", "points", "rel_recon", "orth", "eig_diff", "update_s", "total_s", "batch_s", "skipped")
+	}
+	enc := json.NewEncoder(stdout)
+	skipped := 0
+	err = kpca.Grow(ctx, cfg, func(c kpca.Checkpoint) error {
+		skipped = c.Skipped
+		if f.json {
+			obj := map[string]any{"points": c.Points, "mean_adjust": c.MeanAdjust, "rel_recon": c.RelRecon, "orth": c.Orth,
+				"batch_rel_diff_eigs": nanNull(c.BatchRelDiffEigs), "update_seconds": c.UpdateSeconds,
+				"total_seconds": c.TotalSeconds, "batch_seconds": nanNull(c.BatchSeconds), "skipped": c.Skipped}
+			return enc.Encode(obj)
+		}
+		_, err := fmt.Fprintf(stdout, "%7d %11.3g %11.3g %11.3g %12.6f %10.3f %10.4f %7d\n", c.Points, c.RelRecon, c.Orth,
+			c.BatchRelDiffEigs, c.UpdateSeconds, c.TotalSeconds, c.BatchSeconds, c.Skipped)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if skipped != 0 {
+		return fmt.Errorf("%d points skipped", skipped)
+	}
+	return nil
+}
+
+func nanNull(v float64) any {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return v
+}
+
+func runNystromErrors(ctx context.Context, f kpcaFlags, b backend.Backend, k kernels.Kernel, x *mat.Dense, stdout io.Writer) error {
+	n, _ := x.Dims()
+	if f.nystrom > n {
+		return fmt.Errorf("-nystrom %d > -points %d", f.nystrom, n)
+	}
+	every := f.every
+	if every == 0 {
+		every = 10
+	}
+	if !f.json {
+		fmt.Fprintf(stdout, "%9s %9s %13s %13s %13s\n", "landmarks", "features", "rel_frob", "rel_spectral", "rel_trace")
+	}
+	errs, err := kpca.NystromErrors(ctx, k, x, nil, f.start, f.nystrom, every, kpca.Options{Backend: b})
+	enc := json.NewEncoder(stdout)
+	for _, e := range errs {
+		if f.json {
+			if err := enc.Encode(e); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(stdout, "%9d %9d %13.4g %13.4g %13.4g\n", e.Landmarks, e.Features, e.Frobenius, e.Spectral, e.Trace)
+	}
+	return err
+}
+
+func loadKPCAData(f kpcaFlags) (*mat.Dense, string, error) {
+	if f.data == "" || f.data == "digits" {
+		d, err := dataset.Digits()
+		if err != nil {
+			return nil, "", err
+		}
+		return d.X, "digits (embedded)", nil
+	}
+	opts := dataset.Options{}
+	if f.points > 0 {
+		opts.MaxRows = f.points
+	}
+	d, err := dataset.ReadFile(f.data, opts)
+	if err != nil {
+		return nil, "", err
+	}
+	if d.X == nil {
+		return nil, "", fmt.Errorf("%s: no dense features", f.data)
+	}
+	return d.X, f.data, nil
+}
+
+// medianDistance returns the median Euclidean distance over all pairs of
+// rows of x, or over all pairs of a seeded sample of maxRows rows when x has
+// more.
+func medianDistance(x *mat.Dense, maxRows int, seed uint64) float64 {
+	n, d := x.Dims()
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	if n > maxRows {
+		rng := rand.New(rand.NewPCG(seed, 0x5eed))
+		rng.Shuffle(n, func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		rows = rows[:maxRows]
+	}
+	dist := make([]float64, 0, len(rows)*(len(rows)-1)/2)
+	for a := 0; a < len(rows); a++ {
+		xa := x.RawRowView(rows[a])
+		for bb := a + 1; bb < len(rows); bb++ {
+			xb := x.RawRowView(rows[bb])
+			s := 0.0
+			for j := 0; j < d; j++ {
+				t := xa[j] - xb[j]
+				s += t * t
+			}
+			dist = append(dist, s)
+		}
+	}
+	if len(dist) == 0 {
+		return 0
+	}
+	sort.Float64s(dist)
+	h := len(dist) / 2
+	if len(dist)%2 == 0 {
+		return 0.5 * (math.Sqrt(dist[h-1]) + math.Sqrt(dist[h]))
+	}
+	return math.Sqrt(dist[h])
+}
+
+// buildIncNystrom is the -map inc-nystrom builder: spec.Features landmarks
+// drawn uniformly without replacement (seeded) from the training rows, added
+// one at a time to an incremental Nystrom approximation.
+func buildIncNystrom(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
+	n, d := train.Dims()
+	if spec.Kernel == nil {
+		return nil, errors.New("inc-nystrom: no kernel")
+	}
+	m := spec.Features
+	if m <= 0 || m > n {
+		return nil, fmt.Errorf("inc-nystrom: %d landmarks from %d rows", m, n)
+	}
+	ny, err := kpca.NewNystrom(spec.Kernel, d, spec.Backend)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(spec.Seed, 0x1a2b))
+	perm := rng.Perm(n)
+	for _, i := range perm[:m] {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := ny.Add(train.RawRowView(i)); err != nil {
+			return nil, err
+		}
+	}
+	return ny.Map()
+}
