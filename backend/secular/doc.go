@@ -10,6 +10,9 @@
 //
 //   - Sign: for rho < 0 the problem is negated, eig(D + rho z z^T) =
 //     -eig(-D + |rho| z z^T), so the root finder only ever sees rho > 0.
+//   - Scaling: D and rho |z|^2 are scaled by a power of two so the larger of
+//     max|d| and rho |z|^2 is about 1 (exact; undone on output), so no
+//     intermediate underflows or overflows.
 //   - Deflation: with z normalised (rho absorbs |z|^2) and
 //     tol = 8 eps max(max|d|, rho), a component with rho |z_i| <= tol is
 //     dropped (its pair (d_i, u_i) is an eigenpair to within tol), and two

@@ -137,11 +137,20 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 		zw[k] /= zn
 	}
 
-	// Deflation.
+	// Scale by a power of two (exactly) so that max(|d|, rho|z|^2) is about 1:
+	// the root finder then never works with subnormal or overflowing values.
 	dmax := 0.0
 	for _, x := range dw {
 		dmax = math.Max(dmax, math.Abs(x))
 	}
+	e := math.Ilogb(math.Max(dmax, rn))
+	for k := range dw {
+		dw[k] = math.Ldexp(dw[k], -e)
+	}
+	rn = math.Ldexp(rn, -e)
+	dmax = math.Ldexp(dmax, -e)
+
+	// Deflation.
 	tol := 8 * eps * math.Max(dmax, rn)
 	active := make([]int, 0, m)
 	prev := -1
@@ -216,11 +225,11 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 	j := 0
 	for k := 0; k < m; k++ {
 		if isActive[k] {
-			vals[k] = sign * lam[j]
+			vals[k] = sign * math.Ldexp(lam[j], e)
 			fromT[k] = j
 			j++
 		} else {
-			vals[k] = sign * dw[k]
+			vals[k] = sign * math.Ldexp(dw[k], e)
 			fromT[k] = -1
 		}
 	}

@@ -106,6 +106,10 @@ func TestUpdateDeflation(t *testing.T) {
 	for j := range graded {
 		graded[j] = math.Pow(10, -18+18*float64(j)/float64(m-1))
 	}
+	wide := make([]float64, m)
+	for j := range wide {
+		wide[j] = math.Pow(10, -300+600*float64(j)/float64(m-1))
+	}
 	cases := []struct {
 		name string
 		d    []float64
@@ -128,6 +132,9 @@ func TestUpdateDeflation(t *testing.T) {
 		{"graded 1e-18..1", graded, nil, 1, 0},
 		{"graded 1e-18..1 tiny rho", graded, nil, 1e-17, 0},
 		{"graded 1e-18..1 negative rho", graded, nil, -1e-3, 0},
+		{"graded 1e-300..1e300", wide, nil, 1, 0},
+		{"graded 1e-300..1e300 huge negative rho", wide, nil, -1e250, 0},
+		{"subnormal", scaleVec(seq(m, 1, 1), 1e-310), nil, 1e-310, 0},
 		{"huge rho", seq(m, 0, 1), nil, 1e15, 0},
 		{"tiny rho", seq(m, 0, 1), nil, 1e-15, 0},
 		{"tiny z", seq(m, 0, 1), scaleVec(randVec(rng, m), 1e-12), 1, 0},
