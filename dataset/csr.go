@@ -55,10 +55,12 @@ func (m *CSR) Validate() error {
 		return fmt.Errorf("%w: CSR RowPtr[0] = %d, RowPtr[Rows] = %d, want 0 and nnz = %d", ErrShape, m.RowPtr[0], m.RowPtr[m.Rows], len(m.Col))
 	}
 	for i := 0; i < m.Rows; i++ {
-		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
-		if lo > hi {
-			return fmt.Errorf("%w: CSR RowPtr decreases at row %d (%d > %d)", ErrShape, i, lo, hi)
+		if m.RowPtr[i] > m.RowPtr[i+1] {
+			return fmt.Errorf("%w: CSR RowPtr decreases at row %d (%d > %d)", ErrShape, i, m.RowPtr[i], m.RowPtr[i+1])
 		}
+	}
+	for i := 0; i < m.Rows; i++ {
+		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
 		prev := -1
 		for k := lo; k < hi; k++ {
 			j := m.Col[k]
