@@ -61,6 +61,9 @@ type Stats struct {
 	// UpdateTime is the time spent inside Add (kernel row, expansion and
 	// rank-one updates), excluding drift checks.
 	UpdateTime time.Duration
+	// UpdateCPU is the process CPU time (all threads) spent inside Add; on a
+	// loaded machine it is the more stable measure. 0 where not measured.
+	UpdateCPU time.Duration
 }
 
 // Incremental maintains the eigendecomposition of a kernel matrix (centred or
@@ -168,7 +171,7 @@ func (s *Incremental) Add(x []float64) error {
 			return fmt.Errorf("kpca: point holds %v: %w", v, kernels.ErrNotFinite)
 		}
 	}
-	start := time.Now()
+	start, startCPU := time.Now(), cpuTime()
 	m := s.n
 	a := make([]float64, m)
 	if m > 0 {
@@ -239,6 +242,7 @@ func (s *Incremental) Add(x []float64) error {
 	}
 	s.stats.Points++
 	s.stats.UpdateTime += time.Since(start)
+	s.stats.UpdateCPU += cpuTime() - startCPU
 
 	if s.opts.ReorthThreshold > 0 {
 		s.sinceChk++
@@ -601,4 +605,17 @@ func checkFinite(m *mat.Dense) error {
 		}
 	}
 	return nil
+}
+
+// Clone returns an independent deep copy (for example to branch a growth
+// experiment, or to time one Add repeatedly from the same state).
+func (s *Incremental) Clone() *Incremental {
+	c := *s
+	c.x = append([]float64(nil), s.x...)
+	c.kmat = append([]float64(nil), s.kmat...)
+	c.rowSum = append([]float64(nil), s.rowSum...)
+	c.eig.d = append(make([]float64, 0, cap(s.eig.d)), s.eig.d...)
+	c.eig.dTmp = make([]float64, 0, cap(s.eig.dTmp))
+	c.eig.buf = [2][]float64{append([]float64(nil), s.eig.buf[0]...), append([]float64(nil), s.eig.buf[1]...)}
+	return &c
 }

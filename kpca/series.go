@@ -49,8 +49,12 @@ type Checkpoint struct {
 	// BatchSeconds is the time of a batch eigendecomposition of the same
 	// matrix (NaN when GrowConfig.Batch is false).
 	BatchSeconds float64 `json:"batch_seconds"`
-	Skipped      int     `json:"skipped"`
-	Reorths      int     `json:"reorths"`
+	// UpdateCPUSeconds and BatchCPUSeconds are the same as process CPU
+	// time (all threads), stable under load from other processes.
+	UpdateCPUSeconds float64 `json:"update_cpu_seconds"`
+	BatchCPUSeconds  float64 `json:"batch_cpu_seconds"`
+	Skipped          int     `json:"skipped"`
+	Reorths          int     `json:"reorths"`
 }
 
 // Grow runs the experiment of cfg, calling emit at every checkpoint; it stops
@@ -94,16 +98,17 @@ func Grow(ctx context.Context, cfg GrowConfig, emit func(Checkpoint) error) erro
 	}
 	initTime := time.Since(t0)
 	row := make([]float64, d)
-	lastCount, lastTime := 0, time.Duration(0)
+	lastCount, lastTime, lastCPU := 0, time.Duration(0), time.Duration(0)
 	check := func() error {
 		st := inc.Stats()
 		cp := Checkpoint{Points: inc.Len(), MeanAdjust: cfg.Options.MeanAdjust, Skipped: st.Skipped,
-			Reorths: st.Reorths, BatchRelDiffEigs: math.NaN(), BatchSeconds: math.NaN()}
+			Reorths: st.Reorths, BatchRelDiffEigs: math.NaN(), BatchSeconds: math.NaN(), BatchCPUSeconds: math.NaN()}
 		adds := st.Points - start - lastCount
 		if adds > 0 {
 			cp.UpdateSeconds = (st.UpdateTime - lastTime).Seconds() / float64(adds)
+			cp.UpdateCPUSeconds = (st.UpdateCPU - lastCPU).Seconds() / float64(adds)
 		}
-		lastCount, lastTime = st.Points-start, st.UpdateTime
+		lastCount, lastTime, lastCPU = st.Points-start, st.UpdateTime, st.UpdateCPU
 		cp.TotalSeconds = (initTime + st.UpdateTime).Seconds()
 		dr := inc.Drift()
 		cp.RelRecon, cp.Orth = dr.RelRecon, dr.Orth
@@ -111,11 +116,12 @@ func Grow(ctx context.Context, cfg GrowConfig, emit func(Checkpoint) error) erro
 			m := inc.Matrix()
 			nn, _ := m.Dims()
 			w := make([]float64, nn)
-			tb := time.Now()
+			tb, tbc := time.Now(), cpuTime()
 			if err := inc.b.SymEig(m.RawMatrix(), w, true); err != nil {
 				return err
 			}
 			cp.BatchSeconds = time.Since(tb).Seconds()
+			cp.BatchCPUSeconds = (cpuTime() - tbc).Seconds()
 			vals, _ := inc.Eigen()
 			lmax, diff := 0.0, 0.0
 			for j := range vals {

@@ -171,7 +171,7 @@ func runKPCA(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if !f.json {
-		fmt.Fprintf(stdout, "%7s %11s %11s %11s %12s %10s %10s %7s\n", "points", "rel_recon", "orth", "eig_diff", "update_s", "total_s", "batch_s", "skipped")
+		fmt.Fprintf(stdout, "%7s %11s %11s %11s %12s %12s %10s %10s %10s %7s\n", "points", "rel_recon", "orth", "eig_diff", "update_s", "update_cpu", "total_s", "batch_s", "batch_cpu", "skipped")
 	}
 	enc := json.NewEncoder(stdout)
 	skipped := 0
@@ -180,11 +180,12 @@ func runKPCA(args []string, stdout, stderr io.Writer) error {
 		if f.json {
 			obj := map[string]any{"points": c.Points, "mean_adjust": c.MeanAdjust, "rel_recon": c.RelRecon, "orth": c.Orth,
 				"batch_rel_diff_eigs": nanNull(c.BatchRelDiffEigs), "update_seconds": c.UpdateSeconds,
-				"total_seconds": c.TotalSeconds, "batch_seconds": nanNull(c.BatchSeconds), "skipped": c.Skipped}
+				"total_seconds": c.TotalSeconds, "batch_seconds": nanNull(c.BatchSeconds), "skipped": c.Skipped,
+				"update_cpu_seconds": c.UpdateCPUSeconds, "batch_cpu_seconds": nanNull(c.BatchCPUSeconds), "reorths": c.Reorths}
 			return enc.Encode(obj)
 		}
-		_, err := fmt.Fprintf(stdout, "%7d %11.3g %11.3g %11.3g %12.6f %10.3f %10.4f %7d\n", c.Points, c.RelRecon, c.Orth,
-			c.BatchRelDiffEigs, c.UpdateSeconds, c.TotalSeconds, c.BatchSeconds, c.Skipped)
+		_, err := fmt.Fprintf(stdout, "%7d %11.3g %11.3g %11.3g %12.6f %12.6f %10.3f %10.4f %10.4f %7d\n", c.Points, c.RelRecon, c.Orth,
+			c.BatchRelDiffEigs, c.UpdateSeconds, c.UpdateCPUSeconds, c.TotalSeconds, c.BatchSeconds, c.BatchCPUSeconds, c.Skipped)
 		return err
 	})
 	if err != nil {
