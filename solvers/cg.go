@@ -1,0 +1,301 @@
+package solvers
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+)
+
+// Operator is a symmetric linear operator on R^n applied matrix-free to a
+// block of k vectors at once (the columns of a row-major n x k matrix).
+type Operator interface {
+	// Size is n.
+	Size() int
+	// Apply writes A*X to dst (both n x k; dst never aliases x).
+	Apply(ctx context.Context, dst, x blas64.General) error
+}
+
+// OperatorFunc adapts a function to an Operator of the given size.
+type OperatorFunc struct {
+	N int
+	F func(ctx context.Context, dst, x blas64.General) error
+}
+
+// Size returns N.
+func (o OperatorFunc) Size() int { return o.N }
+
+// Apply calls F.
+func (o OperatorFunc) Apply(ctx context.Context, dst, x blas64.General) error {
+	return o.F(ctx, dst, x)
+}
+
+// DenseOperator is the operator of an explicit symmetric matrix.
+type DenseOperator struct {
+	A *mat.Dense
+	B backend.Backend // nil means backend.Default()
+}
+
+// Size returns the order of A.
+func (o DenseOperator) Size() int { r, _ := o.A.Dims(); return r }
+
+// Apply computes dst = A x.
+func (o DenseOperator) Apply(_ context.Context, dst, x blas64.General) error {
+	b := o.B
+	if b == nil {
+		b = backend.Default()
+	}
+	b.Gemm(blasNoTrans, blasNoTrans, 1, o.A.RawMatrix(), x, 0, dst)
+	return nil
+}
+
+// CGOptions configures CG. The zero value is usable.
+type CGOptions struct {
+	// Tol is the relative-residual tolerance: column j has converged when
+	// ||b_j - A x_j|| <= Tol ||b_j||. Zero means 1e-10.
+	Tol float64
+	// MaxIter bounds the iterations; zero means n (exact arithmetic converges
+	// in at most n steps).
+	MaxIter int
+	// Precond, if set, applies the inverse of an SPD preconditioner P ~ A.
+	Precond Operator
+	// RecomputeEvery replaces the recursively updated residual by the true
+	// residual b - A x every so many iterations (it drifts in floating
+	// point); zero means 50, negative never.
+	RecomputeEvery int
+	// FixedIter runs exactly MaxIter iterations (stopping early only when
+	// every residual is exactly zero) instead of stopping at Tol; FALKON's
+	// usual mode.
+	FixedIter bool
+	// Backend for the vector operations; nil means backend.Default().
+	Backend backend.Backend
+	// Progress, if set, is called after every iteration.
+	Progress func(iter int, relResidual float64)
+}
+
+// CGResult reports a CG run.
+type CGResult struct {
+	Iterations int
+	// Converged is true when every column met Tol.
+	Converged bool
+	// History holds, after every iteration, the largest relative residual
+	// over the columns (index 0 is the starting point).
+	History []float64
+}
+
+// CG solves A X = B for the symmetric positive definite operator A by the
+// (preconditioned) conjugate-gradient method, one independent recurrence per
+// column of B but one operator application per iteration for all columns
+// together. x holds the starting point on entry (zero is a good default) and
+// the solution on return; it is n x k like b.
+//
+// The relative residual of column j is ||b_j - A x_j|| / ||b_j|| (columns with
+// b_j = 0 are solved by x_j = 0). A direction p with p^T A p <= 0 proves A is
+// not positive definite and CG stops with an error wrapping ErrIndefinite;
+// likewise r^T P^{-1} r <= 0 for a nonzero r and the preconditioner. Not
+// reaching Tol within MaxIter is not an error: the result says Converged =
+// false. ctx is checked every iteration.
+func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGResult, error) {
+	var res CGResult
+	n := a.Size()
+	nb, k := b.Dims()
+	nx, kx := x.Dims()
+	if nb != n || nx != n || kx != k {
+		return res, fmt.Errorf("%w: CG operator of size %d, b is %dx%d, x is %dx%d", ErrShape, n, nb, k, nx, kx)
+	}
+	if err := checkFinite("CG right-hand side", b); err != nil {
+		return res, err
+	}
+	be := opts.Backend
+	if be == nil {
+		be = backend.Default()
+	}
+	tol := opts.Tol
+	if tol <= 0 {
+		tol = 1e-10
+	}
+	maxIter := opts.MaxIter
+	if maxIter <= 0 {
+		maxIter = n
+	}
+	every := opts.RecomputeEvery
+	if every == 0 {
+		every = 50
+	}
+
+	bnorm := make([]float64, k)
+	for j := range bnorm {
+		bnorm[j] = colNorm(be, b, j)
+	}
+	r := mat.NewDense(n, k, nil)
+	z := r
+	if opts.Precond != nil {
+		z = mat.NewDense(n, k, nil)
+	}
+	p := mat.NewDense(n, k, nil)
+	q := mat.NewDense(n, k, nil)
+
+	trueResidual := func() error {
+		if err := a.Apply(ctx, r.RawMatrix(), x.RawMatrix()); err != nil {
+			return err
+		}
+		r.Sub(b, r)
+		return nil
+	}
+	if err := trueResidual(); err != nil {
+		return res, err
+	}
+	done := make([]bool, k)
+	rel := func() float64 {
+		worst := 0.0
+		for j := 0; j < k; j++ {
+			rn := colNorm(be, r, j)
+			e := rn
+			if bnorm[j] > 0 {
+				e = rn / bnorm[j]
+			}
+			if (!opts.FixedIter && e <= tol) || rn == 0 {
+				done[j] = true
+			}
+			worst = math.Max(worst, e)
+		}
+		return worst
+	}
+	applyPrec := func() error {
+		if opts.Precond == nil {
+			return nil
+		}
+		return opts.Precond.Apply(ctx, z.RawMatrix(), r.RawMatrix())
+	}
+	res.History = append(res.History, rel())
+	if err := applyPrec(); err != nil {
+		return res, err
+	}
+	rz := make([]float64, k)
+	for j := 0; j < k; j++ {
+		rz[j] = colDot(be, r, z, j)
+		if opts.Precond != nil && rz[j] < 0 {
+			return res, fmt.Errorf("%w: preconditioner gives r^T P^-1 r = %g < 0", ErrIndefinite, rz[j])
+		}
+	}
+	p.Copy(z)
+	for j := 0; j < k; j++ {
+		if done[j] {
+			zeroCol(p, j)
+		}
+	}
+	allDone := func() bool {
+		for _, d := range done {
+			if !d {
+				return false
+			}
+		}
+		return true
+	}
+	if allDone() {
+		res.Converged = true
+		return res, nil
+	}
+
+	pr, qr := p.RawMatrix(), q.RawMatrix()
+	for it := 1; it <= maxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("solvers: CG canceled at iteration %d: %w", it, err)
+		}
+		if err := a.Apply(ctx, qr, pr); err != nil {
+			return res, err
+		}
+		for j := 0; j < k; j++ {
+			if done[j] {
+				continue
+			}
+			pq := colDot(be, p, q, j)
+			if !(pq > 0) {
+				return res, fmt.Errorf("%w: CG iteration %d, column %d: p^T A p = %g", ErrIndefinite, it, j, pq)
+			}
+			alpha := rz[j] / pq
+			colAxpy(be, alpha, p, x, j)
+			colAxpy(be, -alpha, q, r, j)
+		}
+		if every > 0 && it%every == 0 {
+			if err := trueResidual(); err != nil {
+				return res, err
+			}
+		}
+		res.Iterations = it
+		worst := rel()
+		res.History = append(res.History, worst)
+		if opts.Progress != nil {
+			opts.Progress(it, worst)
+		}
+		if allDone() {
+			break
+		}
+		if err := applyPrec(); err != nil {
+			return res, err
+		}
+		for j := 0; j < k; j++ {
+			if done[j] {
+				zeroCol(p, j)
+				continue
+			}
+			rzNew := colDot(be, r, z, j)
+			if opts.Precond != nil && !(rzNew > 0) {
+				return res, fmt.Errorf("%w: preconditioner gives r^T P^-1 r = %g", ErrIndefinite, rzNew)
+			}
+			beta := rzNew / rz[j]
+			rz[j] = rzNew
+			// p = z + beta p
+			colScaleAdd(p, z, beta, j)
+		}
+	}
+	res.Converged = true
+	for j := 0; j < k; j++ {
+		e := colNorm(be, r, j)
+		if bnorm[j] > 0 {
+			e /= bnorm[j]
+		}
+		if e > tol {
+			res.Converged = false
+		}
+	}
+	return res, nil
+}
+
+func colVec(m *mat.Dense, j int) blas64.Vector {
+	r := m.RawMatrix()
+	return blas64.Vector{N: r.Rows, Inc: r.Stride, Data: r.Data[j:]}
+}
+
+func colNorm(be backend.Backend, m *mat.Dense, j int) float64 {
+	v := colVec(m, j)
+	return math.Sqrt(be.Dot(v, v))
+}
+
+func colDot(be backend.Backend, a, b *mat.Dense, j int) float64 {
+	return be.Dot(colVec(a, j), colVec(b, j))
+}
+
+// colAxpy: y[:,j] += alpha x[:,j].
+func colAxpy(be backend.Backend, alpha float64, x, y *mat.Dense, j int) {
+	be.Axpy(alpha, colVec(x, j), colVec(y, j))
+}
+
+// colScaleAdd: p[:,j] = z[:,j] + beta p[:,j].
+func colScaleAdd(p, z *mat.Dense, beta float64, j int) {
+	pr, zr := p.RawMatrix(), z.RawMatrix()
+	for i := 0; i < pr.Rows; i++ {
+		pr.Data[i*pr.Stride+j] = zr.Data[i*zr.Stride+j] + beta*pr.Data[i*pr.Stride+j]
+	}
+}
+
+func zeroCol(m *mat.Dense, j int) {
+	r := m.RawMatrix()
+	for i := 0; i < r.Rows; i++ {
+		r.Data[i*r.Stride+j] = 0
+	}
+}

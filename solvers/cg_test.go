@@ -1,0 +1,132 @@
+package solvers
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+func randSPD(n int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	b := mat.NewDense(n, n, nil)
+	for i := range b.RawMatrix().Data {
+		b.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	a := mat.NewDense(n, n, nil)
+	a.Mul(b.T(), b)
+	for i := 0; i < n; i++ {
+		a.Set(i, i, a.At(i, i)+float64(i+1)) // spread the spectrum
+	}
+	return a
+}
+
+func TestCGSolvesSPD(t *testing.T) {
+	const n, k = 60, 3
+	a := randSPD(n, 1)
+	rng := rand.New(rand.NewPCG(3, 4))
+	b := mat.NewDense(n, k, nil)
+	for i := range b.RawMatrix().Data {
+		b.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	// Jacobi preconditioner.
+	jac := OperatorFunc{N: n, F: func(_ context.Context, dst, x blas64.General) error {
+		for i := 0; i < n; i++ {
+			for j := 0; j < k; j++ {
+				dst.Data[i*dst.Stride+j] = x.Data[i*x.Stride+j] / a.At(i, i)
+			}
+		}
+		return nil
+	}}
+	for _, tc := range []struct {
+		name string
+		pre  Operator
+	}{{"plain", nil}, {"jacobi", jac}} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := mat.NewDense(n, k, nil)
+			const tol = 1e-10
+			res, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{Tol: tol, Precond: tc.pre, RecomputeEvery: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Converged {
+				t.Fatalf("not converged after %d iterations, history %v", res.Iterations, res.History)
+			}
+			if len(res.History) != res.Iterations+1 {
+				t.Fatalf("history has %d entries for %d iterations", len(res.History), res.Iterations)
+			}
+			// The true residual meets the tolerance (up to the rounding of
+			// the recurrence, a factor 10 of slack).
+			var r mat.Dense
+			r.Mul(a, x)
+			r.Sub(b, &r)
+			for j := 0; j < k; j++ {
+				rel := mat.Norm(r.ColView(j), 2) / mat.Norm(b.ColView(j), 2)
+				if rel > 10*tol {
+					t.Errorf("column %d: true relative residual %g > %g", j, rel, 10*tol)
+				}
+			}
+		})
+	}
+}
+
+func TestCGIndefinite(t *testing.T) {
+	const n = 10
+	a := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		a.Set(i, i, float64(i+1))
+	}
+	a.Set(4, 4, -3)
+	b := mat.NewDense(n, 1, nil)
+	for i := 0; i < n; i++ {
+		b.Set(i, 0, 1)
+	}
+	x := mat.NewDense(n, 1, nil)
+	_, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{})
+	if !errors.Is(err, ErrIndefinite) {
+		t.Fatalf("err = %v, want ErrIndefinite", err)
+	}
+	// A negative definite preconditioner is caught too.
+	a.Set(4, 4, 5)
+	neg := OperatorFunc{N: n, F: func(_ context.Context, dst, x blas64.General) error {
+		for i := 0; i < n; i++ {
+			dst.Data[i*dst.Stride] = -x.Data[i*x.Stride]
+		}
+		return nil
+	}}
+	x.Zero()
+	if _, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{Precond: neg}); !errors.Is(err, ErrIndefinite) {
+		t.Fatalf("indefinite preconditioner: err = %v, want ErrIndefinite", err)
+	}
+}
+
+func TestCGZeroRHSAndCancel(t *testing.T) {
+	a := randSPD(8, 5)
+	b := mat.NewDense(8, 2, nil)
+	b.Set(0, 1, 1)
+	x := mat.NewDense(8, 2, nil)
+	res, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{})
+	if err != nil || !res.Converged {
+		t.Fatalf("err %v converged %v", err, res.Converged)
+	}
+	if mat.Norm(x.ColView(0), 2) != 0 {
+		t.Fatal("zero right-hand side gave a nonzero solution")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	x.Zero()
+	if _, err := CG(ctx, DenseOperator{A: a}, b, x, CGOptions{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled: err = %v", err)
+	}
+	if _, err := CG(context.Background(), DenseOperator{A: a}, mat.NewDense(7, 2, nil), x, CGOptions{}); !errors.Is(err, ErrShape) {
+		t.Fatalf("shape: err = %v", err)
+	}
+	b.Set(3, 0, math.NaN())
+	if _, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{}); !errors.Is(err, ErrNotFinite) {
+		t.Fatalf("NaN: err = %v", err)
+	}
+}

@@ -1,0 +1,52 @@
+// Package solvers turns kernels and feature maps into fitted models: kernel
+// ridge regression solved exactly, on explicit features, by FALKON and by
+// ParK, the conjugate-gradient method they share, the classification and
+// regression tasks built on top, and the versioned model file.
+//
+// # Conventions
+//
+// Every solver minimises the same empirical objective over n training rows
+// with k outputs (the columns of Y):
+//
+//	(1/n) ||F - Y||_F^2 + lambda ||f||^2
+//
+// so that lambda has one meaning everywhere:
+//
+//   - exact KRR: f(x) = K(x, X) alpha with (K + lambda n I) alpha = Y;
+//   - ridge on a feature map z: f(x) = z(x) W with
+//     (Z^T Z + lambda n I) W = Z^T Y (Z^T Z and Z^T Y accumulated over row
+//     blocks, Z is never held whole);
+//   - FALKON (Rudi, Carratino, Rosasco 2017) with M centres C:
+//     f(x) = K(x, C) alpha with (K_nM^T K_nM + lambda n K_MM) alpha = K_nM^T Y,
+//     solved by CG on the preconditioned system
+//     B^T (K_nM^T K_nM / n + lambda K_MM) B beta = B^T K_nM^T Y / n,
+//     B = T^{-1} A^{-1}, T = chol(K_MM + eps M I), A = chol(T T^T / M + lambda I)
+//     (T, A upper triangular as in the paper; this package stores the lower
+//     factors L = T^T and La = A^T);
+//   - ParK (Carratino et al. 2021): a Voronoi partition of the feature space
+//     into Q cells and one FALKON per cell with lambda_q = lambda n / n_q,
+//     which makes every cell's absolute regulariser lambda_q n_q = lambda n the
+//     global one, so Q = 1 is FALKON exactly.
+//
+// A scikit-learn Ridge alpha corresponds to alpha = lambda n.
+//
+// The targets are centred: each model stores the training mean of every output
+// column and adds it back at prediction (an unpenalised intercept).
+//
+// With M = n centres FALKON solves the exact KRR system, and with an exact
+// feature map (Nystrom on all training points, Z Z^T = K) ridge regression on
+// features gives the exact KRR predictor; both identities are tests.
+//
+// # Tasks
+//
+// Regression predicts the outputs directly (metrics RMSE, MAE, R^2).
+// Binary classification trains on targets +1/-1 and predicts by sign;
+// multi-class classification trains one +1/-1 output per class (one versus
+// all) and predicts the argmax; the metric is accuracy.
+//
+// # Serving
+//
+// Fitted models are immutable. Predict on one row or a small batch writes into
+// a caller buffer without allocating after warm-up (scratch space comes from a
+// sync.Pool) and is safe for concurrent use by many goroutines.
+package solvers

@@ -1,0 +1,301 @@
+package solvers
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/kernels"
+)
+
+// Centre sampling schemes for FALKON.
+const (
+	SamplingUniform = "uniform" // M distinct training rows uniformly at random
+	SamplingRLS     = "rls"     // recursive ridge leverage scores (kernels.RecursiveRLS)
+)
+
+// FalkonOptions configures FitFalkon.
+type FalkonOptions struct {
+	Options
+	// Centers is M, the number of Nystrom centres (1 <= M <= n).
+	Centers int
+	// Sampling is SamplingUniform (default) or SamplingRLS.
+	Sampling string
+	// Iterations bounds the CG iterations; zero means 20.
+	Iterations int
+	// Tol is CG's relative-residual tolerance on the preconditioned system;
+	// zero means 1e-9.
+	Tol float64
+	// Seed drives the centre sampling.
+	Seed uint64
+}
+
+// Falkon is a FALKON model: f(x) = mean + K(x, C) alpha, C the M centres.
+type Falkon struct {
+	exp     *expansion
+	lambda  float64
+	idx     []int
+	cg      CGResult
+	kmmJit  float64
+	caching bool
+}
+
+// FitFalkon fits FALKON (Rudi, Carratino, Rosasco 2017) with k outputs. With
+// the centres C (M rows of x), T = chol(K_MM + eps M I) and
+// A = chol(T T^T / M + lambda I), CG solves
+//
+//	A^-T T^-T (K_nM^T K_nM / n + lambda K_MM) T^-1 A^-1 beta = A^-T T^-T K_nM^T Y / n
+//
+// for all k columns together (one pass over K_nM per iteration serves every
+// output), and alpha = T^-1 A^-1 beta. K_nM is cached when n M doubles fit
+// opts.MemoryBudget (after the M x M factors) and otherwise recomputed in row
+// blocks at every iteration. eps is 1e-14, raised by jitter escalation when
+// K_MM has (near-)duplicate centres.
+func FitFalkon(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts FalkonOptions) (*Falkon, error) {
+	if k == nil {
+		return nil, fmt.Errorf("%w: nil kernel", ErrParam)
+	}
+	n, _, _, err := checkXY(x, y)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLambda(lambda); err != nil {
+		return nil, err
+	}
+	M := opts.Centers
+	if M < 1 || M > n {
+		return nil, fmt.Errorf("%w: FALKON needs 1 <= centres <= n = %d, got %d", ErrParam, n, M)
+	}
+	var idx []int
+	switch opts.Sampling {
+	case "", SamplingUniform:
+		idx = uniformCenters(n, M, opts.Seed)
+	case SamplingRLS:
+		idx, err = rlsCenters(ctx, opts.backend(), k, x, M, lambda, opts.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("solvers: leverage-score centres: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown centre sampling %q (uniform, rls)", ErrParam, opts.Sampling)
+	}
+	yc, mean := centerTargets(y)
+	return fitFalkonCentered(ctx, k, x, yc, mean, lambda, idx, opts)
+}
+
+// uniformCenters draws M distinct indices of 0..n-1, sorted.
+func uniformCenters(n, M int, seed uint64) []int {
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	idx := rng.Perm(n)[:M]
+	slices.Sort(idx)
+	return idx
+}
+
+func gatherRows(x *mat.Dense, idx []int) *mat.Dense {
+	_, d := x.Dims()
+	c := mat.NewDense(len(idx), d, nil)
+	for i, j := range idx {
+		copy(rowOf(c, i), rowOf(x, j))
+	}
+	return c
+}
+
+func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, mean []float64, lambda float64, idx []int, opts FalkonOptions) (*Falkon, error) {
+	n, d := x.Dims()
+	_, kout := yc.Dims()
+	M := len(idx)
+	be := opts.backend()
+	budget := budgetOr(opts.MemoryBudget)
+	fixed := 2*int64(M)*int64(M)*8 + 6*int64(M)*int64(kout)*8
+	if fixed+int64(M)*8 > budget {
+		return nil, fmt.Errorf("%w: FALKON with %d centres needs %s for its M x M factors, budget is %s",
+			ErrMemory, M, formatBytes(fixed+int64(M)*8), formatBytes(budget))
+	}
+	iters := opts.Iterations
+	if iters <= 0 {
+		iters = 20
+	}
+	tol := opts.Tol
+	if tol <= 0 {
+		tol = 1e-9
+	}
+	centers := gatherRows(x, idx)
+
+	// T: L L^T = K_MM + eps M I (L = T^T).
+	L := mat.NewDense(M, M, nil)
+	jit, err := factorWithJitter(ctx, be, L, 1e-14*float64(M), "K_MM + eps M I", func(a *mat.Dense) error {
+		return kernels.MatrixInto(a, be, k, centers, centers)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// A: La La^T = L^T L / M + lambda I (La = A^T).
+	La := mat.NewDense(M, M, nil)
+	if _, err := factorWithJitter(ctx, be, La, lambda, "T T^T / M + lambda I", func(a *mat.Dense) error {
+		be.Syrk(blasTrans, 1/float64(M), L.RawMatrix(), 0, a.RawMatrix())
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	opts.report(Progress{Stage: "factor", Done: 1, Total: 1})
+
+	// K_nM: cached whole, or streamed in row blocks.
+	var knm *mat.Dense
+	bs := n
+	if fixed+int64(n)*int64(M)*8 <= budget {
+		knm = mat.NewDense(n, M, nil)
+		cb := min(n, 4096)
+		for i0 := 0; i0 < n; i0 += cb {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("solvers: FALKON canceled: %w", err)
+			}
+			i1 := min(i0+cb, n)
+			if err := kernels.MatrixInto(knm.Slice(i0, i1, 0, M).(*mat.Dense), be, k, x.Slice(i0, i1, 0, d), centers); err != nil {
+				return nil, err
+			}
+			opts.report(Progress{Stage: "kernel", Done: i1, Total: n})
+		}
+	} else {
+		bs = int((budget - fixed) / (int64(M) * 8))
+		bs = max(1, min(bs, n))
+	}
+	var kb *mat.Dense
+	if knm == nil {
+		kb = mat.NewDense(bs, M, nil)
+	}
+	tmp := mat.NewDense(bs, kout, nil)
+	// pass computes out = K_nM^T (K_nM w) (+ K_nM^T yc when w is nil: out = K_nM^T yc).
+	pass := func(ctx context.Context, out blas64.General, w *blas64.General) error {
+		zeroGeneral(out)
+		for i0 := 0; i0 < n; i0 += bs {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("solvers: FALKON canceled: %w", err)
+			}
+			i1 := min(i0+bs, n)
+			var kv *mat.Dense
+			if knm != nil {
+				kv = knm.Slice(i0, i1, 0, M).(*mat.Dense)
+			} else {
+				kv = kb.Slice(0, i1-i0, 0, M).(*mat.Dense)
+				if err := kernels.MatrixInto(kv, be, k, x.Slice(i0, i1, 0, d), centers); err != nil {
+					return err
+				}
+			}
+			var rhs blas64.General
+			if w == nil {
+				rhs = yc.Slice(i0, i1, 0, kout).(*mat.Dense).RawMatrix()
+			} else {
+				rhs = tmp.Slice(0, i1-i0, 0, kout).(*mat.Dense).RawMatrix()
+				be.Gemm(blasNoTrans, blasNoTrans, 1, kv.RawMatrix(), *w, 0, rhs)
+			}
+			be.Gemm(blasTrans, blasNoTrans, 1, kv.RawMatrix(), rhs, 1, out)
+		}
+		return nil
+	}
+	lr, lar := L.RawMatrix(), La.RawMatrix()
+	invN := 1 / float64(n)
+	v := mat.NewDense(M, kout, nil)
+	w := mat.NewDense(M, kout, nil)
+	op := OperatorFunc{N: M, F: func(ctx context.Context, dst, u blas64.General) error {
+		vr, wr := v.RawMatrix(), w.RawMatrix()
+		copyGeneral(vr, u)
+		be.TriSolve(blasTrans, lar, vr) // v = A^-1 u
+		copyGeneral(wr, vr)
+		be.TriSolve(blasTrans, lr, wr) // w = T^-1 v
+		if err := pass(ctx, dst, &wr); err != nil {
+			return err
+		}
+		be.TriSolve(blasNoTrans, lr, dst) // T^-T (.)
+		scaleAddGeneral(dst, invN, vr, lambda)
+		be.TriSolve(blasNoTrans, lar, dst) // A^-T (.)
+		return nil
+	}}
+	r := mat.NewDense(M, kout, nil)
+	rr := r.RawMatrix()
+	if err := pass(ctx, rr, nil); err != nil {
+		return nil, err
+	}
+	be.TriSolve(blasNoTrans, lr, rr)
+	be.TriSolve(blasNoTrans, lar, rr)
+	for i := range rr.Data {
+		rr.Data[i] *= invN
+	}
+	beta := mat.NewDense(M, kout, nil)
+	res, err := CG(ctx, op, r, beta, CGOptions{
+		Tol: tol, MaxIter: iters, Backend: be,
+		Progress: func(it int, rel float64) {
+			opts.report(Progress{Stage: "cg", Done: it, Total: iters, Residual: rel})
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	br := beta.RawMatrix()
+	be.TriSolve(blasTrans, lar, br)
+	be.TriSolve(blasTrans, lr, br)
+	return &Falkon{
+		exp: newExpansion(k, centers, beta, mean), lambda: lambda, idx: idx,
+		cg: res, kmmJit: jit, caching: knm != nil,
+	}, nil
+}
+
+func zeroGeneral(g blas64.General) {
+	for i := 0; i < g.Rows; i++ {
+		clear(g.Data[i*g.Stride : i*g.Stride+g.Cols])
+	}
+}
+
+func copyGeneral(dst, src blas64.General) {
+	for i := 0; i < src.Rows; i++ {
+		copy(dst.Data[i*dst.Stride:i*dst.Stride+dst.Cols], src.Data[i*src.Stride:i*src.Stride+src.Cols])
+	}
+}
+
+// scaleAddGeneral: dst = a*dst + b*src.
+func scaleAddGeneral(dst blas64.General, a float64, src blas64.General, b float64) {
+	for i := 0; i < dst.Rows; i++ {
+		d := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
+		s := src.Data[i*src.Stride : i*src.Stride+src.Cols]
+		for j := range d {
+			d[j] = a*d[j] + b*s[j]
+		}
+	}
+}
+
+// Kind returns "falkon".
+func (m *Falkon) Kind() string { return KindFalkon }
+
+// InputDim is d.
+func (m *Falkon) InputDim() int { _, d, _ := m.exp.dims(); return d }
+
+// Outputs is k.
+func (m *Falkon) Outputs() int { _, _, k := m.exp.dims(); return k }
+
+// Centers returns the M x d centres (not a copy).
+func (m *Falkon) Centers() *mat.Dense { return m.exp.centers }
+
+// CenterIndices returns the training-row indices of the centres (nil after
+// loading from a file).
+func (m *Falkon) CenterIndices() []int { return m.idx }
+
+// Alpha returns the M x k coefficients (not a copy).
+func (m *Falkon) Alpha() *mat.Dense { return m.exp.alpha }
+
+// CG reports the conjugate-gradient run of the fit.
+func (m *Falkon) CG() CGResult { return m.cg }
+
+// CachedKnM reports whether the fit held K_nM whole (it fitted the budget).
+func (m *Falkon) CachedKnM() bool { return m.caching }
+
+// Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
+// allocate after warm-up.
+func (m *Falkon) Predict(dst, x *mat.Dense) error { return predictExpansion(m.exp, dst, x) }
+
+// rlsCenters draws M centres by recursive ridge leverage scores, sorted.
+func rlsCenters(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, M int, lambda float64, seed uint64) ([]int, error) {
+	return nil, fmt.Errorf("%w: leverage-score sampling is not available yet", ErrParam)
+}

@@ -1,0 +1,100 @@
+package solvers
+
+import (
+	"context"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/kernels"
+)
+
+// KRR is exact kernel ridge regression: f(x) = mean + K(x, X) alpha with
+// (K + lambda n I) alpha = Y - mean.
+type KRR struct {
+	exp    *expansion
+	lambda float64
+	jitter float64
+}
+
+// FitKRR fits exact KRR by a Cholesky factorisation of K + lambda n I (the
+// convention of the package doc: lambda multiplies n). The n x n kernel
+// matrix must fit opts.MemoryBudget, otherwise FitKRR refuses with an error
+// wrapping ErrMemory that names the bytes needed. If the factorisation fails
+// (lambda n below the rounding level of K) a jitter of 1e-12..1e-4 times the
+// mean diagonal is added in steps; past that the error wraps ErrFactor.
+// The training rows are kept as the expansion's centres.
+func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts Options) (*KRR, error) {
+	if k == nil {
+		return nil, fmt.Errorf("%w: nil kernel", ErrParam)
+	}
+	n, _, _, err := checkXY(x, y)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLambda(lambda); err != nil {
+		return nil, err
+	}
+	budget := budgetOr(opts.MemoryBudget)
+	need := int64(n) * int64(n) * 8
+	if need > budget {
+		return nil, fmt.Errorf("%w: exact KRR on %d rows needs %s for the kernel matrix, budget is %s (use -method falkon, or a larger budget)",
+			ErrMemory, n, formatBytes(need), formatBytes(budget))
+	}
+	be := opts.backend()
+	yc, mean := centerTargets(y)
+	kmat := mat.NewDense(n, n, nil)
+	fill := func(a *mat.Dense) error {
+		opts.report(Progress{Stage: "kernel", Done: 0, Total: 1})
+		if err := kernels.MatrixInto(a, be, k, x, x); err != nil {
+			return err
+		}
+		opts.report(Progress{Stage: "kernel", Done: 1, Total: 1})
+		return ctx.Err()
+	}
+	jit, err := factorWithJitter(ctx, be, kmat, lambda*float64(n), "K + lambda n I", fill)
+	if err != nil {
+		return nil, err
+	}
+	opts.report(Progress{Stage: "factor", Done: 1, Total: 1})
+	be.CholSolve(kmat.RawMatrix(), yc.RawMatrix())
+	xc := mat.DenseCopyOf(x)
+	return &KRR{exp: newExpansion(k, xc, yc, mean), lambda: lambda, jitter: jit}, nil
+}
+
+// Kind returns "krr".
+func (m *KRR) Kind() string { return KindKRR }
+
+// InputDim is d.
+func (m *KRR) InputDim() int { _, d, _ := m.exp.dims(); return d }
+
+// Outputs is k.
+func (m *KRR) Outputs() int { _, _, k := m.exp.dims(); return k }
+
+// Jitter is the diagonal jitter the factorisation needed (0 normally).
+func (m *KRR) Jitter() float64 { return m.jitter }
+
+// Alpha returns the n x k coefficients (not a copy).
+func (m *KRR) Alpha() *mat.Dense { return m.exp.alpha }
+
+// Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
+// allocate after warm-up.
+func (m *KRR) Predict(dst, x *mat.Dense) error { return predictExpansion(m.exp, dst, x) }
+
+func predictExpansion(e *expansion, dst, x *mat.Dense) error {
+	_, d, k := e.dims()
+	if err := checkPredict(dst, x, d, k); err != nil {
+		return err
+	}
+	if err := checkFinite("features", x); err != nil {
+		return err
+	}
+	n, _ := x.Dims()
+	if n <= smallBatch {
+		for i := 0; i < n; i++ {
+			e.predictRow(rowOf(dst, i), rowOf(x, i))
+		}
+		return nil
+	}
+	return e.predictBatch(defaultBackend(), dst, x)
+}

@@ -1,0 +1,134 @@
+package solvers
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Scaler standardises inputs: x'_j = (x_j - Mean_j) / Scale_j.
+type Scaler struct {
+	Mean, Scale []float64
+}
+
+// NewScaler checks and wraps mean and scale (same length, finite, scale != 0).
+func NewScaler(mean, scale []float64) (*Scaler, error) {
+	if len(mean) != len(scale) || len(mean) == 0 {
+		return nil, fmt.Errorf("%w: scaler mean has %d entries, scale %d", ErrShape, len(mean), len(scale))
+	}
+	for j := range mean {
+		if math.IsNaN(mean[j]) || math.IsInf(mean[j], 0) || math.IsNaN(scale[j]) || math.IsInf(scale[j], 0) || scale[j] == 0 {
+			return nil, fmt.Errorf("%w: scaler column %d has mean %g, scale %g", ErrParam, j, mean[j], scale[j])
+		}
+	}
+	return &Scaler{Mean: mean, Scale: scale}, nil
+}
+
+// applyRow writes the standardised x to dst.
+func (s *Scaler) applyRow(dst, x []float64) {
+	for j, v := range x {
+		dst[j] = (v - s.Mean[j]) / s.Scale[j]
+	}
+}
+
+// Pipeline is what a model file holds and `zonal predict` serves: an
+// optional input scaler, a fitted model and the label encoding of its task.
+// It is immutable after construction and safe for concurrent use.
+type Pipeline struct {
+	Scaler   *Scaler // nil: inputs are used as they are
+	Encoding Encoding
+	Model    Model
+	pool     sync.Pool // *pipeScratch
+}
+
+type pipeScratch struct {
+	xs  [smallBatch + 1]*mat.Dense
+	out [smallBatch + 1]*mat.Dense
+}
+
+// NewPipeline checks that the parts fit together.
+func NewPipeline(s *Scaler, enc Encoding, m Model) (*Pipeline, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: nil model", ErrParam)
+	}
+	if s != nil && len(s.Mean) != m.InputDim() {
+		return nil, fmt.Errorf("%w: scaler for %d columns, model takes %d", ErrShape, len(s.Mean), m.InputDim())
+	}
+	if enc.Task == TaskAuto {
+		enc.Task = TaskRegression
+	}
+	if enc.Outputs() != m.Outputs() {
+		return nil, fmt.Errorf("%w: task %s needs %d outputs, model has %d", ErrShape, enc.Task, enc.Outputs(), m.Outputs())
+	}
+	p := &Pipeline{Scaler: s, Encoding: enc, Model: m}
+	p.pool.New = func() any { return new(pipeScratch) }
+	return p, nil
+}
+
+// InputDim is the number of input columns d.
+func (p *Pipeline) InputDim() int { return p.Model.InputDim() }
+
+// Outputs is the number of model outputs k.
+func (p *Pipeline) Outputs() int { return p.Model.Outputs() }
+
+// PredictOutputs scales x (n x d) and writes the raw model outputs to dst
+// (n x k). Batches of at most 32 rows do not allocate after warm-up.
+func (p *Pipeline) PredictOutputs(dst, x *mat.Dense) error {
+	if p.Scaler == nil {
+		return p.Model.Predict(dst, x)
+	}
+	n, d := x.Dims()
+	if d != p.InputDim() {
+		return fmt.Errorf("%w: model expects %d features, input has %d", ErrShape, p.InputDim(), d)
+	}
+	var xs *mat.Dense
+	if n <= smallBatch && n > 0 {
+		s := p.pool.Get().(*pipeScratch)
+		defer p.pool.Put(s)
+		if s.xs[n] == nil {
+			s.xs[n] = mat.NewDense(n, d, nil)
+		}
+		xs = s.xs[n]
+	} else {
+		xs = mat.NewDense(max(n, 1), d, nil)
+		if n == 0 {
+			return nil
+		}
+	}
+	for i := 0; i < n; i++ {
+		p.Scaler.applyRow(rowOf(xs, i), rowOf(x, i))
+	}
+	return p.Model.Predict(dst, xs)
+}
+
+// PredictLabels writes the prediction for every row of x to dst (length n):
+// the value for regression, the class label for classification. Batches of
+// at most 32 rows do not allocate after warm-up.
+func (p *Pipeline) PredictLabels(dst []float64, x *mat.Dense) error {
+	n, _ := x.Dims()
+	if len(dst) != n {
+		return fmt.Errorf("%w: dst has %d entries for %d rows", ErrShape, len(dst), n)
+	}
+	if n == 0 {
+		return nil
+	}
+	k := p.Outputs()
+	var out *mat.Dense
+	if n <= smallBatch {
+		s := p.pool.Get().(*pipeScratch)
+		defer p.pool.Put(s)
+		if s.out[n] == nil {
+			s.out[n] = mat.NewDense(n, k, nil)
+		}
+		out = s.out[n]
+	} else {
+		out = mat.NewDense(n, k, nil)
+	}
+	if err := p.PredictOutputs(out, x); err != nil {
+		return err
+	}
+	p.Encoding.Decode(dst, out)
+	return nil
+}

@@ -1,0 +1,172 @@
+package solvers
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/kernels"
+)
+
+// Ridge is ridge regression on an explicit feature map z:
+// f(x) = mean + z(x) W with (Z^T Z + lambda n I) W = Z^T (Y - mean).
+type Ridge struct {
+	fm     kernels.FeatureMap
+	w      *mat.Dense // D x k
+	mean   []float64
+	lambda float64
+	pool   sync.Pool // *ridgeScratch
+}
+
+type ridgeScratch struct {
+	z [smallBatch + 1]*mat.Dense // z[r] is r x D, allocated on first use
+}
+
+// FitRidge fits ridge regression with k outputs (the columns of y) on the
+// features fm(x). Z^T Z and Z^T Y are accumulated over row blocks (Syrk and
+// Gemm on the backend), so Z is never held whole: memory is D^2 + block x D
+// floats. The D x D system is solved by Cholesky (with jitter escalation
+// when lambda is tiny and Z^T Z singular).
+func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.Dense, lambda float64, opts Options) (*Ridge, error) {
+	if fm == nil {
+		return nil, fmt.Errorf("%w: nil feature map", ErrParam)
+	}
+	n, d, k, err := checkXY(x, y)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLambda(lambda); err != nil {
+		return nil, err
+	}
+	if fm.InputDim() != d {
+		return nil, fmt.Errorf("%w: feature map takes %d inputs, data has %d columns", ErrShape, fm.InputDim(), d)
+	}
+	D := fm.Dim()
+	be := opts.backend()
+	budget := budgetOr(opts.MemoryBudget)
+	need := int64(D)*int64(D)*8 + int64(D)*int64(k)*8
+	if need+int64(D)*8 > budget {
+		return nil, fmt.Errorf("%w: ridge on %d features needs %s for Z^T Z, budget is %s", ErrMemory, D, formatBytes(need+int64(D)*8), formatBytes(budget))
+	}
+	bs := int((budget - need) / (int64(D) * 8))
+	bs = max(1, min(bs, 2048, n))
+
+	yc, mean := centerTargets(y)
+	ztz := mat.NewDense(D, D, nil)
+	zty := mat.NewDense(D, k, nil)
+	zb := mat.NewDense(bs, D, nil)
+	nblocks := (n + bs - 1) / bs
+	for b, i0 := 0, 0; i0 < n; b, i0 = b+1, i0+bs {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("solvers: ridge canceled: %w", err)
+		}
+		i1 := min(i0+bs, n)
+		zv := zb
+		if i1-i0 != bs {
+			zv = zb.Slice(0, i1-i0, 0, D).(*mat.Dense)
+		}
+		if err := fm.Transform(zv, x.Slice(i0, i1, 0, d)); err != nil {
+			return nil, fmt.Errorf("solvers: feature map on rows %d..%d: %w", i0, i1-1, err)
+		}
+		if err := checkFinite("features", zv); err != nil {
+			return nil, err
+		}
+		be.Syrk(blasTrans, 1, zv.RawMatrix(), 1, ztz.RawMatrix())
+		yv := yc.Slice(i0, i1, 0, k).(*mat.Dense)
+		be.Gemm(blasTrans, blasNoTrans, 1, zv.RawMatrix(), yv.RawMatrix(), 1, zty.RawMatrix())
+		opts.report(Progress{Stage: "features", Done: b + 1, Total: nblocks})
+	}
+	// ztz is destroyed by a failed factorisation: keep the Gram matrix only
+	// when a retry is needed (recomputed from a saved copy).
+	var gram *mat.Dense
+	fill := func(a *mat.Dense) error {
+		if gram == nil {
+			gram = mat.DenseCopyOf(a)
+			return nil
+		}
+		a.Copy(gram)
+		return nil
+	}
+	if _, err := factorWithJitter(ctx, be, ztz, lambda*float64(n), "Z^T Z + lambda n I", fill); err != nil {
+		return nil, err
+	}
+	opts.report(Progress{Stage: "factor", Done: 1, Total: 1})
+	be.CholSolve(ztz.RawMatrix(), zty.RawMatrix())
+	return newRidge(fm, zty, mean, lambda), nil
+}
+
+func newRidge(fm kernels.FeatureMap, w *mat.Dense, mean []float64, lambda float64) *Ridge {
+	r := &Ridge{fm: fm, w: w, mean: mean, lambda: lambda}
+	r.pool.New = func() any { return new(ridgeScratch) }
+	return r
+}
+
+// Kind returns "ridge".
+func (r *Ridge) Kind() string { return KindRidge }
+
+// InputDim is the map's input dimension d.
+func (r *Ridge) InputDim() int { return r.fm.InputDim() }
+
+// Outputs is the number of outputs k.
+func (r *Ridge) Outputs() int { _, k := r.w.Dims(); return k }
+
+// Map returns the feature map.
+func (r *Ridge) Map() kernels.FeatureMap { return r.fm }
+
+// Weights returns the D x k weights W (not a copy: do not modify).
+func (r *Ridge) Weights() *mat.Dense { return r.w }
+
+// Predict writes f(x_i) to the rows of dst (n x k). Batches of at most 32
+// rows do not allocate after warm-up when the map's Transform does not.
+func (r *Ridge) Predict(dst, x *mat.Dense) error {
+	d, k := r.InputDim(), r.Outputs()
+	if err := checkPredict(dst, x, d, k); err != nil {
+		return err
+	}
+	if err := checkFinite("features", x); err != nil {
+		return err
+	}
+	n, _ := x.Dims()
+	D := r.fm.Dim()
+	if n <= smallBatch {
+		s := r.pool.Get().(*ridgeScratch)
+		defer r.pool.Put(s)
+		if n == 0 {
+			return nil
+		}
+		if s.z[n] == nil {
+			s.z[n] = mat.NewDense(n, D, nil)
+		}
+		z := s.z[n]
+		if err := r.fm.Transform(z, x); err != nil {
+			return err
+		}
+		w := r.w.RawMatrix()
+		for i := 0; i < n; i++ {
+			out := rowOf(dst, i)
+			copy(out, r.mean)
+			for j, zj := range rowOf(z, i) {
+				for t, v := range w.Data[j*w.Stride : j*w.Stride+k] {
+					out[t] += zj * v
+				}
+			}
+		}
+		return nil
+	}
+	be := defaultBackend()
+	bs := min(predictBlock, n)
+	zb := mat.NewDense(bs, D, nil)
+	for i0 := 0; i0 < n; i0 += bs {
+		i1 := min(i0+bs, n)
+		zv := zb.Slice(0, i1-i0, 0, D).(*mat.Dense)
+		if err := r.fm.Transform(zv, x.Slice(i0, i1, 0, d)); err != nil {
+			return err
+		}
+		dv := dst.Slice(i0, i1, 0, k).(*mat.Dense)
+		fillRows(dv, r.mean)
+		be.Gemm(blasNoTrans, blasNoTrans, 1, zv.RawMatrix(), r.w.RawMatrix(), 1, dv.RawMatrix())
+	}
+	return nil
+}

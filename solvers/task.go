@@ -1,0 +1,229 @@
+package solvers
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Task is what the labels mean.
+type Task int
+
+const (
+	// TaskAuto picks classification when the labels are integers with at
+	// most MaxAutoClasses distinct values, regression otherwise.
+	TaskAuto Task = iota
+	// TaskRegression predicts real values.
+	TaskRegression
+	// TaskClassification predicts one of the label values seen in training.
+	TaskClassification
+)
+
+// MaxAutoClasses is the largest number of distinct integer labels TaskAuto
+// treats as classes.
+const MaxAutoClasses = 20
+
+// String returns "auto", "regression" or "classification".
+func (t Task) String() string {
+	switch t {
+	case TaskRegression:
+		return "regression"
+	case TaskClassification:
+		return "classification"
+	}
+	return "auto"
+}
+
+// ParseTask parses "auto", "regression" or "classification".
+func ParseTask(s string) (Task, error) {
+	switch s {
+	case "auto", "":
+		return TaskAuto, nil
+	case "regression":
+		return TaskRegression, nil
+	case "classification":
+		return TaskClassification, nil
+	}
+	return TaskAuto, fmt.Errorf("%w: unknown task %q (auto, regression, classification)", ErrParam, s)
+}
+
+// Encoding maps labels to training targets and model outputs back to labels.
+//
+// Regression: one output, the label itself. Classification with two classes
+// c0 < c1: one output, target -1 for c0 and +1 for c1, prediction by sign
+// (c1 when the output is > 0). With C > 2 classes: C outputs, target +1 in the
+// label's column and -1 elsewhere (one versus all), prediction by argmax
+// (the first maximum).
+type Encoding struct {
+	Task    Task      // TaskRegression or TaskClassification
+	Classes []float64 // sorted distinct labels (classification only)
+}
+
+// NewEncoding chooses the encoding of training labels y for task (TaskAuto
+// decides from y).
+func NewEncoding(y []float64, task Task) (Encoding, error) {
+	if len(y) == 0 {
+		return Encoding{}, fmt.Errorf("%w: no labels", ErrShape)
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return Encoding{}, fmt.Errorf("%w: label %d is %g", ErrNotFinite, i, v)
+		}
+	}
+	classes := slices.Clone(y)
+	slices.Sort(classes)
+	classes = slices.Compact(classes)
+	if task == TaskAuto {
+		task = TaskRegression
+		if len(classes) >= 2 && len(classes) <= MaxAutoClasses {
+			task = TaskClassification
+			for _, c := range classes {
+				if c != math.Trunc(c) {
+					task = TaskRegression
+					break
+				}
+			}
+		}
+	}
+	switch task {
+	case TaskRegression:
+		return Encoding{Task: TaskRegression}, nil
+	case TaskClassification:
+		if len(classes) < 2 {
+			return Encoding{}, fmt.Errorf("%w: classification needs at least 2 classes, labels have %d", ErrParam, len(classes))
+		}
+		return Encoding{Task: TaskClassification, Classes: classes}, nil
+	}
+	return Encoding{}, fmt.Errorf("%w: bad task %d", ErrParam, task)
+}
+
+// Outputs is the number of model outputs k.
+func (e Encoding) Outputs() int {
+	if e.Task == TaskClassification && len(e.Classes) > 2 {
+		return len(e.Classes)
+	}
+	return 1
+}
+
+// Targets returns the n x k training targets for labels y. A label that is
+// not one of the classes is an error.
+func (e Encoding) Targets(y []float64) (*mat.Dense, error) {
+	k := e.Outputs()
+	t := mat.NewDense(len(y), k, nil)
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: label %d is %g", ErrNotFinite, i, v)
+		}
+		if e.Task != TaskClassification {
+			t.Set(i, 0, v)
+			continue
+		}
+		c, ok := slices.BinarySearch(e.Classes, v)
+		if !ok {
+			return nil, fmt.Errorf("%w: label %g of row %d is not a training class", ErrParam, v, i)
+		}
+		row := rowOf(t, i)
+		if k == 1 {
+			row[0] = float64(2*c - 1)
+			continue
+		}
+		for j := range row {
+			row[j] = -1
+		}
+		row[c] = 1
+	}
+	return t, nil
+}
+
+// Decode writes the label of every row of the outputs (n x k) to dst.
+func (e Encoding) Decode(dst []float64, out *mat.Dense) {
+	n, k := out.Dims()
+	for i := 0; i < n; i++ {
+		row := rowOf(out, i)
+		switch {
+		case e.Task != TaskClassification:
+			dst[i] = row[0]
+		case k == 1:
+			if row[0] > 0 {
+				dst[i] = e.Classes[1]
+			} else {
+				dst[i] = e.Classes[0]
+			}
+		default:
+			best := 0
+			for j := 1; j < k; j++ {
+				if row[j] > row[best] {
+					best = j
+				}
+			}
+			dst[i] = e.Classes[best]
+		}
+	}
+}
+
+// Metrics of predicted labels against true ones; the fields that do not
+// apply to the task are nil.
+type Metrics struct {
+	RMSE, MAE, R2, Accuracy *float64
+}
+
+// Evaluate computes the metrics of the task: RMSE, MAE and R^2 for
+// regression, accuracy for classification.
+func (e Encoding) Evaluate(pred, y []float64) Metrics {
+	if e.Task == TaskClassification {
+		a := Accuracy(pred, y)
+		return Metrics{Accuracy: &a}
+	}
+	r, m, r2 := RMSE(pred, y), MAE(pred, y), R2(pred, y)
+	return Metrics{RMSE: &r, MAE: &m, R2: &r2}
+}
+
+// RMSE is sqrt(mean((pred - y)^2)).
+func RMSE(pred, y []float64) float64 {
+	s := 0.0
+	for i := range y {
+		d := pred[i] - y[i]
+		s += d * d
+	}
+	return math.Sqrt(s / float64(len(y)))
+}
+
+// MAE is mean(|pred - y|).
+func MAE(pred, y []float64) float64 {
+	s := 0.0
+	for i := range y {
+		s += math.Abs(pred[i] - y[i])
+	}
+	return s / float64(len(y))
+}
+
+// R2 is 1 - sum (pred - y)^2 / sum (y - mean y)^2 (NaN for constant y).
+func R2(pred, y []float64) float64 {
+	mean := 0.0
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	ss, st := 0.0, 0.0
+	for i := range y {
+		ss += (pred[i] - y[i]) * (pred[i] - y[i])
+		st += (y[i] - mean) * (y[i] - mean)
+	}
+	if st == 0 {
+		return math.NaN()
+	}
+	return 1 - ss/st
+}
+
+// Accuracy is the fraction of pred equal to y.
+func Accuracy(pred, y []float64) float64 {
+	c := 0
+	for i := range y {
+		if pred[i] == y[i] {
+			c++
+		}
+	}
+	return float64(c) / float64(len(y))
+}
