@@ -52,7 +52,8 @@ type Backend interface {
 	// Syrk computes C = alpha*A^T*A + beta*C when t == blas.Trans (C is
 	// a.Cols x a.Cols), or C = alpha*A*A^T + beta*C when t == blas.NoTrans
 	// (C is a.Rows x a.Rows). Both triangles of C are written: the result is
-	// the full symmetric matrix. With beta == 0, C is not read.
+	// the full symmetric matrix. With beta != 0, only the lower triangle of
+	// C is read (C is taken to be symmetric); with beta == 0, C is not read.
 	Syrk(t blas.Transpose, alpha float64, a blas64.General, beta float64, c blas64.General)
 
 	// Gemv computes y = alpha*op(A)*x + beta*y.
