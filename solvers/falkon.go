@@ -297,5 +297,15 @@ func (m *Falkon) Predict(dst, x *mat.Dense) error { return predictExpansion(m.ex
 
 // rlsCenters draws M centres by recursive ridge leverage scores, sorted.
 func rlsCenters(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, M int, lambda float64, seed uint64) ([]int, error) {
-	return nil, fmt.Errorf("%w: leverage-score sampling is not available yet", ErrParam)
+	idx, err := kernels.RecursiveRLS(ctx, be, k, x, M, lambda, seed)
+	if err != nil {
+		return nil, err
+	}
+	idx = slices.Clone(idx)
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
+	if len(idx) != M {
+		return nil, fmt.Errorf("%w: leverage-score sampling returned %d distinct centres, want %d", ErrParam, len(idx), M)
+	}
+	return idx, nil
 }

@@ -365,3 +365,29 @@ func TestCancel(t *testing.T) {
 }
 
 var _ kernels.Kernel = negKernel{}
+
+func TestFalkonRLSCenters(t *testing.T) {
+	x, y := synth(300, 2, 31)
+	xt, yt := synth(100, 2, 32)
+	f, err := FitFalkon(bg, testGauss{1}, x, y, 1e-5, FalkonOptions{Centers: 30, Sampling: SamplingRLS, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := f.CenterIndices()
+	if len(idx) != 30 {
+		t.Fatalf("%d centres", len(idx))
+	}
+	for i := 1; i < len(idx); i++ {
+		if idx[i] <= idx[i-1] {
+			t.Fatal("centre indices not distinct and sorted")
+		}
+	}
+	p := predictAll(t, f, xt)
+	// Same bound as the uniform case (noise sd 0.05).
+	if r := RMSE(p.RawMatrix().Data, yt.RawMatrix().Data); r > 0.1 {
+		t.Fatalf("RLS-centred FALKON RMSE %g", r)
+	}
+	if _, err := FitFalkon(bg, testGauss{1}, x, y, 1e-5, FalkonOptions{Centers: 30, Sampling: "bogus"}); !errors.Is(err, ErrParam) {
+		t.Fatalf("bad sampling: %v", err)
+	}
+}
