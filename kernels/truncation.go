@@ -69,11 +69,20 @@ func ChooseTruncation(b backend.Backend, k Kernel, d int, radius, tol float64, m
 		return Truncation{}, err
 	}
 	for s := 1; s <= maxS; s++ {
-		for q := 0; q <= maxQ; q++ {
-			if bd := tb.bound(q, s); bd <= tol {
-				return Truncation{Q: q, S: s, Bound: bd}, nil
+		if tb.bound(maxQ, s) > tol {
+			continue
+		}
+		// The bound does not increase with q: bisect for the smallest q.
+		lo, hi := -1, maxQ // bound(hi) <= tol; lo is infeasible or -1
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if tb.bound(mid, s) <= tol {
+				hi = mid
+			} else {
+				lo = mid
 			}
 		}
+		return Truncation{Q: hi, S: s, Bound: tb.bound(hi, s)}, nil
 	}
 	return Truncation{Q: maxQ, S: maxS, Bound: tb.bound(maxQ, maxS)}, nil
 }
@@ -99,17 +108,25 @@ func newTailTable(b backend.Backend, k Kernel, d int, radius float64, maxQ int) 
 	case Gaussian:
 		z := radius * radius / (kk.Sigma * kk.Sigma)
 		tb := &tailTable{}
+		nmax := int(math.Ceil(z+10*math.Sqrt(z))) + 40
+		// log-gamma tables: la[l] = log alpha_l, lf[j] = log j!,
+		// lg[i] = log Gamma(i + d/2).
+		la, lf, lg := make([]float64, nmax+1), make([]float64, nmax+1), make([]float64, nmax+1)
+		for i := range la {
+			la[i], lf[i], lg[i] = LogAlpha(i, d), lgamma(float64(i+1)), lgamma(float64(i)+fd/2)
+		}
+		lg0 := lgamma(fd / 2)
 		for g := 1; g <= 16; g++ {
 			zg := z * float64(g) / 16
 			n := int(math.Ceil(zg+10*math.Sqrt(zg))) + 40
+			lz := math.Log(zg / 2)
 			t := make([][]float64, n+1)
 			for l := 0; l <= n; l++ {
 				t[l] = make([]float64, (n-l)/2+1)
 				for j := range t[l] {
-					fl, fj := float64(l), float64(j)
-					lt := LogAlpha(l, d) + lgamma(fd/2) - lgamma(fj+1) - lgamma(fj+fl+fd/2) - zg
-					if e := 2*fj + fl; e > 0 {
-						lt += e * math.Log(zg/2)
+					lt := la[l] + lg0 - lf[j] - lg[j+l] - zg
+					if e := 2*j + l; e > 0 {
+						lt += float64(e) * lz
 					}
 					t[l][j] = math.Exp(lt)
 				}
