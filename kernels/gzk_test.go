@@ -182,7 +182,10 @@ func TestUserGZK(t *testing.T) {
 		func() error { _, e := NewGZKFor(backend.Default(), NTK{2}, 3, 3, 2); return e }(),
 		func() error { _, e := TruncationBound(backend.Default(), g, 3, 1, 3, 2); return e }(),
 		func() error { _, e := ChooseTruncation(backend.Default(), Gaussian{1}, 3, 1, 0, 3, 2); return e }(),
-		func() error { _, e := ChooseTruncation(backend.Default(), Gaussian{1}, 3, math.NaN(), 1e-3, 3, 2); return e }(),
+		func() error {
+			_, e := ChooseTruncation(backend.Default(), Gaussian{1}, 3, math.NaN(), 1e-3, 3, 2)
+			return e
+		}(),
 	} {
 		if !errors.Is(err, ErrParam) {
 			t.Errorf("got %v, want ErrParam", err)

@@ -399,12 +399,27 @@ func TestMapsBadInput(t *testing.T) {
 			_, e := NewGegenbauerFeatures(b, Gaussian{1}, x, GegenbauerOptions{Features: 6, Q: 3, S: 2, Antithetic: true})
 			return e
 		}(), ErrParam}, // antithetic needs pairs
-		{func() error { _, e := NewGegenbauerFeatures(b, Gaussian{1}, &mat.Dense{}, GegenbauerOptions{Features: 8}); return e }(), ErrEmpty},
-		{func() error { _, e := NewGegenbauerFeatures(b, Gaussian{1}, nan, GegenbauerOptions{Features: 8}); return e }(), ErrNotFinite},
-		{func() error { _, e := NewGegenbauerFeatures(b, Laplacian{1}, x, GegenbauerOptions{Features: 8}); return e }(), ErrParam},
-		{func() error { _, e := NewGegenbauerFeatures(b, Gaussian{1}, x, GegenbauerOptions{Features: 0}); return e }(), ErrParam},
+		{func() error {
+			_, e := NewGegenbauerFeatures(b, Gaussian{1}, &mat.Dense{}, GegenbauerOptions{Features: 8})
+			return e
+		}(), ErrEmpty},
+		{func() error {
+			_, e := NewGegenbauerFeatures(b, Gaussian{1}, nan, GegenbauerOptions{Features: 8})
+			return e
+		}(), ErrNotFinite},
+		{func() error {
+			_, e := NewGegenbauerFeatures(b, Laplacian{1}, x, GegenbauerOptions{Features: 8})
+			return e
+		}(), ErrParam},
+		{func() error {
+			_, e := NewGegenbauerFeatures(b, Gaussian{1}, x, GegenbauerOptions{Features: 0})
+			return e
+		}(), ErrParam},
 		{func() error { _, e := NewFourier(b, Gaussian{1}, 4, FourierOptions{Features: 7}); return e }(), ErrParam},
-		{func() error { _, e := NewFourier(b, Laplacian{1}, 4, FourierOptions{Features: 8, Orthogonal: true}); return e }(), ErrParam},
+		{func() error {
+			_, e := NewFourier(b, Laplacian{1}, 4, FourierOptions{Features: 8, Orthogonal: true})
+			return e
+		}(), ErrParam},
 		{func() error { _, e := NewFourier(b, NTK{1}, 4, FourierOptions{Features: 8}); return e }(), ErrParam},
 		{func() error { _, e := NystromUniform(b, Gaussian{1}, x, 11, 1); return e }(), ErrParam},
 		{func() error { _, e := NewNystrom(b, Gaussian{1}, &mat.Dense{}); return e }(), ErrEmpty},

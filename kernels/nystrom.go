@@ -404,4 +404,3 @@ func adaptiveLambda(b backend.Backend, kss *mat.Dense, w []float64, kRank int) f
 	}
 	return lam
 }
-
