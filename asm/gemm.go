@@ -31,8 +31,8 @@ type gemmKernel struct {
 // on Zen 4), mc*kc*8 bytes (the packed A block) fits half of L2 (1 MiB), and a
 // kc x nc panel of B fits comfortably in L3. mc is a multiple of mr, nc of nr.
 const (
-	kcAVX2, mcAVX2, ncAVX2       = 256, 144, 4080 // 6x8 kernel
-	kcAVX512, mcAVX512, ncAVX512 = 256, 128, 4080 // 8x24 kernel
+	kcAVX2, mcAVX2, ncAVX2       = 256, 240, 4080 // 6x8 kernel
+	kcAVX512, mcAVX512, ncAVX512 = 128, 128, 4080 // 8x24 kernel
 	kcGeneric, mcGeneric         = 256, 128
 	ncGeneric                    = 4096 // 4x4 kernel
 )
@@ -196,6 +196,10 @@ func (g *gemmProblem) run() {
 		g.block(0, g.m, 0, g.n)
 		return
 	}
+	if g.epi == nil && g.k >= splitKRatio*max(g.m, g.n) && g.m*g.n <= splitKMaxC {
+		g.runSplitK(p)
+		return
+	}
 	bounds := make([]int, p+1)
 	total, unit := g.m, mr
 	if !byRows {
@@ -233,6 +237,65 @@ func (g *gemmProblem) run() {
 		}()
 	}
 	wg.Wait()
+}
+
+// A product whose inner dimension k dominates (C small, A and B long and
+// thin, as in X^T X for tall X) is split along k instead: each goroutine reads
+// only its share of A and B, and the partial products are summed at the end.
+const (
+	splitKRatio = 8
+	splitKMaxC  = 1 << 20 // elements of C per extra partial product
+)
+
+// runSplitK computes C on p goroutines, goroutine t summing the products
+// over its share of k; goroutine 0 accumulates into C itself (with beta), the
+// others into pooled scratch copies that are then added to C.
+func (g *gemmProblem) runSplitK(p int) {
+	p = min(p, g.k/g.kern.kc+1)
+	var wg sync.WaitGroup
+	parts := make([]*[]float64, p)
+	for t := 0; t < p; t++ {
+		k0, k1 := g.k*t/p, g.k*(t+1)/p
+		sub := *g
+		sub.k = k1 - k0
+		if g.tA {
+			sub.a = g.a[k0*g.lda:]
+		} else {
+			sub.a = g.a[k0:]
+		}
+		if g.tB {
+			sub.b = g.b[k0:]
+		} else {
+			sub.b = g.b[k0*g.ldb:]
+		}
+		if t > 0 {
+			parts[t] = getBuf(g.m * g.n)
+			sub.c, sub.ldc, sub.beta = *parts[t], g.n, 0
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sub.block(0, g.m, 0, g.n)
+		}()
+	}
+	wg.Wait()
+	for t := 1; t < p; t++ {
+		part := *parts[t]
+		for i := 0; i < g.m; i++ {
+			j0, j1 := 0, g.n
+			switch g.tri {
+			case lowerC:
+				j1 = min(i+1, g.n)
+			case upperC:
+				j0 = i
+			}
+			if j0 >= j1 {
+				continue
+			}
+			cur().axpy(1, part[i*g.n+j0:i*g.n+j1], g.c[i*g.ldc+j0:i*g.ldc+j1])
+		}
+		putBuf(parts[t])
+	}
 }
 
 // block computes C[i0:i1, j0:j1].
@@ -352,6 +415,10 @@ func (g *gemmProblem) packA(ap []float64, ic, mcb, pc, kcb int) {
 		dst := ap[s*kcb : (s+mr)*kcb]
 		if g.tA {
 			// op(A)[i,p] = a[p*lda+i]: rows of A are contiguous in i.
+			if rows == mr {
+				copyPanel(dst, a[(pc)*lda+ic+s:], lda, kcb, mr)
+				continue
+			}
 			for p := 0; p < kcb; p++ {
 				src := a[(pc+p)*lda+ic+s:]
 				d := dst[p*mr : p*mr+mr]
@@ -385,6 +452,10 @@ func (g *gemmProblem) packB(bp []float64, pc, kcb, jc, ncb int) {
 		dst := bp[s*kcb : (s+nr)*kcb]
 		if !g.tB {
 			// op(B)[p,j] = b[p*ldb+j]: contiguous in j.
+			if cols == nr {
+				copyPanel(dst, b[pc*ldb+jc+s:], ldb, kcb, nr)
+				continue
+			}
 			for p := 0; p < kcb; p++ {
 				src := b[(pc+p)*ldb+jc+s:]
 				d := dst[p*nr : p*nr+nr]
@@ -404,6 +475,34 @@ func (g *gemmProblem) packB(bp []float64, pc, kcb, jc, ncb int) {
 			for p := 0; p < kcb; p++ {
 				dst[p*nr+j] = 0
 			}
+		}
+	}
+}
+
+// copyPanel copies rows of w contiguous elements, src[p*ld : p*ld+w] for
+// p < k, into dst[p*w : p*w+w], with fixed-size copies for the tile widths of
+// the kernels (a memmove call per short row would dominate).
+func copyPanel(dst, src []float64, ld, k, w int) {
+	switch w {
+	case 4:
+		for p := 0; p < k; p++ {
+			*(*[4]float64)(dst[p*4:]) = *(*[4]float64)(src[p*ld:])
+		}
+	case 6:
+		for p := 0; p < k; p++ {
+			*(*[6]float64)(dst[p*6:]) = *(*[6]float64)(src[p*ld:])
+		}
+	case 8:
+		for p := 0; p < k; p++ {
+			*(*[8]float64)(dst[p*8:]) = *(*[8]float64)(src[p*ld:])
+		}
+	case 24:
+		for p := 0; p < k; p++ {
+			*(*[24]float64)(dst[p*24:]) = *(*[24]float64)(src[p*ld:])
+		}
+	default:
+		for p := 0; p < k; p++ {
+			copy(dst[p*w:p*w+w], src[p*ld:p*ld+w])
 		}
 	}
 }

@@ -122,9 +122,10 @@ func TestDgemmSmall(t *testing.T) {
 func TestDgemmLarge(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(3, 4))
-		shapes := [][3]int{{300, 290, 600}, {1000, 37, 70}, {37, 1000, 70}, {150, 4200, 20}, {5, 5, 3000}}
+		// The last two shapes take the split-k path (k >> m, n).
+		shapes := [][3]int{{300, 290, 600}, {1000, 37, 70}, {37, 1000, 70}, {150, 4200, 20}, {40, 24, 2000}, {5, 7, 20000}}
 		if testing.Short() {
-			shapes = shapes[:3]
+			shapes = shapes[1:5]
 		}
 		for _, sh := range shapes {
 			for tt := 0; tt < 4; tt++ {
@@ -191,9 +192,15 @@ func TestDgemmAlphaZeroAndNaN(t *testing.T) {
 func TestDgemmPanics(t *testing.T) {
 	cases := []func(){
 		func() { Dgemm(blas.NoTrans, blas.NoTrans, -1, 1, 1, 1, nil, 1, nil, 1, 0, nil, 1) },
-		func() { Dgemm(blas.NoTrans, blas.NoTrans, 2, 2, 2, 1, make([]float64, 3), 2, make([]float64, 4), 2, 0, make([]float64, 4), 2) },
-		func() { Dgemm(blas.NoTrans, blas.NoTrans, 2, 2, 2, 1, make([]float64, 4), 1, make([]float64, 4), 2, 0, make([]float64, 4), 2) },
-		func() { Dgemm('x', blas.NoTrans, 2, 2, 2, 1, make([]float64, 4), 2, make([]float64, 4), 2, 0, make([]float64, 4), 2) },
+		func() {
+			Dgemm(blas.NoTrans, blas.NoTrans, 2, 2, 2, 1, make([]float64, 3), 2, make([]float64, 4), 2, 0, make([]float64, 4), 2)
+		},
+		func() {
+			Dgemm(blas.NoTrans, blas.NoTrans, 2, 2, 2, 1, make([]float64, 4), 1, make([]float64, 4), 2, 0, make([]float64, 4), 2)
+		},
+		func() {
+			Dgemm('x', blas.NoTrans, 2, 2, 2, 1, make([]float64, 4), 2, make([]float64, 4), 2, 0, make([]float64, 4), 2)
+		},
 	}
 	for i, f := range cases {
 		func() {

@@ -1,0 +1,206 @@
+package asm
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+// Block sizes of the recursive factorizations: problems of this order or
+// smaller are solved by the unblocked loops; larger ones split in halves
+// whose off-diagonal work is one GEMM or SYRK call.
+const (
+	cholLeaf = 48
+	trsmLeaf = 48
+)
+
+// Dpotrf computes the Cholesky factorization A = L*L^T of the n x n
+// symmetric positive definite row-major A, whose lower triangle is read and
+// overwritten by L (the strict upper triangle is not referenced). It is
+// recursive: with A = [A11 .; A21 A22] split in halves,
+//
+//	L11 = chol(A11);  L21 = A21 * L11^{-T};  L22 = chol(A22 - L21 L21^T),
+//
+// so almost all flops run in Dtrsm's GEMM updates and in Dsyrk.
+//
+// It returns -1 on success, or the 0-based index j of the first pivot that is
+// not positive (or NaN), with the value a_jj - sum_k l_jk^2 found there; the
+// factorization stops at that column.
+func Dpotrf(n int, a []float64, lda int) (pivot int, value float64) {
+	if n < 0 {
+		panic(errNLT0)
+	}
+	if lda < max(1, n) {
+		panic(errBadLdA)
+	}
+	if n == 0 {
+		return -1, 0
+	}
+	if len(a) < lda*(n-1)+n {
+		panic(errShortA)
+	}
+	return potrfRec(n, a, lda)
+}
+
+func potrfRec(n int, a []float64, lda int) (int, float64) {
+	if n <= cholLeaf {
+		return potf2(n, a, lda)
+	}
+	n1 := n / 2
+	if n1 > 2*cholLeaf {
+		n1 = n1 / 16 * 16
+	}
+	n2 := n - n1
+	if p, v := potrfRec(n1, a, lda); p >= 0 {
+		return p, v
+	}
+	a21 := a[n1*lda:]
+	// L21 = A21 * L11^{-T}: solve X * L11^T = A21 for the n2 x n1 block.
+	trsmRLT(n2, n1, a, lda, a21, lda)
+	// A22 -= L21 * L21^T (lower triangle).
+	a22 := a[n1*lda+n1:]
+	Dsyrk(blas.Lower, blas.NoTrans, n2, n1, -1, a21, lda, 1, a22, lda)
+	p, v := potrfRec(n2, a22, lda)
+	if p >= 0 {
+		return p + n1, v
+	}
+	return -1, 0
+}
+
+// potf2 is the unblocked left-looking Cholesky on the lower triangle.
+func potf2(n int, a []float64, lda int) (int, float64) {
+	dot := cur().dot
+	for j := 0; j < n; j++ {
+		rj := a[j*lda : j*lda+j+1]
+		ajj := rj[j] - dot(rj[:j], rj[:j])
+		if !(ajj > 0) {
+			rj[j] = ajj
+			return j, ajj
+		}
+		ajj = math.Sqrt(ajj)
+		rj[j] = ajj
+		inv := 1 / ajj
+		for i := j + 1; i < n; i++ {
+			ri := a[i*lda : i*lda+j+1]
+			ri[j] = (ri[j] - dot(ri[:j], rj[:j])) * inv
+		}
+	}
+	return -1, 0
+}
+
+// trsmRLT solves X * L^T = B in place in the m x n matrix B, where L is the
+// n x n lower triangle of l (non-unit diagonal). Recursive on L:
+// with L = [L11 0; L21 L22], X = [X1 X2]:
+//
+//	X1 = B1 L11^{-T};  X2 = (B2 - X1 L21^T) L22^{-T}.
+func trsmRLT(m, n int, l []float64, ldl int, b []float64, ldb int) {
+	if n <= trsmLeaf {
+		// Row by row: x_i L^T = b_i  <=>  L x_i^T = b_i^T, forward substitution.
+		dot := cur().dot
+		for i := 0; i < m; i++ {
+			bi := b[i*ldb : i*ldb+n]
+			for j := 0; j < n; j++ {
+				lj := l[j*ldl : j*ldl+j+1]
+				bi[j] = (bi[j] - dot(lj[:j], bi[:j])) / lj[j]
+			}
+		}
+		return
+	}
+	n1 := n / 2
+	n2 := n - n1
+	trsmRLT(m, n1, l, ldl, b, ldb)
+	// B2 -= X1 * L21^T, L21 = l[n1:, :n1] (n2 x n1).
+	Dgemm(blas.NoTrans, blas.Trans, m, n2, n1, -1, b, ldb, l[n1*ldl:], ldl, 1, b[n1:], ldb)
+	trsmRLT(m, n2, l[n1*ldl+n1:], ldl, b[n1:], ldb)
+}
+
+// DtrsmLL solves op(L) X = alpha*B in place in the m x n row-major B, where L
+// is the m x m lower triangle of l with a non-unit (diag == NonUnit) or unit
+// diagonal, op(L) = L (t == NoTrans) or L^T (t == Trans). This is gonum's
+// Dtrsm with side = Left and uplo = Lower. Recursive: off-diagonal work is GEMM.
+func DtrsmLL(t blas.Transpose, diag blas.Diag, m, n int, alpha float64, l []float64, ldl int, b []float64, ldb int) {
+	tl := isTrans(t)
+	if diag != blas.NonUnit && diag != blas.Unit {
+		panic("blas: illegal diagonal")
+	}
+	if m < 0 {
+		panic(errMLT0)
+	}
+	if n < 0 {
+		panic(errNLT0)
+	}
+	if ldl < max(1, m) {
+		panic(errBadLdA)
+	}
+	if ldb < max(1, n) {
+		panic(errBadLdB)
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if len(l) < ldl*(m-1)+m {
+		panic(errShortA)
+	}
+	if len(b) < ldb*(m-1)+n {
+		panic(errShortB)
+	}
+	if alpha != 1 {
+		scaleC(fullC, m, n, alpha, b, ldb)
+	}
+	trsmLL(tl, diag == blas.Unit, m, n, l, ldl, b, ldb)
+}
+
+func trsmLL(tl, unit bool, m, n int, l []float64, ldl int, b []float64, ldb int) {
+	if m <= trsmLeaf {
+		axpy := cur().axpy
+		if !tl {
+			// Forward: x_i = (b_i - sum_{p<i} l_ip x_p) / l_ii, rows of B.
+			for i := 0; i < m; i++ {
+				bi := b[i*ldb : i*ldb+n]
+				li := l[i*ldl : i*ldl+i+1]
+				for p := 0; p < i; p++ {
+					if li[p] != 0 {
+						axpy(-li[p], b[p*ldb:p*ldb+n], bi)
+					}
+				}
+				if !unit {
+					inv := 1 / li[i]
+					for j := range bi {
+						bi[j] *= inv
+					}
+				}
+			}
+			return
+		}
+		// Backward with L^T: x_i = (b_i - sum_{p>i} l_pi x_p) / l_ii.
+		for i := m - 1; i >= 0; i-- {
+			bi := b[i*ldb : i*ldb+n]
+			if !unit {
+				inv := 1 / l[i*ldl+i]
+				for j := range bi {
+					bi[j] *= inv
+				}
+			}
+			for p := 0; p < i; p++ {
+				if v := l[i*ldl+p]; v != 0 {
+					axpy(-v, bi, b[p*ldb:p*ldb+n])
+				}
+			}
+		}
+		return
+	}
+	m1 := m / 2
+	m2 := m - m1
+	l21 := l[m1*ldl:]
+	if !tl {
+		// L11 X1 = B1; B2 -= L21 X1; L22 X2 = B2.
+		trsmLL(false, unit, m1, n, l, ldl, b, ldb)
+		Dgemm(blas.NoTrans, blas.NoTrans, m2, n, m1, -1, l21, ldl, b, ldb, 1, b[m1*ldb:], ldb)
+		trsmLL(false, unit, m2, n, l[m1*ldl+m1:], ldl, b[m1*ldb:], ldb)
+		return
+	}
+	// L^T = [L11^T L21^T; 0 L22^T]: L22^T X2 = B2; B1 -= L21^T X2; L11^T X1 = B1.
+	trsmLL(true, unit, m2, n, l[m1*ldl+m1:], ldl, b[m1*ldb:], ldb)
+	Dgemm(blas.Trans, blas.NoTrans, m1, n, m2, -1, l21, ldl, b[m1*ldb:], ldb, 1, b, ldb)
+	trsmLL(true, unit, m1, n, l, ldl, b, ldb)
+}

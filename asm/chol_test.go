@@ -1,0 +1,250 @@
+package asm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+func TestDsyrk(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		sizes := []int{0, 1, 2, 3, 5, 7, 8, 9, 13, 16, 23, 24, 25, 31, 33, 48, 49, 64, 100, 257}
+		for _, n := range sizes {
+			for _, k := range []int{0, 1, 3, 17, 300, 2100} {
+				if k == 2100 && n > 64 {
+					continue // split-k path: k >> n only
+				}
+				for _, ul := range []blas.Uplo{blas.Lower, blas.Upper} {
+					for _, tt := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+						for _, beta := range []float64{0, 1, -0.5} {
+							checkSyrk(t, rng, ul, tt, n, k, 0.75, beta, rng.IntN(3))
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// checkSyrk compares Dsyrk with Dgemm's full product (itself tested against
+// the triple loop) on the triangle and checks that the other strict triangle
+// and the padding are untouched. Tolerance as in checkGemmCase.
+func checkSyrk(t *testing.T, rng *rand.Rand, ul blas.Uplo, tt blas.Transpose, n, k int, alpha, beta float64, pad int) {
+	t.Helper()
+	ar, ac := n, k
+	if tt == blas.Trans {
+		ar, ac = k, n
+	}
+	lda, ldc := max(1, ac)+pad, max(1, n)+pad
+	a := randSlice(rng, max(0, (ar-1)*lda+ac))
+	clen := max(0, (n-1)*ldc+n)
+	c, check := guarded(rng, clen)
+	c0 := randSlice(rng, clen)
+	if beta == 0 {
+		for i := range c0 {
+			if rng.IntN(2) == 0 {
+				c0[i] = math.NaN()
+			}
+		}
+	}
+	copy(c, c0)
+	want := append([]float64(nil), c0...)
+	if n > 0 {
+		refGemm(tt == blas.Trans, tt == blas.NoTrans, n, n, k, alpha, a, lda, a, lda, beta, want, ldc)
+	}
+	Dsyrk(ul, tt, n, k, alpha, a, lda, beta, c, ldc)
+	check(t)
+	tol := 4 * float64(k+2) * 0x1p-52
+	scale := alpha*float64(k) + math.Abs(beta) + 1
+	for i := 0; i < n; i++ {
+		for j := 0; j < ldc && i*ldc+j < clen; j++ {
+			idx := i*ldc + j
+			in := j < n && (ul == blas.Lower && j <= i || ul == blas.Upper && j >= i)
+			if !in {
+				if math.Float64bits(c[idx]) != math.Float64bits(c0[idx]) {
+					t.Fatalf("n=%d k=%d %c %c: C[%d,%d] outside the triangle changed", n, k, ul, tt, i, j)
+				}
+				continue
+			}
+			if !closeTo(c[idx], want[idx], tol, scale) {
+				t.Fatalf("n=%d k=%d %c %c beta=%v: C[%d,%d] = %v, want %v", n, k, ul, tt, beta, i, j, c[idx], want[idx])
+			}
+		}
+	}
+}
+
+// spd returns a random symmetric positive definite n x n matrix M M^T/n + I.
+func spd(rng *rand.Rand, n, ld int) []float64 {
+	m := randSlice(rng, n*n)
+	a := make([]float64, max(0, (n-1)*ld+n))
+	if n == 0 {
+		return a
+	}
+	refGemm(false, true, n, n, n, 1/float64(n), m, n, m, n, 0, a, ld)
+	for i := 0; i < n; i++ {
+		a[i*ld+i] += 1
+	}
+	return a
+}
+
+func TestDpotrf(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		sizes := []int{0, 1, 2, 5, 17, 47, 48, 49, 64, 97, 150, 333}
+		for _, n := range sizes {
+			ld := n + rng.IntN(3)
+			a := spd(rng, n, ld)
+			l := append([]float64(nil), a...)
+			// Poison the strict upper triangle: it must not be read.
+			for i := 0; i < n; i++ {
+				for j := i + 1; j < n; j++ {
+					l[i*ld+j] = math.NaN()
+				}
+			}
+			if p, v := Dpotrf(n, l, ld); p >= 0 {
+				t.Fatalf("n=%d: reported pivot %d (%v) on an SPD matrix", n, p, v)
+			}
+			// Reconstruct L L^T and compare with A. The backward error of
+			// Cholesky is bounded by c*n*eps*|L||L^T|; entries of A are O(1)
+			// with a unit diagonal shift, so 8*n*eps is a safe bound.
+			for i := 0; i < n; i++ {
+				for j := 0; j <= i; j++ {
+					var s float64
+					for p := 0; p <= j; p++ {
+						s += l[i*ld+p] * l[j*ld+p]
+					}
+					if math.Abs(s-a[i*ld+j]) > 8*float64(n+1)*0x1p-52*(1+math.Abs(a[i*ld+j])) {
+						t.Fatalf("n=%d: (LL^T)[%d,%d] = %v, want %v", n, i, j, s, a[i*ld+j])
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestDpotrfNotPD(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		for _, n := range []int{3, 60, 200} {
+			for _, bad := range []int{0, n / 3, n - 1} {
+				a := spd(rng, n, n)
+				// Make the leading (bad+1) x (bad+1) block singular-indefinite by
+				// a negative diagonal entry large enough to dominate.
+				a[bad*n+bad] = -10
+				p, v := Dpotrf(n, a, n)
+				if p != bad || !(v <= 0) {
+					t.Fatalf("n=%d: pivot = %d (%v), want %d with a non-positive value", n, p, v, bad)
+				}
+			}
+			a := spd(rng, n, n)
+			a[(n/2)*n+n/2] = math.NaN()
+			if p, _ := Dpotrf(n, a, n); p != n/2 {
+				t.Fatalf("NaN pivot: got %d, want %d", p, n/2)
+			}
+		}
+	})
+}
+
+func TestDtrsmLL(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(11, 12))
+		for _, m := range []int{0, 1, 2, 7, 48, 49, 100, 211} {
+			for _, n := range []int{0, 1, 5, 33} {
+				for _, tt := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+					for _, diag := range []blas.Diag{blas.NonUnit, blas.Unit} {
+						ldl, ldb := max(1, m)+rng.IntN(3), max(1, n)+rng.IntN(3)
+						// Well-conditioned L: unit-ish diagonal, small off-diagonal.
+						l := make([]float64, max(0, (m-1)*ldl+m))
+						for i := 0; i < m; i++ {
+							for j := 0; j < i; j++ {
+								l[i*ldl+j] = (rng.Float64() - 0.5) / float64(m)
+							}
+							l[i*ldl+i] = 1 + rng.Float64()
+							for j := i + 1; j < m && j < ldl; j++ {
+								l[i*ldl+j] = math.NaN() // never read
+							}
+						}
+						x := randSlice(rng, max(0, (m-1)*ldb+n))
+						// b = 2 * op(L) x so that alpha = 0.5 recovers x.
+						b := make([]float64, len(x))
+						for i := 0; i < m; i++ {
+							for j := 0; j < n; j++ {
+								var s float64
+								for p := 0; p < m; p++ {
+									var lv float64
+									if tt == blas.NoTrans && p <= i {
+										lv = l[i*ldl+p]
+										if p == i && diag == blas.Unit {
+											lv = 1
+										}
+									} else if tt == blas.Trans && p >= i {
+										lv = l[p*ldl+i]
+										if p == i && diag == blas.Unit {
+											lv = 1
+										}
+									}
+									s += lv * x[p*ldb+j]
+								}
+								b[i*ldb+j] = 2 * s
+							}
+						}
+						DtrsmLL(tt, diag, m, n, 0.5, l, ldl, b, ldb)
+						for i := 0; i < m; i++ {
+							for j := 0; j < n; j++ {
+								// L is diagonally dominant (cond = O(1)): 64*m*eps.
+								if math.Abs(b[i*ldb+j]-x[i*ldb+j]) > 64*float64(m+1)*0x1p-52 {
+									t.Fatalf("m=%d n=%d %c %c: X[%d,%d] = %v, want %v", m, n, tt, diag, i, j, b[i*ldb+j], x[i*ldb+j])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func BenchmarkDpotrf(b *testing.B) {
+	for _, p := range Paths() {
+		for _, n := range []int{512, 2048} {
+			b.Run(fmt.Sprintf("%s/n=%d", p, n), func(b *testing.B) {
+				prev, _ := SetPath(p)
+				defer SetPath(prev)
+				rng := rand.New(rand.NewPCG(1, 1))
+				a := spd(rng, n, n)
+				w := make([]float64, len(a))
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					copy(w, a)
+					Dpotrf(n, w, n)
+				}
+				b.ReportMetric(float64(n)*float64(n)*float64(n)/3*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
+
+func BenchmarkSyrkTall(b *testing.B) {
+	for _, p := range Paths() {
+		b.Run(p, func(b *testing.B) {
+			prev, _ := SetPath(p)
+			defer SetPath(prev)
+			rng := rand.New(rand.NewPCG(1, 1))
+			k, n := 100000, 512
+			if p == "generic" {
+				k = 10000
+			}
+			a := randSlice(rng, k*n)
+			c := make([]float64, n*n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				Dsyrk(blas.Lower, blas.Trans, n, k, 1, a, n, 0, c, n)
+			}
+			b.ReportMetric(float64(n)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
