@@ -81,7 +81,19 @@ func (Backend) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.
 		check.ScaleVector(beta, y)
 		return
 	}
-	gemv(normT(t), m, n, alpha, a.Data, a.Stride, x.Data, x.Inc, beta, y.Data, y.Inc)
+	// y and x are cut to their exact extent: gonum v0.17's pure-Go (noasm)
+	// GemvT with beta == 0 and incY == 1 clears all of len(y), not just y.N
+	// elements.
+	gemv(normT(t), m, n, alpha, a.Data, a.Stride, x.Data[:extent(x)], x.Inc, beta, y.Data[:extent(y)], y.Inc)
+}
+
+// extent returns the length of the part of v.Data the vector occupies.
+func extent(v blas64.Vector) int {
+	inc := v.Inc
+	if inc < 0 {
+		inc = -inc
+	}
+	return (v.N-1)*inc + 1
 }
 
 // Dot returns x . y.
