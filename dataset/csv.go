@@ -11,7 +11,8 @@ import (
 // ReadCSV reads comma-separated values from r (plain or gzip, detected by
 // the magic bytes) into a Data with X (dense n x d), Y and Names.
 //
-// The first record is the header: one non-empty, distinct name per column.
+// The first non-blank line is the header: one non-empty, distinct name per
+// column, without control characters.
 // The target column is chosen by opts.Target (a name, or a 0-based index
 // when no column has that name); by default it is the column named "y" if
 // there is one, else the first column. The other columns, in header order,
@@ -62,6 +63,9 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 		nm := string(f)
 		if nm == "" {
 			return nil, lineErr(headerLine, nil, "header: column %d has an empty name", j)
+		}
+		if strings.ContainsFunc(nm, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return nil, lineErr(headerLine, nil, "header: column %d name %q holds a control character", j, nm)
 		}
 		if k, dup := seen[nm]; dup {
 			return nil, lineErr(headerLine, nil, "header: columns %d and %d are both named %q", k, j, nm)

@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // fuzzMaxCols keeps fuzzed inputs from allocating wide dense matrices; the
@@ -73,6 +71,7 @@ func FuzzReadLIBSVM(f *testing.F) {
 			if _, c := d.Dims(); c > fuzzMaxCols {
 				t.Fatalf("%d columns above MaxCols", c)
 			}
+			roundTrip(t, d, allow)
 		}
 	})
 }
@@ -95,7 +94,7 @@ func FuzzReadCSV(f *testing.F) {
 			if o.NoTarget != (d.Y == nil) {
 				t.Fatal("NoTarget and Y disagree")
 			}
-			var _ mat.Matrix = d.X
+			roundTrip(t, d, o.AllowNonFinite)
 		}
 	})
 }

@@ -326,6 +326,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"NaN", "y,a\n1,NaN\n", Options{}, 2, ErrNonFinite, "NaN/Inf not allowed"},
 		{"overflow", "y,a\n1,-1e999\n", Options{}, 2, ErrFormat, "out of float64 range"},
 		{"empty name", "y,,a\n1,2,3\n", Options{}, 1, ErrFormat, "empty name"},
+		{"control character", "y,a\rb\n1,2\n", Options{}, 1, ErrFormat, "control character"},
 		{"duplicate name", "y,a,a\n1,2,3\n", Options{}, 1, ErrFormat, `both named "a"`},
 		{"missing target", "y,a\n1,2\n", Options{Target: "z"}, 0, ErrTarget, `line 1 (header): no column named "z"`},
 		{"target index", "y,a\n1,2\n", Options{Target: "2"}, 0, ErrTarget, "not below"},
