@@ -193,7 +193,7 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 		isActive[a] = true
 	}
 
-	lam, ut, err := solveInner(find, active, dw, zw, rn)
+	lam, utT, err := solveInner(find, active, dw, zw, rn)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 		}
 		t = blas64.General{Rows: n, Cols: kk, Stride: kk, Data: make([]float64, n*kk)}
 		if n > 0 {
-			gemm(blas.NoTrans, blas.NoTrans, 1, qa, ut, 0, t)
+			gemm(blas.NoTrans, blas.Trans, 1, qa, utT, 0, t)
 		}
 	}
 
@@ -239,13 +239,13 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 
 // solveInner solves the non-deflated K x K problem diag(dA) + rn zA zA^T
 // (dA = dw[active] strictly increasing, ||zA|| <= 1): it returns the roots
-// ascending and the K x K orthogonal matrix of eigenvectors (column j for
-// root j) built from the Gu-Eisenstat recomputed zhat.
+// ascending and the TRANSPOSE of the K x K orthogonal eigenvector matrix
+// (row j is the eigenvector of root j), built from the Gu-Eisenstat
+// recomputed zhat.
 func solveInner(find RootFinder, active []int, dw, zw []float64, rn float64) ([]float64, blas64.General, error) {
 	kk := len(active)
-	ut := blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: make([]float64, kk*kk)}
 	if kk == 0 {
-		return nil, ut, nil
+		return nil, blas64.General{Stride: 1}, nil
 	}
 	dA := make([]float64, kk)
 	zA := make([]float64, kk)
@@ -255,22 +255,22 @@ func solveInner(find RootFinder, active []int, dw, zw []float64, rn float64) ([]
 	lam := make([]float64, kk)
 	if kk == 1 {
 		lam[0] = dA[0] + rn*zA[0]*zA[0]
-		ut.Data[0] = 1
-		return lam, ut, nil
+		return lam, blas64.General{Rows: 1, Cols: 1, Stride: 1, Data: []float64{1}}, nil
 	}
-	// Row j of del holds d_i - lambda_j, i = 0..K-1.
-	del := make([]float64, kk*kk)
+	// Row j of del holds d_i - lambda_j, i = 0..K-1; it is overwritten by
+	// the eigenvector of root j at the end.
+	del := blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: make([]float64, kk*kk)}
 	for j := 0; j < kk; j++ {
 		f := find
 		if kk <= 2 {
 			f = Laed4
 		}
-		l, err := f(j, dA, zA, rn, del[j*kk:(j+1)*kk])
+		l, err := f(j, dA, zA, rn, del.Data[j*kk:(j+1)*kk])
 		if err != nil {
-			return nil, ut, fmt.Errorf("secular: Update: root %d of %d: %w (%w)", j, kk, errs.ErrNoConvergence, err)
+			return nil, del, fmt.Errorf("secular: Update: root %d of %d: %w (%w)", j, kk, errs.ErrNoConvergence, err)
 		}
 		if !finite(l) {
-			return nil, ut, fmt.Errorf("secular: Update: root %d of %d is %g: %w", j, kk, l, errs.ErrNoConvergence)
+			return nil, del, fmt.Errorf("secular: Update: root %d of %d is %g: %w", j, kk, l, errs.ErrNoConvergence)
 		}
 		lam[j] = l
 	}
@@ -278,29 +278,28 @@ func solveInner(find RootFinder, active []int, dw, zw []float64, rn float64) ([]
 	// every factor positive by interlacing.
 	zh := make([]float64, kk)
 	for i := 0; i < kk; i++ {
-		w := -del[i*kk+i]
+		w := -del.Data[i*kk+i]
 		for j := 0; j < kk; j++ {
 			if j != i {
-				w *= del[j*kk+i] / (dA[i] - dA[j])
+				w *= del.Data[j*kk+i] / (dA[i] - dA[j])
 			}
 		}
 		zh[i] = math.Copysign(math.Sqrt(math.Abs(w)), zA[i])
 	}
-	col := make([]float64, kk)
 	for j := 0; j < kk; j++ {
-		row := del[j*kk : (j+1)*kk]
-		for i := range col {
-			col[i] = zh[i] / row[i]
+		row := del.Data[j*kk : (j+1)*kk]
+		for i := range row {
+			row[i] = zh[i] / row[i]
 		}
-		nrm := nrm2(col)
+		nrm := nrm2(row)
 		if !(nrm > 0) || math.IsInf(nrm, 0) {
-			return nil, ut, fmt.Errorf("secular: Update: eigenvector %d of %d has norm %g: %w", j, kk, nrm, errs.ErrNoConvergence)
+			return nil, del, fmt.Errorf("secular: Update: eigenvector %d of %d has norm %g: %w", j, kk, nrm, errs.ErrNoConvergence)
 		}
-		for i, x := range col {
-			ut.Data[i*kk+j] = x / nrm
+		for i := range row {
+			row[i] /= nrm
 		}
 	}
-	return lam, ut, nil
+	return lam, del, nil
 }
 
 // placeAll sorts the eigenvalues ascending and writes them with their
