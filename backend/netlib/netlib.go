@@ -277,7 +277,8 @@ func transposeSquare(n int, a []float64, lda int) {
 // (0-based) root of 1 + rho*sum_j z_j^2/(d_j - x) = 0 for strictly increasing
 // d, rho > 0, with delta_j = d_j - lambda. dlaed4 assumes ||z||_2 = 1, so z
 // is normalized (and rho scaled by ||z||^2, which leaves the roots unchanged)
-// when it is not.
+// when it is not. For m <= 2 it defers to secular.Laed4, because dlaed4's
+// small-n paths return eigenvector data in delta.
 func Laed4(i int, d, z []float64, rho float64, delta []float64) (float64, error) {
 	m := len(d)
 	if i < 0 || i >= m || len(z) != m || len(delta) != m {
@@ -285,6 +286,12 @@ func Laed4(i int, d, z []float64, rho float64, delta []float64) (float64, error)
 	}
 	if !(rho > 0) {
 		return 0, fmt.Errorf("netlib: Laed4: rho = %v must be positive: %w", rho, errs.ErrShape)
+	}
+	if m <= 2 {
+		// dlaed4's n <= 2 paths (dlaed5) return eigenvector data in delta
+		// instead of d_j - lambda; the Go root finder has the RootFinder
+		// contract for every m.
+		return secular.Laed4(i, d, z, rho, delta)
 	}
 	s := impl.Dnrm2(m, z, 1)
 	if math.Abs(s-1) > 1e-14 {
