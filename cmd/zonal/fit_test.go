@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// writeRegressionCSV writes n rows of y = sin(x1) + x2/2 (+ small
+// deterministic wiggle) with d columns to a CSV file and returns its path.
+func writeRegressionCSV(t *testing.T, dir, name string, n, d int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("y")
+	for j := 0; j < d; j++ {
+		fmt.Fprintf(&b, ",x%d", j)
+	}
+	b.WriteString("\n")
+	for i := 0; i < n; i++ {
+		x := make([]float64, d)
+		for j := range x {
+			x[j] = math.Sin(float64(i*(j+3)) * 0.7)
+		}
+		y := math.Sin(2*x[0]) + x[min(1, d-1)]/2
+		fmt.Fprintf(&b, "%g", y)
+		for _, v := range x {
+			fmt.Fprintf(&b, ",%g", v)
+		}
+		b.WriteString("\n")
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeClassLIBSVM writes a 3-class LIBSVM file whose highest index is maxIdx.
+func writeClassLIBSVM(t *testing.T, dir, name string, n, maxIdx int) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		c := i % 3
+		fmt.Fprintf(&b, "%d 1:%g 2:%g", c, float64(c)+0.3*math.Sin(float64(i)), float64(c)*0.5+0.3*math.Cos(float64(i)))
+		if i == 0 {
+			fmt.Fprintf(&b, " %d:0.5", maxIdx)
+		}
+		b.WriteString("\n")
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runCmd(args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	code := runMain(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestFitJSONKeysEveryMethod(t *testing.T) {
+	dir := t.TempDir()
+	train := writeRegressionCSV(t, dir, "train.csv", 150, 3)
+	for _, m := range [][]string{
+		{"-method", "exact"},
+		{"-method", "ridge", "-map", "nystrom", "-features", "40"},
+		{"-method", "falkon", "-centers", "40"},
+		{"-method", "park", "-cells", "3", "-centers", "45"},
+	} {
+		args := append([]string{"fit", "-train", train, "-split", "0.8", "-sigma", "1", "-lambda", "1e-4", "-json", "-standardize"}, m...)
+		out, errs, code := runCmd(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", m, code, errs)
+		}
+		if errs != "" {
+			t.Errorf("%v: stderr not empty without a terminal: %q", m, errs)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(out), &obj); err != nil {
+			t.Fatalf("%v: %v in %q", m, err, out)
+		}
+		for _, k := range []string{"method", "map", "task", "n_train", "n_test", "d", "features", "centers", "cells", "rmse", "mae", "r2", "accuracy", "fit_seconds", "predict_seconds"} {
+			if _, ok := obj[k]; !ok {
+				t.Errorf("%v: key %q missing", m, k)
+			}
+		}
+		if obj["task"] != "regression" || obj["accuracy"] != nil || obj["n_train"].(float64) != 120 || obj["n_test"].(float64) != 30 {
+			t.Errorf("%v: %v", m, obj)
+		}
+		// A smooth target of 3 inputs: R^2 well above 0.5 for every method.
+		if r2, _ := obj["r2"].(float64); r2 < 0.5 {
+			t.Errorf("%v: test R^2 %v", m, obj["r2"])
+		}
+	}
+}
+
+// TestFitPredictRoundTrip: the model file serves the same predictions, and
+// LIBSVM test data below the model's d is padded while an index beyond it
+// is an error.
+func TestFitPredictRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	train := writeClassLIBSVM(t, dir, "train.libsvm", 120, 5)
+	test := writeClassLIBSVM(t, dir, "test.libsvm", 30, 4) // highest index 4 < d = 5
+	model := filepath.Join(dir, "m.zonal")
+	out, errs, code := runCmd("fit", "-train", train, "-test", test, "-method", "falkon", "-centers", "30", "-sigma", "1", "-lambda", "1e-6", "-model", model, "-json")
+	if code != 0 {
+		t.Fatalf("fit: %s", errs)
+	}
+	var fit map[string]any
+	if err := json.Unmarshal([]byte(out), &fit); err != nil {
+		t.Fatal(err)
+	}
+	if fit["task"] != "classification" || fit["rmse"] != nil || fit["d"].(float64) != 5 {
+		t.Fatalf("fit: %v", fit)
+	}
+	out, errs, code = runCmd("predict", "-model", model, "-data", test, "-json")
+	if code != 0 {
+		t.Fatalf("predict: %s", errs)
+	}
+	var pr struct {
+		Predictions []float64
+		Accuracy    *float64
+	}
+	if err := json.Unmarshal([]byte(out), &pr); err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Predictions) != 30 || pr.Accuracy == nil || *pr.Accuracy != fit["accuracy"].(float64) {
+		t.Fatalf("predict: %d predictions, accuracy %v vs fit %v", len(pr.Predictions), pr.Accuracy, fit["accuracy"])
+	}
+	// Text mode: one label per line on stdout, the metric on stderr.
+	out, errs, code = runCmd("predict", "-model", model, "-data", test)
+	if code != 0 || strings.Count(out, "\n") != 30 || !strings.Contains(errs, "accuracy") {
+		t.Fatalf("text predict: code %d, %d lines, stderr %q", code, strings.Count(out, "\n"), errs)
+	}
+	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if want := fmt.Sprint(pr.Predictions[i]); line != want {
+			t.Fatalf("line %d: %q vs %q", i, line, want)
+		}
+	}
+	// Index beyond d.
+	bad := writeClassLIBSVM(t, dir, "bad.libsvm", 10, 9)
+	if _, errs, code := runCmd("predict", "-model", model, "-data", bad); code != 1 || !strings.Contains(errs, "9") {
+		t.Fatalf("index beyond d: code %d, %q", code, errs)
+	}
+	if _, errs, code := runCmd("fit", "-train", train, "-test", bad, "-method", "exact"); code != 1 || !strings.Contains(errs, "exceeds") {
+		t.Fatalf("fit with index beyond d: code %d, %q", code, errs)
+	}
+	// Corrupted model file.
+	b, _ := os.ReadFile(model)
+	b[len(b)/2] ^= 1
+	os.WriteFile(model, b, 0o644)
+	if _, errs, code := runCmd("predict", "-model", model, "-data", test); code != 1 || !strings.Contains(errs, "corrupted") {
+		t.Fatalf("corrupted model: code %d, %q", code, errs)
+	}
+}
+
+func TestFitBadInput(t *testing.T) {
+	dir := t.TempDir()
+	train := writeRegressionCSV(t, dir, "train.csv", 60, 3)
+	other := writeRegressionCSV(t, dir, "other.csv", 20, 4)
+	nan := filepath.Join(dir, "nan.csv")
+	os.WriteFile(nan, []byte("y,a,b\n1,2,3\n2,NaN,1\n3,1,1\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-lambda", "0", "-method", "exact"}, 1, "lambda"},
+		{[]string{"-lambda", "-1", "-method", "falkon"}, 1, "lambda"},
+		{[]string{"-method", "falkon", "-centers", "1000"}, 1, "centres"},
+		{[]string{"-method", "park", "-cells", "100", "-centers", "40"}, 1, "cells"},
+		{[]string{"-method", "bogus"}, 2, "method"},
+		{[]string{"-task", "bogus"}, 2, "task"},
+		{[]string{"-split", "1.5"}, 2, "split"},
+		{[]string{"-test", other, "-method", "exact"}, 1, "column"},
+		{[]string{"-method", "ridge", "-map", "nope"}, 1, "nope"},
+		{[]string{"-method", "exact", "-memory", "1K"}, 1, "budget"},
+	} {
+		args := append([]string{"fit", "-train", train}, c.args...)
+		_, errs, code := runCmd(args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d (want %d), stderr %q (want %q)", c.args, code, c.code, errs, c.want)
+		}
+	}
+	if _, errs, code := runCmd("fit", "-train", nan); code != 1 || !strings.Contains(strings.ToLower(errs), "nan") {
+		t.Errorf("NaN feature: exit %d, %q", code, errs)
+	}
+	if _, _, code := runCmd("fit"); code != 2 {
+		t.Errorf("no -train: exit %d", code)
+	}
+	if _, _, code := runCmd("predict", "-model", "x"); code != 2 {
+		t.Errorf("predict without -data: exit %d", code)
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"": 0, "512": 512, "1K": 1024, "8G": 8 << 30, "1.5M": 3 << 19, "2GiB": 2 << 30} {
+		if got, err := parseBytes(in); err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"x", "-1G", "0"} {
+		if _, err := parseBytes(in); err == nil {
+			t.Errorf("parseBytes(%q) accepted", in)
+		}
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	if isTerminal(&b) {
+		t.Fatal("a buffer is not a terminal")
+	}
+	p := newProgressBar(&b)
+	p.report(solvers.Progress{Stage: "cg", Done: 1, Total: 2})
+	p.done()
+	if b.Len() != 0 {
+		t.Fatalf("progress written to a non-terminal: %q", b.String())
+	}
+	s := renderProgress(solvers.Progress{Stage: "cg", Done: 5, Total: 20, Residual: 1e-3}, 20)
+	if !strings.Contains(s, "[#####...............]") || !strings.Contains(s, " 25%") || !strings.Contains(s, "residual 1.00e-03") {
+		t.Fatalf("render %q", s)
+	}
+}
