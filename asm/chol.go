@@ -204,3 +204,35 @@ func trsmLL(tl, unit bool, m, n int, l []float64, ldl int, b []float64, ldb int)
 	Dgemm(blas.Trans, blas.NoTrans, m1, n, m2, -1, l21, ldl, b[m1*ldb:], ldb, 1, b, ldb)
 	trsmLL(true, unit, m1, n, l, ldl, b, ldb)
 }
+
+// DtrsmRLT solves X * L^T = alpha*B in place in the m x n row-major B, where L
+// is the n x n lower triangle of l with a non-unit diagonal (gonum's Dtrsm
+// with side = Right, uplo = Lower, tA = Trans, diag = NonUnit). This is the
+// panel solve of a right-looking Cholesky: L21 = A21 * L11^{-T}.
+func DtrsmRLT(m, n int, alpha float64, l []float64, ldl int, b []float64, ldb int) {
+	if m < 0 {
+		panic(errMLT0)
+	}
+	if n < 0 {
+		panic(errNLT0)
+	}
+	if ldl < max(1, n) {
+		panic(errBadLdA)
+	}
+	if ldb < max(1, n) {
+		panic(errBadLdB)
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if len(l) < ldl*(n-1)+n {
+		panic(errShortA)
+	}
+	if len(b) < ldb*(m-1)+n {
+		panic(errShortB)
+	}
+	if alpha != 1 {
+		scaleC(fullC, m, n, alpha, b, ldb)
+	}
+	trsmRLT(m, n, l, ldl, b, ldb)
+}

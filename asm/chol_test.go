@@ -248,3 +248,42 @@ func BenchmarkSyrkTall(b *testing.B) {
 		})
 	}
 }
+
+func TestDtrsmRLT(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(13, 14))
+		for _, n := range []int{0, 1, 3, 48, 49, 130} {
+			for _, m := range []int{0, 1, 7, 100} {
+				ldl, ldb := max(1, n)+rng.IntN(2), max(1, n)+rng.IntN(2)
+				l := make([]float64, max(0, (n-1)*ldl+n))
+				for i := 0; i < n; i++ {
+					for j := 0; j < i; j++ {
+						l[i*ldl+j] = (rng.Float64() - 0.5) / float64(n)
+					}
+					l[i*ldl+i] = 1 + rng.Float64()
+				}
+				x := randSlice(rng, max(0, (m-1)*ldb+n))
+				b := make([]float64, len(x))
+				// b = 3 * x L^T: b[i,j] = 3 * sum_{p<=j} x[i,p] l[j,p].
+				for i := 0; i < m; i++ {
+					for j := 0; j < n; j++ {
+						var s float64
+						for p := 0; p <= j; p++ {
+							s += x[i*ldb+p] * l[j*ldl+p]
+						}
+						b[i*ldb+j] = 3 * s
+					}
+				}
+				DtrsmRLT(m, n, 1.0/3, l, ldl, b, ldb)
+				for i := 0; i < m; i++ {
+					for j := 0; j < n; j++ {
+						// Diagonally dominant L, cond = O(1): 64*n*eps.
+						if math.Abs(b[i*ldb+j]-x[i*ldb+j]) > 64*float64(n+1)*0x1p-52 {
+							t.Fatalf("m=%d n=%d: X[%d,%d] = %v, want %v", m, n, i, j, b[i*ldb+j], x[i*ldb+j])
+						}
+					}
+				}
+			}
+		}
+	})
+}

@@ -21,8 +21,15 @@ func Daxpy(alpha float64, x, y []float64) {
 	cur().axpy(alpha, x, y[:len(x)])
 }
 
-// Dscal computes x[i] *= alpha.
-func Dscal(alpha float64, x []float64) { cur().scal(alpha, x) }
+// Dscal computes x[i] *= alpha. As in gonum's BLAS, alpha == 0 sets x to
+// zero even where it held NaN or Inf.
+func Dscal(alpha float64, x []float64) {
+	if alpha == 0 {
+		clear(x)
+		return
+	}
+	cur().scal(alpha, x)
+}
 
 // SumSq returns sum_i x[i]^2, the squared Euclidean norm, without scaling
 // (it overflows for |x| beyond about 1e154, like the plain sum).
@@ -79,7 +86,11 @@ func DscalInc(n int, alpha float64, x []float64, incX int) {
 		return
 	}
 	for i := 0; i < n; i++ {
-		x[i*incX] *= alpha
+		if alpha == 0 {
+			x[i*incX] = 0
+		} else {
+			x[i*incX] *= alpha
+		}
 	}
 }
 

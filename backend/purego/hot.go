@@ -2,10 +2,12 @@ package purego
 
 // This file holds every low-level compute kernel the pure-Go backend uses.
 // Each function is small, unexported and works on raw row-major slices with
-// BLAS conventions (leading dimensions, increments). Today they call gonum's
-// pure-Go BLAS; the SIMD kernels from package asm replace only the bodies
-// below, so the drivers in the rest of the package (blocked Syrk, blocked
-// Cholesky, the blas.Float64 adapter, the Backend methods) stay unchanged.
+// BLAS conventions (leading dimensions, increments). The bodies call the
+// SIMD kernels of package asm (AVX-512, AVX2+FMA or pure Go, chosen once at
+// init; ZONAL_NOASM=1 or the noasm build tag force pure Go) where asm has
+// them, and gonum's pure-Go BLAS otherwise, so the drivers in the rest of the
+// package (blocked Syrk, blocked Cholesky, the blas.Float64 adapter, the
+// Backend methods) stay unchanged.
 //
 // Preconditions, checked by the callers and not here: every dimension is
 // >= 1, leading dimensions are >= the row length, slices are long enough,
@@ -17,9 +19,11 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/zonal-ml/zonal/asm"
 )
 
-// impl is gonum's pure-Go BLAS, the current body of the kernels below.
+// impl is gonum's pure-Go BLAS, used for the cases asm does not cover.
 var impl gonum.Implementation
 
 // Tuning constants of the drivers, named in one place.
@@ -36,7 +40,7 @@ const (
 // gemm computes C = alpha*op(A)*op(B) + beta*C, where op(A) is m x k, op(B)
 // is k x n and C is m x n (row-major). m, n, k >= 1.
 func gemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	impl.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	asm.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // syrkDiag computes the ul triangle (diagonal included) of
@@ -45,29 +49,9 @@ func gemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda in
 // The other strict triangle of C is neither read nor written. n, k >= 1 and
 // n <= syrkLeaf.
 func syrkDiag(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
-	var tile [syrkLeaf * syrkLeaf]float64
-	if t == blas.Trans {
-		gemm(blas.Trans, blas.NoTrans, n, n, k, 1, a, lda, a, lda, 0, tile[:], n)
-	} else {
-		gemm(blas.NoTrans, blas.Trans, n, n, k, 1, a, lda, a, lda, 0, tile[:], n)
-	}
-	for i := 0; i < n; i++ {
-		lo, hi := 0, i+1
-		if ul == blas.Upper {
-			lo, hi = i, n
-		}
-		ci := c[i*ldc : i*ldc+n]
-		ti := tile[i*n : i*n+n]
-		if beta == 0 {
-			for j := lo; j < hi; j++ {
-				ci[j] = alpha * ti[j]
-			}
-		} else {
-			for j := lo; j < hi; j++ {
-				ci[j] = alpha*ti[j] + beta*ci[j]
-			}
-		}
-	}
+	// asm.Dsyrk computes only the micro-kernel tiles that meet the triangle
+	// and writes only the ul triangle.
+	asm.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
 }
 
 // gemv computes y = alpha*op(A)*x + beta*y for the m x n matrix A. m, n >= 1.
@@ -78,7 +62,14 @@ func gemv(t blas.Transpose, m, n int, alpha float64, a []float64, lda int, x []f
 // trsm solves op(A)*X = alpha*B (side == Left) or X*op(A) = alpha*B
 // (side == Right) in place in the m x n matrix B, A triangular. m, n >= 1.
 func trsm(side blas.Side, ul blas.Uplo, tA blas.Transpose, diag blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
-	impl.Dtrsm(side, ul, tA, diag, m, n, alpha, a, lda, b, ldb)
+	switch {
+	case side == blas.Left && ul == blas.Lower:
+		asm.DtrsmLL(tA, diag, m, n, alpha, a, lda, b, ldb)
+	case side == blas.Right && ul == blas.Lower && tA != blas.NoTrans && diag == blas.NonUnit:
+		asm.DtrsmRLT(m, n, alpha, a, lda, b, ldb)
+	default:
+		impl.Dtrsm(side, ul, tA, diag, m, n, alpha, a, lda, b, ldb)
+	}
 }
 
 // potf2 factors the n x n row-major lower triangle of A as L*L^T in place
@@ -115,17 +106,17 @@ func potf2(n int, a []float64, lda int) (pivot int, value float64) {
 // dot returns sum_i x[i*incX] * y[i*incY] (negative increments start from
 // the end, as in BLAS). n >= 1.
 func dot(n int, x []float64, incX int, y []float64, incY int) float64 {
-	return impl.Ddot(n, x, incX, y, incY)
+	return asm.DdotInc(n, x, incX, y, incY)
 }
 
 // axpy computes y += alpha*x. n >= 1.
 func axpy(n int, alpha float64, x []float64, incX int, y []float64, incY int) {
-	impl.Daxpy(n, alpha, x, incX, y, incY)
+	asm.DaxpyInc(n, alpha, x, incX, y, incY)
 }
 
 // scal computes x *= alpha for x with a positive increment. n >= 1.
 func scal(n int, alpha float64, x []float64, incX int) {
-	impl.Dscal(n, alpha, x, incX)
+	asm.DscalInc(n, alpha, x, incX)
 }
 
 // nrm2 returns the Euclidean norm of x without undue overflow or underflow
