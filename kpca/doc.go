@@ -82,6 +82,13 @@
 // sum. It is never below the batch truncation error
 // sqrt(sum_{j>r} lambda_j^2).
 //
+// # Downdate
+//
+// Incremental.Remove deletes a point: it is moved to the last position and the
+// terms that would add it to the remaining points are applied with opposite
+// signs in reverse order, which leaves diag(M_{n-1}, c); the eigenvector e_n
+// is then split off with a Householder reflection of the last row of U.
+//
 // # Drift
 //
 // Floating-point errors accumulate over the updates. Drift reports the relative

@@ -596,3 +596,68 @@ func sortedDesc(v []float64) []float64 {
 	sort.Sort(sort.Reverse(sort.Float64Slice(out)))
 	return out
 }
+
+// TestRemove: downdating points (first, middle, last, and down to one point)
+// leaves the batch eigendecomposition of the remaining points, with and
+// without mean adjustment; adding afterwards still works.
+func TestRemove(t *testing.T) {
+	k := gaussian(t, 1.5)
+	for _, b := range backends(t) {
+		for _, mean := range []bool{false, true} {
+			x := randPoints(41, 25, 3, 1)
+			inc, _ := NewIncremental(k, 3, Options{MeanAdjust: mean, Backend: b})
+			if err := inc.AddRows(context.Background(), x, nil); err != nil {
+				t.Fatal(err)
+			}
+			keep := make([]int, 25)
+			for i := range keep {
+				keep[i] = i
+			}
+			for _, pos := range []int{0, 11, 22, 5, 5, 0} {
+				if err := inc.Remove(pos); err != nil {
+					t.Fatal(err)
+				}
+				keep = append(keep[:pos], keep[pos+1:]...)
+				rest := mat.NewDense(len(keep), 3, nil)
+				for r, i := range keep {
+					rest.SetRow(r, x.RawRowView(i))
+				}
+				want := kernelMatrix(t, k, rest)
+				scale := mat.Norm(want, 2)
+				if mean {
+					want = centredBatch(want)
+				}
+				var diff mat.Dense
+				diff.Sub(inc.Matrix(), want)
+				if dd := mat.Norm(&diff, math.Inf(1)); dd > 1e-12 {
+					t.Fatalf("%s mean=%v: stored matrix after removing %d differs by %g", b.Name(), mean, pos, dd)
+				}
+				vals, vecs := inc.Eigen()
+				bv, bvec := batchEig(t, want)
+				compareEigen(t, fmt.Sprintf("%s mean=%v remove %d", b.Name(), mean, pos), vals, vecs, bv, bvec, scale)
+				if dr := inc.Drift(); dr.Orth > 1e-12 {
+					t.Fatalf("orthogonality after removal: %+v", dr)
+				}
+			}
+			if err := inc.Add(x.RawRowView(0)); err != nil {
+				t.Fatal(err)
+			}
+			if dr := inc.Drift(); dr.RelRecon > 1e-12 || dr.Orth > 1e-12 {
+				t.Fatalf("after re-adding: %+v", dr)
+			}
+			for inc.Len() > 0 {
+				if err := inc.Remove(inc.Len() - 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := inc.Remove(0); !errors.Is(err, kernels.ErrParam) {
+				t.Fatalf("remove from empty: %v", err)
+			}
+		}
+	}
+	tr, _ := NewIncremental(k, 3, Options{Components: 2})
+	tr.Add([]float64{1, 2, 3})
+	if err := tr.Remove(0); !errors.Is(err, ErrState) {
+		t.Fatalf("truncated remove: %v", err)
+	}
+}

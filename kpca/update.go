@@ -269,3 +269,67 @@ func (e *eigState) set(d []float64, u blas64.General) {
 	}
 	e.d = append(e.d[:0], d...)
 }
+
+// moveRowToEnd moves row i of U to the last position (rows after it shift up).
+func (e *eigState) moveRowToEnd(i int) {
+	u := e.u()
+	tmp := append([]float64(nil), u.Data[i*u.Stride:i*u.Stride+e.r]...)
+	for k := i; k < e.n-1; k++ {
+		copy(u.Data[k*u.Stride:k*u.Stride+e.r], u.Data[(k+1)*u.Stride:(k+1)*u.Stride+e.r])
+	}
+	copy(u.Data[(e.n-1)*u.Stride:], tmp)
+}
+
+// removeLastRow undoes an expansion: with diag(M, c) = U diag(d) U^T, the
+// last row of U is (up to rounding) supported on the eigenvector e_n. A
+// Householder reflection H with (last row) H = -sign * |last row| e_j^T,
+// applied to the columns, makes column j equal to +-e_n and zeroes the last
+// entry of every other column; column j and the last row are then removed.
+// It returns the eigenvalue removed.
+func (e *eigState) removeLastRow() float64 {
+	u := e.u()
+	n, r := e.n, e.r
+	last := u.Data[(n-1)*u.Stride : (n-1)*u.Stride+r]
+	j := 0
+	for k := range last {
+		if math.Abs(last[k]) > math.Abs(last[j]) {
+			j = k
+		}
+	}
+	// Householder vector h = x + sign(x_j)|x| e_j, H = I - 2 h h^T / h^T h.
+	x := append([]float64(nil), last...)
+	nx := norm2(x)
+	if nx > 0 {
+		h := x
+		if h[j] >= 0 {
+			h[j] += nx
+		} else {
+			h[j] -= nx
+		}
+		hh := 0.0
+		for _, v := range h {
+			hh += v * v
+		}
+		for i := 0; i < n; i++ {
+			row := u.Data[i*u.Stride : i*u.Stride+r]
+			s := 0.0
+			for k, v := range h {
+				s += row[k] * v
+			}
+			s *= 2 / hh
+			for k, v := range h {
+				row[k] -= s * v
+			}
+		}
+	}
+	removed := e.d[j]
+	// Remove column j: shift columns j+1.. left in every row but the last.
+	for i := 0; i < n-1; i++ {
+		row := u.Data[i*u.Stride : i*u.Stride+r]
+		copy(row[j:], row[j+1:])
+	}
+	copy(e.d[j:], e.d[j+1:])
+	e.d = e.d[:r-1]
+	e.n, e.r = n-1, r-1
+	return removed
+}
