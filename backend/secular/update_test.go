@@ -537,3 +537,34 @@ func ExampleLaed4() {
 	// root 1: 1.223669
 	// root 2: 2.352652
 }
+
+// TestUpdateLargeClustered runs one update of size m = 300 (100 with -short)
+// on a kernel-like spectrum: a third decaying geometrically from 1 to 1e-16,
+// a third in tight clusters (spread 1e-13) and a third uniform, with rho of
+// both signs. Checks as in checkUpdate (c = 20, bounds c m eps).
+func TestUpdateLargeClustered(t *testing.T) {
+	m := 300
+	if testing.Short() {
+		m = 100
+	}
+	rng := newRand(17)
+	d := make([]float64, m)
+	for j := range d {
+		switch j % 3 {
+		case 0:
+			d[j] = math.Pow(10, -16*rng.Float64())
+		case 1:
+			d[j] = 1e-3*float64(1+j%5) + 1e-13*rng.Float64()
+		default:
+			d[j] = rng.Float64()
+		}
+	}
+	sort.Float64s(d)
+	u := randOrtho(t, rng, m, m)
+	for _, rho := range []float64{0.3, -0.3} {
+		v := randVec(rng, m)
+		dOut, uOut := update(t, nil, d, u, rho, v)
+		checkUpdate(t, fmt.Sprintf("clustered m=%d rho=%g", m, rho), d, u, rho, v, dOut, uOut)
+		t.Logf("m=%d rho=%g: ||U^T U - I||_max = %.3g (bound %.3g)", m, rho, orthErr(uOut), 20*float64(m)*eps)
+	}
+}
