@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/kernels"
+)
+
+// Builders of the kernels package: random Gegenbauer features ("gegenbauer",
+// with the variants "gegenbauer-orth" (block-orthogonal directions),
+// "gegenbauer-anti" (antithetic pairs w, -w) and "gegenbauer-orth-anti"),
+// random Fourier features ("fourier", "fourier-orth" for orthogonal random
+// features), Nystrom with uniform landmarks ("nystrom") and with recursive
+// ridge-leverage-score landmarks ("rls-nystrom", at spec.Lambda).
+func init() {
+	for _, v := range []string{"gegenbauer", "gegenbauer-orth", "gegenbauer-anti", "gegenbauer-orth-anti"} {
+		addMapBuilder(v, buildGegenbauer)
+	}
+	addMapBuilder("fourier", buildFourier)
+	addMapBuilder("fourier-orth", buildFourier)
+	addMapBuilder("nystrom", buildNystrom)
+	addMapBuilder("rls-nystrom", buildNystrom)
+}
+
+// gegenbauerSettings are the truncation settings of the Gegenbauer builders;
+// `zonal approx` sets them from -q, -s, -tol, -radius (0 means automatic /
+// the package default). mapSpec carries no such fields, so they live here.
+var gegenbauerSettings struct {
+	Q, S   int
+	Tol    float64
+	Radius float64
+}
+
+func buildGegenbauer(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
+	if train == nil {
+		return nil, fmt.Errorf("%s: no training data", spec.Method)
+	}
+	opt := kernels.GegenbauerOptions{
+		Features:   spec.Features,
+		Q:          gegenbauerSettings.Q,
+		S:          gegenbauerSettings.S,
+		Tol:        gegenbauerSettings.Tol,
+		Radius:     gegenbauerSettings.Radius,
+		Orthogonal: strings.Contains(spec.Method, "orth"),
+		Antithetic: strings.Contains(spec.Method, "anti"),
+		Seed:       spec.Seed,
+	}
+	m, err := kernels.NewGegenbauerFeatures(spec.Backend, spec.Kernel, train, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Method, err)
+	}
+	return m, nil
+}
+
+func buildFourier(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
+	if train == nil {
+		return nil, fmt.Errorf("%s: no training data", spec.Method)
+	}
+	_, d := train.Dims()
+	m, err := kernels.NewFourier(spec.Backend, spec.Kernel, d, kernels.FourierOptions{
+		Features:   spec.Features,
+		Orthogonal: spec.Method == "fourier-orth",
+		Seed:       spec.Seed,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Method, err)
+	}
+	return m, nil
+}
+
+// buildNystrom uses min(Features, n) landmarks from the training rows.
+func buildNystrom(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
+	if train == nil {
+		return nil, fmt.Errorf("%s: no training data", spec.Method)
+	}
+	n, _ := train.Dims()
+	m := min(spec.Features, n)
+	var (
+		ny  *kernels.Nystrom
+		err error
+	)
+	if spec.Method == "rls-nystrom" {
+		ny, err = kernels.NystromRLS(ctx, spec.Backend, spec.Kernel, train, m, spec.Lambda, spec.Seed)
+	} else {
+		ny, err = kernels.NystromUniform(spec.Backend, spec.Kernel, train, m, spec.Seed)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Method, err)
+	}
+	return ny, nil
+}
