@@ -37,6 +37,7 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer lr.close()
 	var sp csvSplitter
 	// Header: the first non-blank line.
 	var rec [][]byte

@@ -34,35 +34,126 @@ type lineReader struct {
 	long  []byte // buffer for lines longer than br's buffer
 	err   error  // sticky error
 	atEOF bool
+	stop  func() // ends the decompression goroutine, if any
 }
 
 const readBufSize = 1 << 16
 
+// newLineReader starts reading r. The caller must call close when done
+// (it stops the decompression goroutine of a gzip input).
 func newLineReader(r io.Reader) (*lineReader, error) {
-	br, gz, err := openInput(r)
-	if err != nil {
-		return nil, err
-	}
-	return &lineReader{br: br, gz: gz}, nil
-}
-
-// openInput returns a buffered reader of r's content, decompressed when it
-// starts with the gzip magic bytes (multi-member streams, as written by
-// pigz, are read to the end).
-func openInput(r io.Reader) (br *bufio.Reader, gz bool, err error) {
-	br = bufio.NewReaderSize(r, readBufSize)
+	br := bufio.NewReaderSize(r, readBufSize)
 	head, err := br.Peek(2)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return nil, false, fmt.Errorf("dataset: reading input: %w", err)
+		return nil, fmt.Errorf("dataset: reading input: %w", err)
 	}
-	if bytes.Equal(head, gzipMagic) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, false, &ParseError{Line: 1, Msg: "bad gzip header", Err: err}
+	if !bytes.Equal(head, gzipMagic) {
+		return &lineReader{br: br}, nil
+	}
+	// gzip (multi-member streams, as pigz writes, are read to the end).
+	// Decompression runs in its own goroutine, overlapping with parsing.
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, &ParseError{Line: 1, Msg: "bad gzip header", Err: err}
+	}
+	ra := newReadAhead(zr)
+	return &lineReader{br: bufio.NewReaderSize(ra, readBufSize), gz: true, stop: ra.close}, nil
+}
+
+// close releases the reader's resources; it returns once no goroutine
+// reads the input any more.
+func (lr *lineReader) close() {
+	if lr.stop != nil {
+		lr.stop()
+		lr.stop = nil
+	}
+}
+
+// readAhead reads its source in a separate goroutine into a few buffers,
+// so that decompression and parsing run on two cores.
+type readAhead struct {
+	full chan []byte   // filled buffers, in order; closed at the end
+	free chan []byte   // buffers to refill
+	done chan struct{} // closed by close
+	wait chan struct{} // closed when the goroutine has returned
+	err  error         // the source's final error, set before full is closed
+	cur  []byte        // unread part of the buffer being consumed
+	last []byte        // buffer being consumed, to recycle
+}
+
+const (
+	readAheadBufs = 4
+	readAheadSize = 1 << 18
+)
+
+func newReadAhead(src io.Reader) *readAhead {
+	ra := &readAhead{
+		full: make(chan []byte, readAheadBufs),
+		free: make(chan []byte, readAheadBufs),
+		done: make(chan struct{}),
+		wait: make(chan struct{}),
+	}
+	for range readAheadBufs {
+		ra.free <- make([]byte, readAheadSize)
+	}
+	go ra.fill(src)
+	return ra
+}
+
+func (ra *readAhead) fill(src io.Reader) {
+	defer close(ra.wait)
+	defer close(ra.full)
+	for {
+		var buf []byte
+		select {
+		case buf = <-ra.free:
+		case <-ra.done:
+			return
 		}
-		return bufio.NewReaderSize(zr, readBufSize), true, nil
+		buf = buf[:cap(buf)]
+		n := 0
+		var err error
+		for n < len(buf) && err == nil {
+			var k int
+			k, err = src.Read(buf[n:])
+			n += k
+		}
+		if n > 0 {
+			select {
+			case ra.full <- buf[:n]:
+			case <-ra.done:
+				return
+			}
+		}
+		if err != nil {
+			ra.err = err // io.EOF at the end, or the source's error verbatim
+			return
+		}
 	}
-	return br, false, nil
+}
+
+func (ra *readAhead) Read(p []byte) (int, error) {
+	for len(ra.cur) == 0 {
+		if ra.last != nil {
+			ra.free <- ra.last // never blocks: free holds every buffer
+			ra.last = nil
+		}
+		b, ok := <-ra.full
+		if !ok {
+			return 0, ra.err
+		}
+		ra.cur, ra.last = b, b
+	}
+	n := copy(p, ra.cur)
+	ra.cur = ra.cur[n:]
+	return n, nil
+}
+
+// close stops the goroutine and waits for it, so the source is not read
+// after the reader function returns.
+func (ra *readAhead) close() {
+	close(ra.done)
+	<-ra.wait
 }
 
 // next returns the next line, or ok == false at the end of the input or on

@@ -37,6 +37,7 @@ func ReadLIBSVM(r io.Reader, opts Options) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer lr.close()
 	limit := MaxIndex
 	limitKind := ErrTooLarge
 	if opts.MaxCols > 0 && opts.MaxCols < limit {

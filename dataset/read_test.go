@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -460,5 +461,47 @@ func TestParseNumber(t *testing.T) {
 	}
 	if _, st := parseNumber([]byte("-1e309")); st != numOverflow {
 		t.Errorf("-1e309 not reported as overflow")
+	}
+}
+
+// TestGzipEarlyErrorStopsReader checks that an error early in a long gzip
+// stream returns promptly and leaves no decompression goroutine behind.
+func TestGzipEarlyErrorStopsReader(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte("1 1:1\n1 0:1\n"))
+	line := []byte("1 1:1 2:2 3:3 4:4 5:5 6:6 7:7 8:8\n")
+	for range 200000 { // ~7 MB uncompressed: far more than the read-ahead buffers
+		zw.Write(line)
+	}
+	zw.Close()
+	var cbuf bytes.Buffer
+	zw = gzip.NewWriter(&cbuf)
+	zw.Write([]byte("y,a\n1,x\n"))
+	for range 500000 {
+		zw.Write([]byte("1,2\n"))
+	}
+	zw.Close()
+	before := runtime.NumGoroutine()
+	for range 5 {
+		_, err := ReadLIBSVM(bytes.NewReader(buf.Bytes()), Options{})
+		if !errors.Is(err, ErrFormat) {
+			t.Fatalf("got %v", err)
+		}
+		_, err = ReadCSV(bytes.NewReader(cbuf.Bytes()), Options{})
+		if !errors.Is(err, ErrFormat) {
+			t.Fatalf("CSV: got %v", err)
+		}
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Fatalf("%d goroutines before, %d after", before, after)
+	}
+	// MaxRows also stops early and cleans up.
+	d, err := ReadLIBSVM(bytes.NewReader(buf.Bytes()[:]), Options{MaxRows: 1})
+	if err != nil || len(d.Y) != 1 {
+		t.Fatalf("MaxRows 1: %v", err)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Fatalf("MaxRows: %d goroutines before, %d after", before, after)
 	}
 }
