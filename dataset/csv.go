@@ -78,7 +78,10 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 	target := -1
 	if !opts.NoTarget {
 		var msg string
-		if target, msg = findTarget(names, seen, opts.Target); target < 0 {
+		target, msg = findTarget(names, seen, opts.Target)
+		if opts.TargetOptional && (target < 0 || (opts.Target == "" && names[target] != "y")) {
+			target = -1 // no target column: all features
+		} else if target < 0 {
 			return nil, fmt.Errorf("dataset: line %d (header): %s: %w", headerLine, msg, ErrTarget)
 		}
 	}

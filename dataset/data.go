@@ -24,6 +24,12 @@ type Options struct {
 	// NoTarget reads a CSV without a target: every column is a feature and
 	// Data.Y is nil (for unlabeled prediction input). Ignored for LIBSVM.
 	NoTarget bool
+	// TargetOptional reads a CSV whose target column may be absent: when
+	// the column named by Target (or, with Target empty, a column named
+	// "y") is missing, every column is a feature and Data.Y is nil, instead
+	// of an error (or, with Target empty, taking the first column). Meant for
+	// prediction input that may or may not carry labels.
+	TargetOptional bool
 
 	// AllowNonFinite accepts NaN, Inf and Infinity (any case, optional sign)
 	// as values and labels. By default they are errors wrapping ErrNonFinite.

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 )
@@ -130,11 +131,8 @@ func (p *libsvmParser) number(tok []byte, idx int, lineNo int) (float64, error) 
 }
 
 func (p *libsvmParser) parseLine(line []byte, lineNo int) error {
-	for i, c := range line {
-		if c == '#' {
-			line = line[:i]
-			break
-		}
+	if i := bytes.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
 	}
 	tok, pos := nextToken(line, 0)
 	if len(tok) == 0 {
@@ -151,13 +149,7 @@ func (p *libsvmParser) parseLine(line []byte, lineNo int) error {
 		if len(tok) == 0 {
 			break
 		}
-		colon := -1
-		for k, c := range tok {
-			if c == ':' {
-				colon = k
-				break
-			}
-		}
+		colon := bytes.IndexByte(tok, ':')
 		if colon < 0 {
 			return lineErr(lineNo, nil, "token %s is not index:value", quote(tok))
 		}

@@ -194,6 +194,9 @@ func TestReadCSVTarget(t *testing.T) {
 		{Options{Target: "b"}, []float64{2, 5}, []string{"a", "c"}},
 		{Options{Target: "2"}, []float64{3, 6}, []string{"a", "b"}},
 		{Options{NoTarget: true}, nil, []string{"a", "b", "c"}},
+		{Options{TargetOptional: true}, nil, []string{"a", "b", "c"}},
+		{Options{TargetOptional: true, Target: "z"}, nil, []string{"a", "b", "c"}},
+		{Options{TargetOptional: true, Target: "c"}, []float64{3, 6}, []string{"a", "b"}},
 	}
 	for _, c := range cases {
 		d, err := ReadCSV(strings.NewReader(in), c.opts)
@@ -204,8 +207,12 @@ func TestReadCSVTarget(t *testing.T) {
 			t.Errorf("%+v: Y %v names %v, want %v %v", c.opts, d.Y, d.Names, c.y, c.names)
 		}
 	}
+	d, err := ReadCSV(strings.NewReader("x,y\n1,2\n"), Options{TargetOptional: true})
+	if err != nil || d.Y[0] != 2 || d.TargetName != "y" {
+		t.Fatalf("TargetOptional with a y column: %v %v", d, err)
+	}
 	// A column named like a number wins over the index reading.
-	d, err := ReadCSV(strings.NewReader("0,1\n5,6\n"), Options{Target: "1"})
+	d, err = ReadCSV(strings.NewReader("0,1\n5,6\n"), Options{Target: "1"})
 	if err != nil || d.Y[0] != 6 || d.TargetName != "1" {
 		t.Fatalf("numeric names: %v %v", d, err)
 	}
