@@ -26,13 +26,17 @@ type GegenbauerOptions struct {
 	// with automatic S, m = floor(D/s) (even with Antithetic) and Dim() may
 	// be a little below D.
 	Features int
-	// Q and S fix the GZK degree and order; 0 chooses them with
-	// ChooseTruncation from Radius and Tol.
+	// Q and S fix the GZK degree and order. When both are 0 and Tol is 0,
+	// SelectTruncation chooses them for the number of features (bias and
+	// variance on a pilot sample); when Tol > 0, or only one of them is
+	// given, ChooseTruncation chooses the missing ones from Radius and Tol
+	// (the truncation error bound alone).
 	Q, S int
 	// Radius bounds |x| for the truncation; 0 means the largest row norm of
 	// the data passed to NewGegenbauerFeatures.
 	Radius float64
-	// Tol is the truncation tolerance (default DefaultGegenbauerTol).
+	// Tol is the truncation tolerance of ChooseTruncation (when it is used
+	// with Tol = 0: DefaultGegenbauerTol).
 	Tol float64
 	// MaxQ, MaxS cap the automatic choice (defaults DefaultGegenbauerMaxQ/S).
 	MaxQ, MaxS int
@@ -99,6 +103,7 @@ func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt Gegenb
 		math.IsInf(opt.Radius, 0) || math.IsInf(opt.Tol, 0) {
 		return nil, fmt.Errorf("%w: negative or non-finite Gegenbauer option", ErrParam)
 	}
+	tolGiven := opt.Tol > 0
 	if opt.Tol == 0 {
 		opt.Tol = DefaultGegenbauerTol
 	}
@@ -137,7 +142,11 @@ func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt Gegenb
 			}
 			opt.S = 1
 		}
-		if opt.Q == 0 || opt.S == 0 {
+		if opt.Q == 0 && opt.S == 0 && !tolGiven {
+			if tr, err = SelectTruncation(b, k, x, opt.Features, opt.Seed); err != nil {
+				return nil, err
+			}
+		} else if opt.Q == 0 || opt.S == 0 {
 			maxQ, maxS := opt.MaxQ, opt.MaxS
 			if opt.Q != 0 {
 				maxQ = opt.Q

@@ -470,3 +470,57 @@ func TestMapsMarshalAndConcurrency(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+func TestSelectTruncationPredictsError(t *testing.T) {
+	// On 60 rows (all of them in the pilot) the predicted mean squared
+	// relative Frobenius error of SelectTruncation must match the mean over
+	// 100 seeds of the measured one. The pilot's second moment uses 256
+	// directions (~10% noise) and the empirical mean of 100 squared errors
+	// ~15%: accept a ratio in [0.6, 1.6].
+	b := backend.Default()
+	x := randMatrix(21, 60, 4, 1)
+	k := Gaussian{1.4}
+	pt, err := newPilot(b, k, x, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kk, _ := Matrix(b, k, x, x)
+	seeds := 100
+	if testing.Short() {
+		seeds = 40 // wider noise (~25%) still inside [0.6, 1.6]
+	}
+	for _, qs := range [][2]int{{2, 1}, {3, 2}, {6, 3}} {
+		q, s := qs[0], qs[1]
+		D := 16 * s
+		sum := 0.0
+		for seed := 0; seed < seeds; seed++ {
+			f, err := NewGegenbauerFeatures(b, k, x, GegenbauerOptions{Features: D, Q: q, S: s, Seed: uint64(seed)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e mat.Dense
+			e.Sub(gram(transform(t, f, x)), kk)
+			r := mat.Norm(&e, 2) / mat.Norm(kk, 2)
+			sum += r * r
+		}
+		got, want := sum/float64(seeds), pt.predict(q, s, D)
+		if ratio := got / want; ratio < 0.6 || ratio > 1.6 {
+			t.Errorf("q=%d s=%d: measured mean squared rel. error %.4g, predicted %.4g", q, s, got, want)
+		}
+	}
+	// More features afford a larger truncation (less bias, more variance).
+	small, err := SelectTruncation(b, k, x, 8, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	large, _ := SelectTruncation(b, k, x, 1<<20, 3)
+	if large.Q+large.S <= small.Q+small.S || math.IsNaN(large.Bound) {
+		t.Errorf("D=8: %+v, D=2^20: %+v", small, large)
+	}
+	if _, err := SelectTruncation(b, k, x, 0, 3); !errors.Is(err, ErrParam) {
+		t.Errorf("D=0: %v", err)
+	}
+	if _, err := SelectTruncation(b, Laplacian{1}, x, 10, 3); !errors.Is(err, ErrParam) {
+		t.Errorf("laplacian: %v", err)
+	}
+}

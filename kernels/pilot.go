@@ -1,0 +1,230 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+)
+
+// Pilot sizes of SelectTruncation: rows of the data sample, directions, and
+// the largest degree and order considered.
+const (
+	pilotRows       = 200
+	pilotDirections = 256
+	pilotMaxQ       = 12
+	pilotMaxS       = 6
+)
+
+// SelectTruncation chooses the GZK truncation (q, s) of k for random
+// Gegenbauer features with D features on data like x by minimising the
+// predicted expected squared relative Frobenius error on a pilot sample P of
+// at most 200 rows of x:
+//
+//	err(q, s) = ( |K_P - K_{q,s,P}|_F^2 + (E_w |Y_w|_F^2 - |K_{q,s,P}|_F^2) / m ) / |K_P|_F^2,
+//
+// where m = floor(D/s) is the number of directions, Y_w = Phi_w Phi_w^T is
+// the estimate of one direction (Phi_w the |P| x s features of w, unscaled),
+// so the second term is the variance of the average of m independent
+// directions; E_w |Y_w|_F^2 = E_w |Phi_w^T Phi_w|_F^2 is estimated with 256
+// seeded directions. The first term (the truncation bias) is computed
+// exactly. q ranges over 0..12 and s over 1..6 (s = 1 for NTK and
+// arc-cosine). The radius-and-tolerance rule (ChooseTruncation) controls
+// the bias only; at D in the thousands the variance of high degrees
+// (alpha_{l,d} grows like l^(d-2)) dominates, which this rule accounts for.
+// The returned Bound is TruncationBound at the largest row norm of x.
+func SelectTruncation(b backend.Backend, k Kernel, x mat.Matrix, features int, seed uint64) (Truncation, error) {
+	if features < 1 {
+		return Truncation{}, fmt.Errorf("%w: number of features must be >= 1, got %d", ErrParam, features)
+	}
+	pt, err := newPilot(b, k, x, seed)
+	if err != nil {
+		return Truncation{}, err
+	}
+	best, bq, bs := math.Inf(1), 0, 1
+	for q := 0; q <= pt.q; q++ {
+		for s := 1; s <= pt.s; s++ {
+			if e := pt.predict(q, s, features); e < best {
+				best, bq, bs = e, q, s
+			}
+		}
+	}
+	bd, err := TruncationBound(b, k, pt.d, math.Sqrt(pt.maxR2), bq, bs)
+	if err != nil {
+		return Truncation{}, err
+	}
+	return Truncation{Q: bq, S: bs, Bound: bd}, nil
+}
+
+// pilot holds the bias and second-moment tables of SelectTruncation.
+type pilot struct {
+	d, q, s          int
+	bias, second, kq []float64
+	normK, maxR2     float64
+}
+
+// predict is the predicted E|ZZ^T - K|_F^2/|K|_F^2 on the pilot rows with
+// floor(features/s) directions (+Inf when that is 0).
+func (pt *pilot) predict(q, s, features int) float64 {
+	m := features / s
+	if m < 1 {
+		return math.Inf(1)
+	}
+	i := q*pt.s + s - 1
+	return (pt.bias[i] + math.Max(pt.second[i]-pt.kq[i], 0)/float64(m)) / pt.normK
+}
+
+func newPilot(b backend.Backend, k Kernel, x mat.Matrix, seed uint64) (*pilot, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: nil data", ErrEmpty)
+	}
+	n, d := x.Dims()
+	if n == 0 || d < 2 {
+		return nil, fmt.Errorf("%w: pilot data is %dx%d (need d >= 2)", ErrEmpty, n, d)
+	}
+	xg, err := general(x)
+	if err != nil {
+		return nil, err
+	}
+	maxS := pilotMaxS
+	switch k.(type) {
+	case NTK, ArcCosine:
+		maxS = 1
+	}
+	gz, err := NewGZKFor(b, k, d, pilotMaxQ, maxS)
+	if err != nil {
+		return nil, err
+	}
+	rng := newRand(seed, 5)
+	rows := rng.Perm(n)
+	if len(rows) > pilotRows {
+		rows = rows[:pilotRows]
+	}
+	p := len(rows)
+	Q, S := pilotMaxQ, maxS
+	xs := make([][]float64, p) // unit directions (nil for x = 0)
+	h := make([][]float64, p)  // radial tables (Q+1)*S
+	kk := make([]float64, p*p) // exact kernel
+	for a, r := range rows {
+		v := append([]float64(nil), xg.Data[r*xg.Stride:r*xg.Stride+d]...)
+		nr := math.Sqrt(dot(v, v))
+		h[a] = make([]float64, (Q+1)*S)
+		gz.rad.eval(nr, h[a])
+		if nr > 0 {
+			for i := range v {
+				v[i] /= nr
+			}
+			xs[a] = v
+		}
+	}
+	for a := 0; a < p; a++ {
+		for c := 0; c <= a; c++ {
+			ra := xg.Data[rows[a]*xg.Stride : rows[a]*xg.Stride+d]
+			rc := xg.Data[rows[c]*xg.Stride : rows[c]*xg.Stride+d]
+			v := k.Eval(ra, rc)
+			kk[a*p+c], kk[c*p+a] = v, v
+		}
+	}
+	// Bias: |K - K_{q,s}|_F^2 for every (q, s) from per-pair 2-D prefix sums.
+	bias := make([]float64, (Q+1)*S)
+	kq := make([]float64, (Q+1)*S) // |K_{q,s}|_F^2
+	normK := 0.0
+	pl := make([]float64, Q+1)
+	pre := make([]float64, (Q+1)*S)
+	fd := float64(d)
+	for a := 0; a < p; a++ {
+		for c := 0; c < p; c++ {
+			normK += kk[a*p+c] * kk[a*p+c]
+			lmax := Q
+			t := 0.0
+			if xs[a] == nil || xs[c] == nil {
+				lmax = 0
+			} else {
+				t = clamp1(dot(xs[a], xs[c]))
+			}
+			gegenbauerAll(pl[:lmax+1], fd, t)
+			for l := 0; l <= Q; l++ {
+				run := 0.0
+				for j := 0; j < S; j++ {
+					if l <= lmax {
+						run += h[a][l*S+j] * h[c][l*S+j] * pl[l]
+					}
+					v := run
+					if l > 0 {
+						v += pre[(l-1)*S+j]
+					}
+					pre[l*S+j] = v
+					e := kk[a*p+c] - v
+					bias[l*S+j] += e * e
+					kq[l*S+j] += v * v
+				}
+			}
+		}
+	}
+	if !(normK > 0) {
+		return nil, fmt.Errorf("%w: the pilot kernel matrix is zero", ErrParam)
+	}
+	// Second moment E_w |Phi_w^T Phi_w|_F^2 for every (q, s).
+	second := make([]float64, (Q+1)*S)
+	sqa := make([]float64, Q+1)
+	for l := range sqa {
+		sqa[l] = math.Exp(0.5 * LogAlpha(l, d))
+	}
+	w := make([]float64, d)
+	phi := make([]float64, p*S) // running over q
+	g := make([]float64, S*S)
+	for it := 0; it < pilotDirections; it++ {
+		for i := range w {
+			w[i] = rng.NormFloat64()
+		}
+		normalize(w)
+		clear(phi)
+		ps := make([][]float64, p)
+		for a := 0; a < p; a++ {
+			ps[a] = make([]float64, Q+1)
+			if xs[a] == nil {
+				ps[a][0] = 1
+			} else {
+				gegenbauerAll(ps[a], fd, clamp1(dot(xs[a], w)))
+			}
+		}
+		for l := 0; l <= Q; l++ {
+			for a := 0; a < p; a++ {
+				c := sqa[l] * ps[a][l]
+				for j := 0; j < S; j++ {
+					phi[a*S+j] += c * h[a][l*S+j]
+				}
+			}
+			clear(g)
+			for a := 0; a < p; a++ {
+				row := phi[a*S : (a+1)*S]
+				for j := 0; j < S; j++ {
+					for jj := 0; jj < S; jj++ {
+						g[j*S+jj] += row[j] * row[jj]
+					}
+				}
+			}
+			for s := 1; s <= S; s++ {
+				f := 0.0
+				for j := 0; j < s; j++ {
+					for jj := 0; jj < s; jj++ {
+						f += g[j*S+jj] * g[j*S+jj]
+					}
+				}
+				second[l*S+s-1] += f / pilotDirections
+			}
+		}
+	}
+	return &pilot{d: d, q: Q, s: S, bias: bias, second: second, kq: kq, normK: normK, maxR2: maxRowSq(xg)}, nil
+}
+
+func maxRowSq(g blas64.General) float64 {
+	m := 0.0
+	for _, v := range rowSqNorms(g) {
+		m = math.Max(m, v)
+	}
+	return m
+}
