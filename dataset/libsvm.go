@@ -207,10 +207,11 @@ func parseIndex(b []byte, limit int) (idx int, ok bool) {
 		}
 	}
 	for _, c := range b {
-		idx = idx*10 + int(c-'0')
-		if idx > limit {
+		dig := int(c - '0')
+		if idx > limit/10 || idx*10 > limit-dig { // idx*10 + dig > limit, without overflow
 			return -1, false
 		}
+		idx = idx*10 + dig
 	}
 	return idx, true
 }

@@ -316,6 +316,7 @@ func TestReadLIBSVMErrors(t *testing.T) {
 		{"huge index", "1 99999999999999999999999:1\n", Options{}, 1, ErrTooLarge, "MaxIndex"},
 		{"above MaxCols", "1 4:1\n1 5:1\n", Options{MaxCols: 4}, 2, ErrRange, "MaxCols = 4"},
 		{"bad qid", "1 qid:x 1:2\n", Options{}, 1, ErrFormat, "bad qid"},
+		{"huge qid", "1 qid:99999999999999999999 1:2\n", Options{}, 1, ErrFormat, "bad qid"},
 		{"late qid", "1 1:2 qid:3\n", Options{}, 1, ErrFormat, "bad index"},
 		{"space in token", "1 1 :2\n", Options{}, 1, ErrFormat, "not index:value"},
 	}
