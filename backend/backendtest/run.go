@@ -14,6 +14,7 @@ import (
 // Run checks every method of b against reference computations and the
 // identities stated in the package documentation.
 func Run(t *testing.T, b backend.Backend) {
+	t.Run("Shapes", func(t *testing.T) { testShapes(t, b) })
 	t.Run("Gemm", func(t *testing.T) { testGemm(t, b) })
 	t.Run("Syrk", func(t *testing.T) { testSyrk(t, b) })
 	t.Run("Gemv", func(t *testing.T) { testGemv(t, b) })
