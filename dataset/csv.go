@@ -12,20 +12,22 @@ import (
 // the magic bytes) into a Data with X (dense n x d), Y and Names.
 //
 // The first non-blank line is the header: one non-empty, distinct name per
-// column, without control characters.
-// The target column is chosen by opts.Target (a name, or a 0-based index
-// when no column has that name); by default it is the column named "y" if
-// there is one, else the first column. The other columns, in header order,
-// are the d features; opts.NoTarget makes every column a feature.
+// column, without control characters. The target column is chosen by
+// opts.Target (a name, or a 0-based index when no column has that name); by
+// default it is the column named "y" if there is one, else the first column.
+// The other columns, in header order, are the d features. opts.NoTarget
+// makes every column a feature; opts.TargetOptional does so only when the
+// target column is absent.
 //
 // Quoting follows RFC 4180 ("a, b" is one field, "" inside quotes is a
 // quote), except that a quoted field must end on its line. A quote inside
 // an unquoted field is an error. Spaces and tabs around a field are
-// trimmed; blank lines are skipped; "\r\n" line ends are accepted. Every field of a data
-// row must be a decimal number, parsed strictly as for LIBSVM (empty fields,
-// "NA", hex, underscores are errors; NaN/Inf only with opts.AllowNonFinite).
-// Every row must have as many fields as the header. Errors name the line
-// (counted from 1, header included) and, for a bad value, the column.
+// trimmed; blank lines are skipped; "\r\n" line ends are accepted. Every
+// field of a data row must be a decimal number, parsed strictly as for
+// LIBSVM (empty fields, "NA", hex, underscores are errors; NaN/Inf only with
+// opts.AllowNonFinite). Every row must have as many fields as the header.
+// Errors name the line (counted from 1, header and blank lines included)
+// and, for a bad value, the column.
 //
 // A CSV cannot be padded: when opts.MinCols or opts.MaxCols is set, a
 // feature count outside [MinCols, MaxCols] is an error wrapping ErrRange.

@@ -5,8 +5,11 @@ import (
 	"fmt"
 )
 
-// Sentinel errors. Every error returned by this package wraps one or more of
-// them, so callers can test with errors.Is.
+// Sentinel errors. Every error about the data or the arguments wraps one or
+// more of them, so callers can test with errors.Is; I/O errors (opening a
+// file, a failing plain io.Reader) wrap the underlying error instead. A
+// failure inside gzip data counts as malformed input (ErrFormat) and wraps
+// the gzip error too.
 var (
 	// ErrFormat reports malformed input: a bad number, a bad LIBSVM token,
 	// an index 0 or a non-increasing index, a ragged CSV row, a bad header,

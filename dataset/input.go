@@ -35,6 +35,7 @@ type lineReader struct {
 	err   error  // sticky error
 	atEOF bool
 	stop  func() // ends the decompression goroutine, if any
+	limit int    // longest line accepted (MaxLineBytes; smaller in tests)
 }
 
 const readBufSize = 1 << 16
@@ -48,7 +49,7 @@ func newLineReader(r io.Reader) (*lineReader, error) {
 		return nil, fmt.Errorf("dataset: reading input: %w", err)
 	}
 	if !bytes.Equal(head, gzipMagic) {
-		return &lineReader{br: br}, nil
+		return &lineReader{br: br, limit: MaxLineBytes}, nil
 	}
 	// gzip (multi-member streams, as pigz writes, are read to the end).
 	// Decompression runs in its own goroutine, overlapping with parsing.
@@ -57,7 +58,7 @@ func newLineReader(r io.Reader) (*lineReader, error) {
 		return nil, &ParseError{Line: 1, Msg: "bad gzip header", Err: err}
 	}
 	ra := newReadAhead(zr)
-	return &lineReader{br: bufio.NewReaderSize(ra, readBufSize), gz: true, stop: ra.close}, nil
+	return &lineReader{br: bufio.NewReaderSize(ra, readBufSize), gz: true, stop: ra.close, limit: MaxLineBytes}, nil
 }
 
 // close releases the reader's resources; it returns once no goroutine
@@ -169,9 +170,9 @@ func (lr *lineReader) next() (line []byte, ok bool) {
 		for err == bufio.ErrBufferFull {
 			b, err = lr.br.ReadSlice('\n')
 			lr.long = append(lr.long, b...)
-			if len(lr.long) > MaxLineBytes {
+			if len(lr.long) > lr.limit {
 				lr.err = &ParseError{Line: lr.line + 1, Kind: ErrTooLarge,
-					Msg: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)}
+					Msg: fmt.Sprintf("line longer than %d bytes", lr.limit)}
 				return nil, false
 			}
 		}

@@ -513,3 +513,31 @@ func TestGzipEarlyErrorStopsReader(t *testing.T) {
 		t.Fatalf("MaxRows: %d goroutines before, %d after", before, after)
 	}
 }
+
+func TestLineLengthLimit(t *testing.T) {
+	// The limit applies to lines assembled beyond the 64 KiB buffer; a test
+	// limit of 100 KiB stands in for MaxLineBytes (64 MiB).
+	long := "1 1:" + strings.Repeat("1", 200<<10) + "\n"
+	lr, err := newLineReader(strings.NewReader("1 1:1\n" + long))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lr.close()
+	lr.limit = 100 << 10
+	if _, ok := lr.next(); !ok {
+		t.Fatal("first line")
+	}
+	if _, ok := lr.next(); ok {
+		t.Fatal("over-long line accepted")
+	}
+	var pe *ParseError
+	if err := lr.error(); !errors.Is(err, ErrTooLarge) || !errors.As(err, &pe) || pe.Line != 2 {
+		t.Fatalf("got %v", err)
+	}
+	// Below the limit the same line is read whole.
+	lr2, _ := newLineReader(strings.NewReader(long))
+	defer lr2.close()
+	if b, ok := lr2.next(); !ok || len(b) != len(long)-1 {
+		t.Fatalf("long line: ok %v, %d bytes", ok, len(b))
+	}
+}
