@@ -1,0 +1,54 @@
+// Package kernels holds zonal's kernel functions, kernel matrices, Gegenbauer
+// polynomials and the feature maps that approximate kernels: random
+// Gegenbauer features (Han, Zandieh, Avron, ICML 2022), random Fourier
+// features (Rahimi-Recht; orthogonal random features) and Nystrom (uniform
+// and recursive ridge-leverage-score landmarks, Musco-Musco 2017), plus the
+// measures that compare an approximation Z Z^T with the exact kernel matrix.
+//
+// # Kernels
+//
+//	Gaussian     exp(-|x-y|^2 / (2 sigma^2))       (gamma = 1/(2 sigma^2))
+//	Laplacian    exp(-|x-y|_1 / sigma)
+//	Polynomial   (gamma <x,y> + coef0)^p
+//	ExpDot       exp(<x,y> / sigma^2)
+//	ArcCosine    order 0: 1 - theta/pi; order 1: |x||y| (sin theta + (pi-theta) cos theta)/pi
+//	NTK          |x||y| kappa_L(cos theta), the depth-L ReLU neural tangent kernel
+//	DotProduct   sum_n c_n <x,y>^n with user coefficients c_n >= 0
+//	GZK          sum_l <h_l(|x|), h_l(|y|)> P_d^l(<x,y>/(|x||y|))
+//
+// MatrixInto computes K(X, Y) in row blocks, in parallel, with the inner
+// products from the backend's Gemm.
+//
+// # Gegenbauer polynomials
+//
+// P_d^l is normalised so that P_d^l(1) = 1 and computed by the recurrence
+// P^l = ((2l+d-4) t P^{l-1} - (l-1) P^{l-2})/(l+d-3). alpha_{l,d}, the
+// dimension of the degree-l spherical harmonics on S^{d-1}, is
+// (2l+d-2)/l C(l+d-3, l-1). For w uniform on the sphere
+//
+//	E_w[P^l(<s,w>) P^m(<t,w>)] = delta_lm P^l(<s,t>) / alpha_{l,d},
+//
+// which makes phi_w(x) = sum_l sqrt(alpha_l) h_l(|x|) P^l(<x/|x|, w>) an
+// unbiased one-direction feature of a GZK. The Gaussian kernel is a GZK with
+// h_{l,j}(r) = sqrt(alpha_l Gamma(d/2)/(j! Gamma(j+l+d/2))) (r/(sigma sqrt 2))^(2j+l) exp(-r^2/(2 sigma^2)),
+// and a dot-product kernel with h_{l,j}(r) = sqrt(c_{l+2j} b_{l+2j,l}) r^(l+2j),
+// where t^n = sum_l b_{n,l} P^l(t). Truncating to l <= q, j < s leaves an
+// error bounded by TruncationBound; ChooseTruncation picks (q, s) from the
+// data radius and a tolerance, SelectTruncation from a feature budget (bias
+// plus variance on a pilot sample).
+//
+// # Feature maps
+//
+// Every map implements FeatureMap (InputDim, Dim, Transform into a caller's
+// buffer); maps are immutable after construction, safe for concurrent use and
+// deterministic from their seed. GegenbauerMap, FourierMap and Nystrom also
+// implement PersistentMap and are registered with RegisterMap, so models can
+// save them.
+//
+// # Measures
+//
+// For a kernel matrix K and features Z, E = Z Z^T - K: the relative Frobenius
+// error |E|_F/|K|_F, the relative spectral error |E|_2/|K|_2, and
+// eps_lambda = |(K+lambda I)^{-1/2} E (K+lambda I)^{-1/2}|_2, the smallest eps
+// for which Z Z^T + lambda I is within a factor 1 +- eps of K + lambda I.
+package kernels
