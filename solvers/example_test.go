@@ -1,6 +1,7 @@
 package solvers_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -128,4 +129,31 @@ func ExampleNewEncoding() {
 	// Output:
 	// classification [3 5 7] [-1 -1 1]
 	// 5
+}
+
+func ExampleSave() {
+	x, y := wave(200, 0)
+	k, _ := kernels.NewGaussian(0.5)
+	m, err := solvers.FitFalkon(context.Background(), k, x, y, 1e-7, solvers.FalkonOptions{Centers: 30, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	p, err := solvers.NewPipeline(nil, solvers.Encoding{Task: solvers.TaskRegression}, m)
+	if err != nil {
+		panic(err)
+	}
+	var file bytes.Buffer
+	if err := solvers.Save(&file, p); err != nil {
+		panic(err)
+	}
+	q, err := solvers.Load(&file)
+	if err != nil {
+		panic(err)
+	}
+	row := mat.NewDense(1, 1, []float64{0.25})
+	a, b := make([]float64, 1), make([]float64, 1)
+	_ = p.PredictLabels(a, row)
+	_ = q.PredictLabels(b, row)
+	fmt.Println(q.Model.Kind(), a[0] == b[0])
+	// Output: falkon true
 }

@@ -2,10 +2,14 @@ package solvers
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/kernels"
 )
 
 // TestPredictAllocFree: after warm-up, predicting one row or a small batch
@@ -94,6 +98,50 @@ func BenchmarkPredictRow(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				_ = p.PredictOutputs(out, x)
+			}
+		})
+	}
+}
+
+// BenchmarkPredictRowMNISTSized reports single-row latency at MNIST's
+// dimension (d = 784, 10 outputs) with 1000 centres / features per model,
+// on random data (latency does not depend on the values).
+func BenchmarkPredictRowMNISTSized(b *testing.B) {
+	const n, d, M, k = 1000, 784, 1000, 10
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := mat.NewDense(n, d, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = rng.Float64()
+	}
+	y := mat.NewDense(n, k, nil)
+	for i := range y.RawMatrix().Data {
+		y.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	g, _ := kernels.NewGaussian(8.63)
+	be := backend.Default()
+	ny, err := kernels.NewNystrom(be, g, x)
+	if err != nil {
+		b.Fatal(err)
+	}
+	models := map[string]func() (Model, error){
+		"ridge-nystrom": func() (Model, error) { return FitRidge(bg, ny, x, y, 1e-6, Options{}) },
+		"krr":           func() (Model, error) { return FitKRR(bg, g, x, y, 1e-6, Options{}) },
+		"falkon":        func() (Model, error) { return FitFalkon(bg, g, x, y, 1e-6, FalkonOptions{Centers: M, Iterations: 5}) },
+		"park": func() (Model, error) {
+			return FitParK(bg, g, x, y, 1e-6, ParKOptions{Cells: 4, Centers: M, Iterations: 5})
+		},
+	}
+	for _, name := range []string{"ridge-nystrom", "krr", "falkon", "park"} {
+		m, err := models[name]()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			row := x.Slice(0, 1, 0, d).(*mat.Dense)
+			out := mat.NewDense(1, k, nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = m.Predict(out, row)
 			}
 		})
 	}
