@@ -10,7 +10,9 @@ import (
 
 // benchRead reads a shared .gz file from disk, as the CLI does. Bytes/s
 // count the compressed file size.
-func benchRead(b *testing.B, name string) {
+func benchRead(b *testing.B, name string) { benchReadOpts(b, name, Options{}) }
+
+func benchReadOpts(b *testing.B, name string, opts Options) {
 	path := sharedFile(b, name)
 	st, err := os.Stat(path)
 	if err != nil {
@@ -19,7 +21,7 @@ func benchRead(b *testing.B, name string) {
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ReadFile(path, Options{}); err != nil {
+		if _, err := ReadFile(path, opts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -54,6 +56,9 @@ func BenchmarkReadLIBSVMMNISTTest(b *testing.B)  { benchRead(b, "mnist_test.libs
 func BenchmarkReadCSVMNISTTest(b *testing.B)     { benchRead(b, "mnist_test.csv.gz") }
 func BenchmarkReadLIBSVMMNISTTrain(b *testing.B) { benchRead(b, "mnist_train.libsvm.gz") }
 func BenchmarkReadCSVMNISTTrain(b *testing.B)    { benchRead(b, "mnist_train.csv.gz") }
+func BenchmarkReadLIBSVMMNISTTrainNoSparse(b *testing.B) {
+	benchReadOpts(b, "mnist_train.libsvm.gz", Options{NoSparse: true})
+}
 
 func BenchmarkParseLIBSVMMNISTTest(b *testing.B) { benchParse(b, "mnist_test.libsvm.gz", ReadLIBSVM) }
 func BenchmarkParseCSVMNISTTest(b *testing.B)    { benchParse(b, "mnist_test.csv.gz", ReadCSV) }

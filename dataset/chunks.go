@@ -53,3 +53,11 @@ func (c *chunked[T]) slice() []T {
 	c.copyTo(out)
 	return out
 }
+
+// blocks returns the content as consecutive blocks (views, not copies).
+func (c *chunked[T]) blocks() [][]T {
+	if c.cur == nil {
+		return c.full
+	}
+	return append(c.full[:len(c.full):len(c.full)], c.cur)
+}

@@ -84,3 +84,23 @@ func ExampleDigits() {
 	// ⎢ 0   2  14   5  10  12   0   0⎥
 	// ⎣ 0   0   6  13  10   0   0   0⎦
 }
+
+// TestDigitsConcurrent runs Digits from several goroutines (the first call
+// parses; run under -race this checks the lazy initialisation).
+func TestDigitsConcurrent(t *testing.T) {
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			d, err := Digits()
+			if err == nil && len(d.Y) != 1797 {
+				err = fmt.Errorf("%d rows", len(d.Y))
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // ReadLIBSVM reads LIBSVM / SVMlight text from r (plain or gzip, detected
@@ -67,8 +69,7 @@ func ReadLIBSVM(r io.Reader, opts Options) (*Data, error) {
 		return nil, errEmpty(lr.line, "LIBSVM input has no data lines")
 	}
 	d := max(p.maxIdx, opts.MinCols)
-	sp := &CSR{Rows: n, Cols: d, RowPtr: p.rowPtr, Col: p.col.slice(), Val: p.val.slice()}
-	data := &Data{Y: p.y, Sparse: sp}
+	data := &Data{Y: p.y}
 	if !opts.NoDense {
 		if d == 0 {
 			return nil, fmt.Errorf("%w: LIBSVM input has %d rows but no feature (set MinCols)", ErrEmpty, n)
@@ -76,7 +77,29 @@ func ReadLIBSVM(r io.Reader, opts Options) (*Data, error) {
 		if n > MaxDenseElements/d {
 			return nil, fmt.Errorf("%w: dense %d x %d matrix exceeds MaxDenseElements = %d (use Options.NoDense)", ErrTooLarge, n, d, MaxDenseElements)
 		}
-		data.X = sp.ToDense()
+	}
+	if !opts.NoSparse {
+		data.Sparse = &CSR{Rows: n, Cols: d, RowPtr: p.rowPtr, Col: p.col.slice(), Val: p.val.slice()}
+		if !opts.NoDense {
+			data.X = data.Sparse.ToDense()
+		}
+		return data, nil
+	}
+	// Dense only: scatter the entries block by block, without first
+	// copying them into contiguous CSR arrays.
+	data.X = mat.NewDense(n, d, nil)
+	raw := data.X.RawMatrix()
+	cols, vals := p.col.blocks(), p.val.blocks()
+	i, pos := 0, 0
+	for b, cb := range cols {
+		vb := vals[b]
+		for t, j := range cb {
+			for pos >= p.rowPtr[i+1] {
+				i++
+			}
+			raw.Data[i*raw.Stride+j] = vb[t]
+			pos++
+		}
 	}
 	return data, nil
 }

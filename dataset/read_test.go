@@ -541,3 +541,45 @@ func TestLineLengthLimit(t *testing.T) {
 		t.Fatalf("long line: ok %v, %d bytes", ok, len(b))
 	}
 }
+
+// TestNoSparseMatchesDefault reads a file with several 64Ki-entry blocks
+// (and empty rows, including at block boundaries' neighbourhood) both ways.
+func TestNoSparseMatchesDefault(t *testing.T) {
+	rows := 3000
+	if testing.Short() {
+		rows = 1000 // still 80k entries: more than one block
+	}
+	x := randomSparse(rows, 200, 0.4, 11)
+	for i := 0; i < rows; i += 7 {
+		for j := 0; j < 200; j++ {
+			x.Set(i, j, 0) // empty rows
+		}
+	}
+	y := make([]float64, rows)
+	for i := range y {
+		y[i] = float64(i % 3)
+	}
+	var buf bytes.Buffer
+	if err := WriteLIBSVM(&buf, x, y); err != nil {
+		t.Fatal(err)
+	}
+	raw := buf.Bytes()
+	a, err := ReadLIBSVM(bytes.NewReader(raw), Options{MinCols: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadLIBSVM(bytes.NewReader(raw), Options{MinCols: 200, NoSparse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Sparse != nil || a.Sparse.NNZ() <= chunkLen {
+		t.Fatalf("NoSparse kept the CSR, or too few entries (%d) to cross a block", a.Sparse.NNZ())
+	}
+	sameData(t, "NoSparse", b, a)
+	if !mat.Equal(a.X, x) {
+		t.Fatal("read X differs from the written matrix")
+	}
+	if _, err := ReadLIBSVM(bytes.NewReader(raw), Options{NoSparse: true, NoDense: true}); !errors.Is(err, ErrParam) {
+		t.Fatalf("NoSparse+NoDense: %v", err)
+	}
+}
