@@ -43,22 +43,18 @@ func BenchmarkUpdate(b *testing.B) {
 	}
 }
 
-// BenchmarkUpdateRoots times the O(m^2) part alone (roots, Gu-Eisenstat,
-// inner eigenvectors) by giving Update a no-op Gemm for the final product.
+// BenchmarkUpdateRoots times the O(m^2) part alone (z, roots, Gu-Eisenstat,
+// inner eigenvectors, copies) by giving Update a no-op Gemm for the final
+// product.
 func BenchmarkUpdateRoots(b *testing.B) {
 	const m = 1000
 	d, u, v := benchProblem(b, m)
 	dOut := make([]float64, m)
 	uOut := general(m, m)
-	calls := 0
-	gemm := func(tA, tB blas.Transpose, alpha float64, a, bb blas64.General, beta float64, c blas64.General) {
-		if calls%2 == 0 { // z = U^T v is needed; skip U*Utilde
-			blas64.Gemm(tA, tB, alpha, a, bb, beta, c)
-		}
-		calls++
+	noop := func(blas.Transpose, blas.Transpose, float64, blas64.General, blas64.General, float64, blas64.General) {
 	}
 	for b.Loop() {
-		if err := secular.Update(nil, gemm, d, u, 0.7, v, dOut, uOut); err != nil {
+		if err := secular.Update(nil, noop, d, u, 0.7, v, dOut, uOut); err != nil {
 			b.Fatal(err)
 		}
 	}

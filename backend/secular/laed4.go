@@ -54,7 +54,6 @@ func Laed4(i int, d, z []float64, rho float64, delta []float64) (float64, error)
 	if rho <= 0 {
 		return 0, fmt.Errorf("secular: Laed4: rho = %g must be positive: %w", rho, errs.ErrShape)
 	}
-	zsq := 0.0
 	for j := 0; j < n; j++ {
 		if math.IsNaN(d[j]) || math.IsInf(d[j], 0) || math.IsNaN(z[j]) || math.IsInf(z[j], 0) {
 			return 0, fmt.Errorf("secular: Laed4: d or z holds a non-finite value at %d: %w", j, errs.ErrNaN)
@@ -62,7 +61,16 @@ func Laed4(i int, d, z []float64, rho float64, delta []float64) (float64, error)
 		if j > 0 && !(d[j] > d[j-1]) {
 			return 0, fmt.Errorf("secular: Laed4: d not strictly increasing at %d: %w", j, errs.ErrShape)
 		}
-		zsq += z[j] * z[j]
+	}
+	return laed4(i, d[:n], z[:n], rho, delta[:n])
+}
+
+// laed4 is Laed4 without the argument checks (Update guarantees them).
+func laed4(i int, d, z []float64, rho float64, delta []float64) (float64, error) {
+	n := len(d)
+	zsq := 0.0
+	for _, x := range z {
+		zsq += x * x
 	}
 	switch n {
 	case 1:
