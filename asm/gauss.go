@@ -1,9 +1,5 @@
 package asm
 
-import (
-	"math"
-)
-
 // GaussianBlock computes the Gaussian kernel block
 //
 //	dst[i*ldd+j] = exp(-gamma * max(0, xnorm2[i] + ynorm2[j] - 2 x_i.y_j))
@@ -53,7 +49,7 @@ func gaussGeneric(c []float64, rows, cols, ldc int, xn, yn []float64, gamma floa
 			if d2 < 0 {
 				d2 = 0
 			}
-			row[j] = math.Exp(-gamma * d2)
+			row[j] = expScalar(-gamma * d2)
 		}
 	}
 }

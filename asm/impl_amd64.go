@@ -3,20 +3,33 @@
 package asm
 
 //go:generate go run -C _gen ./gemm -out ../gemm_amd64.s -stubs ../gemm_stub_amd64.go -pkg asm
+//go:generate go run -C _gen ./level1 -out ../level1_amd64.s -stubs ../level1_stub_amd64.go -pkg asm
+//go:generate go run -C _gen ./vexp -out ../exp_amd64.s -stubs ../exp_stub_amd64.go -pkg asm
+//go:generate go run -C _gen ./gegen -out ../gegen_amd64.s -stubs ../gegen_stub_amd64.go -pkg asm
 
 func avx2Impl() *impl {
-	p := genericImpl()
-	p.path = "avx2"
-	p.gemm = &gemmKernel{name: "avx2_6x8", mr: 6, nr: 8, kc: kcAVX2, mc: mcAVX2, nc: ncAVX2,
-		fn: func(k int, a, b, c []float64, ldc int, alpha, beta float64) {
-			_ = a[6*k-1]
-			_ = b[8*k-1]
-			_ = c[5*ldc+7]
-			kern6x8AVX2(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
-		}}
-	return p
+	return &impl{
+		path: "avx2",
+		gemm: &gemmKernel{name: "avx2_6x8", mr: 6, nr: 8, kc: kcAVX2, mc: mcAVX2, nc: ncAVX2,
+			fn: func(k int, a, b, c []float64, ldc int, alpha, beta float64) {
+				_ = a[6*k-1]
+				_ = b[8*k-1]
+				_ = c[5*ldc+7]
+				kern6x8AVX2(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
+			}},
+		dot:   dotAVX2,
+		axpy:  axpyAVX2,
+		scal:  scalAVX2,
+		sumsq: sumsqAVX2,
+		exp:   expVec,
+		gegen: gegenVec,
+		gauss: gaussVec,
+	}
 }
 
+// avx512Impl is the AVX2 set with the AVX-512 GEMM micro-kernel. The level-1,
+// exp and recurrence kernels are memory- or latency-bound and gain nothing
+// from 512-bit vectors on Zen 4 (which splits them into two 256-bit halves).
 func avx512Impl() *impl {
 	p := avx2Impl()
 	p.path = "avx512"
@@ -28,4 +41,63 @@ func avx512Impl() *impl {
 			kern8x24AVX512(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
 		}}
 	return p
+}
+
+// expVec runs the vector kernel on whole groups of four and the last one to
+// three elements through a padded group, so every element gets the same
+// algorithm.
+func expVec(dst, src []float64) {
+	n := len(src)
+	dst = dst[:n]
+	if n >= 4 {
+		expAVX2(dst, src)
+	}
+	if r := n & 3; r != 0 {
+		var buf [4]float64
+		copy(buf[:], src[n-r:])
+		expAVX2(buf[:], buf[:])
+		copy(dst[n-r:], buf[:r])
+	}
+}
+
+func gaussVec(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float64) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	_ = c[(rows-1)*ldc+cols-1]
+	_ = xn[rows-1]
+	_ = yn[cols-1]
+	c4 := cols &^ 3
+	if c4 > 0 {
+		gaussAVX2(&c[0], ldc, rows, c4, &xn[0], &yn[0], gamma)
+	}
+	if c4 == cols {
+		return
+	}
+	// Remaining columns: the same arithmetic, exp through the padded path.
+	var buf [4]float64
+	for i := 0; i < rows; i++ {
+		row := c[i*ldc+c4 : i*ldc+cols]
+		for j, v := range row {
+			d2 := (xn[i] + yn[c4+j]) + v
+			if d2 < 0 {
+				d2 = 0
+			}
+			buf[j] = -gamma * d2
+		}
+		expAVX2(buf[:], buf[:])
+		copy(row, buf[:len(row)])
+	}
+}
+
+func gegenVec(dst, t, p1, p2 []float64, a, b float64) {
+	n := len(dst)
+	t, p1, p2 = t[:n], p1[:n], p2[:n]
+	n4 := n &^ 3
+	if n4 > 0 {
+		gegenAVX2(dst[:n4], t, p1, p2, a, b)
+	}
+	if n4 < n {
+		gegenGeneric(dst[n4:], t[n4:], p1[n4:], p2[n4:], a, b)
+	}
 }
