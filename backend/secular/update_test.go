@@ -70,6 +70,34 @@ func checkUpdate(t *testing.T, name string, d []float64, u blas64.General, rho f
 	if diff = math.Sqrt(diff); diff > tolM*scale {
 		t.Errorf("%s: reconstruction error %.3g > %.3g (scale %.3g)", name, diff, tolM*scale, scale)
 	}
+	// Interlacing (Weyl): with ds = sorted d, rho > 0 gives
+	// ds_i <= lambda_i <= ds_{i+1} and lambda_last <= ds_last + rho|z|^2;
+	// rho < 0 mirrors it. Tolerance as above.
+	ds := append([]float64(nil), d...)
+	sort.Float64s(ds)
+	zsq := 0.0
+	for _, x := range z {
+		zsq += x * x
+	}
+	for i := range ds {
+		lo, hi := ds[i], ds[i]
+		if rho > 0 {
+			if i+1 < m {
+				hi = ds[i+1]
+			} else {
+				hi = ds[i] + rho*zsq
+			}
+		} else if rho < 0 {
+			if i > 0 {
+				lo = ds[i-1]
+			} else {
+				lo = ds[0] + rho*zsq
+			}
+		}
+		if dOut[i] < lo-tolM*scale || dOut[i] > hi+tolM*scale {
+			t.Errorf("%s: eigenvalue %d = %.17g outside the interlacing interval [%.17g, %.17g]", name, i, dOut[i], lo, hi)
+		}
+	}
 	if u.Rows == m {
 		ref, _ := symEig(t, p, false)
 		for i := range ref {
