@@ -25,6 +25,10 @@ const (
 // gzipMagic starts every gzip stream (RFC 1952).
 var gzipMagic = []byte{0x1f, 0x8b}
 
+// utf8BOM is the byte-order mark some programs put before UTF-8 text; it
+// is skipped at the start of the input.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
 // lineReader yields the lines of a plain or gzip input, without the line
 // terminator ("\n" or "\r\n"), and counts them.
 type lineReader struct {
@@ -196,6 +200,9 @@ func (lr *lineReader) next() (line []byte, ok bool) {
 		}
 	}
 	lr.line++
+	if lr.line == 1 {
+		b = bytes.TrimPrefix(b, utf8BOM) // as spreadsheet programs write
+	}
 	if n := len(b); n > 0 && b[n-1] == '\n' {
 		b = b[:n-1]
 	}

@@ -16,7 +16,8 @@ import (
 //
 //	<label> [qid:<int>] <index>:<value> <index>:<value> ... [# comment]
 //
-// Tokens are separated by spaces or tabs; "\r\n" line ends are accepted.
+// Tokens are separated by spaces or tabs; "\r\n" line ends and a leading
+// UTF-8 byte-order mark are accepted.
 // The label and values are decimal floating-point numbers, parsed strictly
 // (no hex, no underscores); NaN and Inf are errors unless
 // opts.AllowNonFinite. Indices are 1-based decimal integers, strictly

@@ -211,6 +211,11 @@ func TestReadCSVTarget(t *testing.T) {
 	if err != nil || d.Y[0] != 2 || d.TargetName != "y" {
 		t.Fatalf("TargetOptional with a y column: %v %v", d, err)
 	}
+	// A UTF-8 byte-order mark before the header is skipped.
+	d, err = ReadCSV(strings.NewReader("\ufeffa,y\n1,2\n"), Options{})
+	if err != nil || d.TargetName != "y" || d.Names[0] != "a" {
+		t.Fatalf("BOM: %v %v", d, err)
+	}
 	// A column named like a number wins over the index reading.
 	d, err = ReadCSV(strings.NewReader("0,1\n5,6\n"), Options{Target: "1"})
 	if err != nil || d.Y[0] != 6 || d.TargetName != "1" {
