@@ -23,10 +23,9 @@ import (
 // quote), except that a quoted field must end on its line. A quote inside
 // an unquoted field is an error. Spaces and tabs around a field are
 // trimmed; blank lines are skipped; "\r\n" line ends and a leading UTF-8
-// byte-order mark are accepted. Every
-// field of a data row must be a decimal number, parsed strictly as for
-// LIBSVM (empty fields, "NA", hex, underscores are errors; NaN/Inf only with
-// opts.AllowNonFinite). Every row must have as many fields as the header.
+// byte-order mark are accepted. Every field of a data row must be a
+// decimal number, parsed strictly as for LIBSVM (empty fields, "NA", hex,
+// underscores are errors; NaN/Inf only with opts.AllowNonFinite). Every row must have as many fields as the header.
 // Errors name the line (counted from 1, header and blank lines included)
 // and, for a bad value, the column.
 //
