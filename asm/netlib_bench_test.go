@@ -1,0 +1,125 @@
+//go:build netlib
+
+package asm
+
+// Benchmarks against OpenBLAS in the same run (build tag netlib):
+//
+//	go test -tags netlib -run XXX -bench VsOpenBLAS -benchtime 1x ./asm/
+//
+// Each case runs OpenBLAS and every asm path with the same thread count
+// (OpenBLAS through openblas_set_num_threads, asm through SetThreads) and
+// reports GFLOP/s; divide to get the ratios.
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/netlib/blas/netlib"
+
+	"github.com/zonal-ml/zonal/asm/internal/openblas"
+)
+
+type benchCase struct {
+	name  string
+	flops float64
+	setup func(rng *rand.Rand) (ours, theirs func())
+}
+
+func benchCases() []benchCase {
+	var cases []benchCase
+	for _, n := range []int{256, 1024, 2048} {
+		cases = append(cases, benchCase{
+			name:  fmt.Sprintf("dgemm/n=%d", n),
+			flops: 2 * float64(n) * float64(n) * float64(n),
+			setup: func(rng *rand.Rand) (func(), func()) {
+				a, b, c := randSlice(rng, n*n), randSlice(rng, n*n), make([]float64, n*n)
+				return func() { Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n) },
+					func() { netlib.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n) }
+			},
+		})
+	}
+	const tall, wide = 100000, 512
+	cases = append(cases, benchCase{
+		name:  "dgemm/tall=1e5x512*512x512",
+		flops: 2 * tall * wide * wide,
+		setup: func(rng *rand.Rand) (func(), func()) {
+			a, b, c := randSlice(rng, tall*wide), randSlice(rng, wide*wide), make([]float64, tall*wide)
+			return func() { Dgemm(blas.NoTrans, blas.NoTrans, tall, wide, wide, 1, a, wide, b, wide, 0, c, wide) },
+				func() {
+					netlib.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, tall, wide, wide, 1, a, wide, b, wide, 0, c, wide)
+				}
+		},
+	}, benchCase{
+		name:  "syrk/XtX=1e5x512",
+		flops: tall * wide * wide, // one triangle
+		setup: func(rng *rand.Rand) (func(), func()) {
+			a, c := randSlice(rng, tall*wide), make([]float64, wide*wide)
+			return func() { Dsyrk(blas.Lower, blas.Trans, wide, tall, 1, a, wide, 0, c, wide) },
+				func() { netlib.Implementation{}.Dsyrk(blas.Lower, blas.Trans, wide, tall, 1, a, wide, 0, c, wide) }
+		},
+	})
+	const nc = 2048
+	cases = append(cases, benchCase{
+		name:  "cholesky/n=2048",
+		flops: float64(nc) * nc * nc / 3,
+		setup: func(rng *rand.Rand) (func(), func()) {
+			a := spdFast(rng, nc)
+			w := make([]float64, len(a))
+			// The copy is part of both timings (0.1% of the flops).
+			return func() {
+					copy(w, a)
+					if p, _ := Dpotrf(nc, w, nc); p >= 0 {
+						panic("not positive definite")
+					}
+				}, func() {
+					copy(w, a)
+					if info := openblas.DpotrfLowerRowMajor(nc, w, nc); info != 0 {
+						panic("not positive definite")
+					}
+				}
+		},
+	})
+	return cases
+}
+
+// spdFast builds M M^T/n + I with Dgemm.
+func spdFast(rng *rand.Rand, n int) []float64 {
+	m := randSlice(rng, n*n)
+	a := make([]float64, n*n)
+	Dgemm(blas.NoTrans, blas.Trans, n, n, n, 1/float64(n), m, n, m, n, 0, a, n)
+	for i := 0; i < n; i++ {
+		a[i*n+i]++
+	}
+	return a
+}
+
+func BenchmarkVsOpenBLAS(b *testing.B) {
+	prevThreads := SetThreads(0)
+	defer SetThreads(prevThreads)
+	for _, th := range []int{1, 2} {
+		for _, bc := range benchCases() {
+			rng := rand.New(rand.NewPCG(1, 2))
+			ours, theirs := bc.setup(rng)
+			b.Run(fmt.Sprintf("threads=%d/%s/openblas", th, bc.name), func(b *testing.B) {
+				openblas.SetThreads(th)
+				for i := 0; i < b.N; i++ {
+					theirs()
+				}
+				b.ReportMetric(bc.flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+			for _, p := range Paths() {
+				b.Run(fmt.Sprintf("threads=%d/%s/%s", th, bc.name, p), func(b *testing.B) {
+					SetThreads(th)
+					prev, _ := SetPath(p)
+					defer SetPath(prev)
+					for i := 0; i < b.N; i++ {
+						ours()
+					}
+					b.ReportMetric(bc.flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				})
+			}
+		}
+	}
+}
