@@ -142,9 +142,13 @@ func (d *Data) Subset(rows []int) (*Data, error) {
 // ReadFile reads a data file. The format comes from opts.Format, or else
 // from the name, after removing a ".gz" suffix: ".libsvm", ".svm" →
 // LIBSVM; ".csv" → CSV. Compression is detected from the content (gzip
-// magic bytes), not the name. Errors carry the path.
+// magic bytes), not the name. Errors carry the path. The path "-" reads
+// standard input and needs opts.Format.
 func ReadFile(path string, opts Options) (*Data, error) {
 	format := strings.ToLower(opts.Format)
+	if path == "-" && format == "" {
+		return nil, fmt.Errorf("%w: reading standard input (\"-\") needs Options.Format", ErrParam)
+	}
 	if format == "" {
 		base := strings.ToLower(filepath.Base(path))
 		base = strings.TrimSuffix(base, ".gz")
@@ -166,11 +170,14 @@ func ReadFile(path string, opts Options) (*Data, error) {
 	default:
 		return nil, fmt.Errorf("%w: unknown Options.Format %q (want libsvm or csv)", ErrParam, opts.Format)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+	f := os.Stdin
+	if path != "-" {
+		var err error
+		if f, err = os.Open(path); err != nil {
+			return nil, fmt.Errorf("dataset: %w", err)
+		}
+		defer f.Close()
 	}
-	defer f.Close()
 	d, err := read(f, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

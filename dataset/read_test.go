@@ -250,6 +250,24 @@ func TestReadFileFormat(t *testing.T) {
 	if d, err := ReadFile(p, Options{Format: "libsvm"}); err != nil || d.X.At(0, 0) != 2 {
 		t.Errorf("Format libsvm: %v", err)
 	}
+	if _, err := ReadFile("-", Options{}); !errors.Is(err, ErrParam) {
+		t.Errorf("stdin without Format: %v", err)
+	}
+	func() { // "-" reads standard input
+		f, err := os.Open(filepath.Join("testdata", "small.csv.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		saved := os.Stdin
+		os.Stdin = f
+		defer func() { os.Stdin = saved }()
+		d, err := ReadFile("-", Options{Format: "csv"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameData(t, "stdin", d, &Data{X: denseOf(smallX), Y: smallY})
+	}()
 	if _, err := ReadFile(p, Options{Format: "parquet"}); !errors.Is(err, ErrParam) {
 		t.Errorf("bad format: %v", err)
 	}
