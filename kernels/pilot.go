@@ -31,7 +31,8 @@ const (
 // so the second term is the variance of the average of m independent
 // directions; E_w |Y_w|_F^2 = E_w |Phi_w^T Phi_w|_F^2 is estimated with 256
 // seeded directions. The first term (the truncation bias) is computed
-// exactly. q ranges over 0..12 and s over 1..6 (s = 1 for NTK and
+// exactly. Among the (q, s) predicted within 10% of the minimum, the one with
+// the smallest q (then s) is returned. q ranges over 0..12 and s over 1..6 (s = 1 for NTK and
 // arc-cosine). The radius-and-tolerance rule (ChooseTruncation) controls
 // the bias only; at D in the thousands the variance of high degrees
 // (alpha_{l,d} grows like l^(d-2)) dominates, which this rule accounts for.
@@ -44,11 +45,25 @@ func SelectTruncation(b backend.Backend, k Kernel, x mat.Matrix, features int, s
 	if err != nil {
 		return Truncation{}, err
 	}
-	best, bq, bs := math.Inf(1), 0, 1
+	best := math.Inf(1)
 	for q := 0; q <= pt.q; q++ {
 		for s := 1; s <= pt.s; s++ {
-			if e := pt.predict(q, s, features); e < best {
-				best, bq, bs = e, q, s
+			best = math.Min(best, pt.predict(q, s, features))
+		}
+	}
+	// The smallest degree (then order) predicted within 10% of the best:
+	// one-direction estimates of high degrees are heavy-tailed (P^l(t) is
+	// tiny except for rare t near +-1), so the pilot's sample second moment
+	// underestimates their variance and the predicted error flattens
+	// spuriously in q; preferring the smallest near-optimal truncation
+	// avoids picking a high degree on that noise.
+	bq, bs := pt.q, pt.s
+search:
+	for q := 0; q <= pt.q; q++ {
+		for s := 1; s <= pt.s; s++ {
+			if pt.predict(q, s, features) <= 1.1*best {
+				bq, bs = q, s
+				break search
 			}
 		}
 	}
