@@ -39,10 +39,11 @@ type RootFinder func(i int, d, z []float64, rho float64, delta []float64) (lambd
 // for the roots and the inner eigenvectors plus one n x K by K x K Gemm,
 // where K <= m is the number of non-deflated components.
 //
-// Errors wrap errs.ErrShape for inconsistent shapes, errs.ErrNaN for NaN or
-// Inf in d, u, rho or v (or an update that overflows), and
-// errs.ErrNoConvergence if the root finder fails. On error dOut and uOut are
-// unspecified.
+// If a supplied root finder returns an error or a non-finite root, that
+// root is recomputed by the Go iteration. Errors wrap errs.ErrShape for
+// inconsistent shapes, errs.ErrNaN for NaN or Inf in d, u, rho or v (or an
+// update that overflows), and errs.ErrNoConvergence if the Go root finder
+// fails too (not observed). On error dOut and uOut are unspecified.
 func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho float64, v []float64, dOut []float64, uOut blas64.General) error {
 	n, m := u.Rows, u.Cols
 	if err := checkGeneral("u", u); err != nil {
@@ -262,7 +263,13 @@ func solveInner(find RootFinder, active []int, dw, zw []float64, rn float64) ([]
 		if f == nil || kk <= 2 {
 			f = laed4 // the inputs are valid by construction: skip Laed4's O(K) checks
 		}
-		l, err := f(j, dA, zA, rn, del.Data[j*kk:(j+1)*kk])
+		row := del.Data[j*kk : (j+1)*kk]
+		l, err := f(j, dA, zA, rn, row)
+		if (err != nil || !finite(l)) && find != nil {
+			// A supplied root finder failed (e.g. dlaed4's info != 0):
+			// retry with the Go iteration rather than lose the update.
+			l, err = laed4(j, dA, zA, rn, row)
+		}
 		if err != nil {
 			return nil, del, fmt.Errorf("secular: Update: root %d of %d: %w (%w)", j, kk, errs.ErrNoConvergence, err)
 		}
