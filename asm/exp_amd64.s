@@ -247,7 +247,87 @@ gauss_row:
 	MOVQ         AX, R9
 	MOVQ         DI, R10
 
-gauss_col:
+gauss_col2:
+	CMPQ         R8, $0x02
+	JL           gauss_col1
+	VADDPD       (R10), Y13, Y0
+	VADDPD       (R9), Y0, Y0
+	VMAXPD       Y0, Y11, Y0
+	VMULPD       Y12, Y0, Y0
+	VADDPD       32(R10), Y13, Y5
+	VADDPD       32(R9), Y5, Y5
+	VMAXPD       Y5, Y11, Y5
+	VMULPD       Y12, Y5, Y5
+	VMINPD       Y0, Y14, Y0
+	VMAXPD       Y0, Y15, Y0
+	VMOVUPD      expconst<>+96(SB), Y1
+	VFMADD231PD  expconst<>+64(SB), Y0, Y1
+	VSUBPD       expconst<>+96(SB), Y1, Y2
+	VMOVAPD      Y0, Y3
+	VFNMADD231PD expconst<>+128(SB), Y2, Y3
+	VFNMADD231PD expconst<>+160(SB), Y2, Y3
+	VMOVUPD      expconst<>+704(SB), Y4
+	VFMADD213PD  expconst<>+672(SB), Y3, Y4
+	VFMADD213PD  expconst<>+640(SB), Y3, Y4
+	VFMADD213PD  expconst<>+608(SB), Y3, Y4
+	VFMADD213PD  expconst<>+576(SB), Y3, Y4
+	VFMADD213PD  expconst<>+544(SB), Y3, Y4
+	VFMADD213PD  expconst<>+512(SB), Y3, Y4
+	VFMADD213PD  expconst<>+480(SB), Y3, Y4
+	VFMADD213PD  expconst<>+448(SB), Y3, Y4
+	VFMADD213PD  expconst<>+416(SB), Y3, Y4
+	VFMADD213PD  expconst<>+384(SB), Y3, Y4
+	VFMADD213PD  expconst<>+352(SB), Y3, Y4
+	VFMADD213PD  expconst<>+320(SB), Y3, Y4
+	VFMADD213PD  expconst<>+288(SB), Y3, Y4
+	VMULPD       expconst<>+192(SB), Y2, Y0
+	VROUNDPD     $0x09, Y0, Y0
+	VSUBPD       Y0, Y2, Y1
+	VADDPD       expconst<>+224(SB), Y0, Y0
+	VADDPD       expconst<>+224(SB), Y1, Y1
+	VPSLLQ       $0x34, Y0, Y0
+	VPSLLQ       $0x34, Y1, Y1
+	VMULPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y4
+	VMINPD       Y5, Y14, Y5
+	VMAXPD       Y5, Y15, Y5
+	VMOVUPD      expconst<>+96(SB), Y6
+	VFMADD231PD  expconst<>+64(SB), Y5, Y6
+	VSUBPD       expconst<>+96(SB), Y6, Y7
+	VMOVAPD      Y5, Y8
+	VFNMADD231PD expconst<>+128(SB), Y7, Y8
+	VFNMADD231PD expconst<>+160(SB), Y7, Y8
+	VMOVUPD      expconst<>+704(SB), Y9
+	VFMADD213PD  expconst<>+672(SB), Y8, Y9
+	VFMADD213PD  expconst<>+640(SB), Y8, Y9
+	VFMADD213PD  expconst<>+608(SB), Y8, Y9
+	VFMADD213PD  expconst<>+576(SB), Y8, Y9
+	VFMADD213PD  expconst<>+544(SB), Y8, Y9
+	VFMADD213PD  expconst<>+512(SB), Y8, Y9
+	VFMADD213PD  expconst<>+480(SB), Y8, Y9
+	VFMADD213PD  expconst<>+448(SB), Y8, Y9
+	VFMADD213PD  expconst<>+416(SB), Y8, Y9
+	VFMADD213PD  expconst<>+384(SB), Y8, Y9
+	VFMADD213PD  expconst<>+352(SB), Y8, Y9
+	VFMADD213PD  expconst<>+320(SB), Y8, Y9
+	VFMADD213PD  expconst<>+288(SB), Y8, Y9
+	VMULPD       expconst<>+192(SB), Y7, Y5
+	VROUNDPD     $0x09, Y5, Y5
+	VSUBPD       Y5, Y7, Y6
+	VADDPD       expconst<>+224(SB), Y5, Y5
+	VADDPD       expconst<>+224(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VMULPD       Y5, Y9, Y9
+	VMULPD       Y6, Y9, Y9
+	VMOVUPD      Y4, (R9)
+	VMOVUPD      Y9, 32(R9)
+	ADDQ         $0x40, R9
+	ADDQ         $0x40, R10
+	SUBQ         $0x02, R8
+	JMP          gauss_col2
+
+gauss_col1:
 	TESTQ        R8, R8
 	JE           gauss_next
 	VADDPD       (R10), Y13, Y0
@@ -289,7 +369,7 @@ gauss_col:
 	ADDQ         $0x20, R9
 	ADDQ         $0x20, R10
 	DECQ         R8
-	JMP          gauss_col
+	JMP          gauss_col1
 
 gauss_next:
 	ADDQ CX, AX
@@ -298,5 +378,322 @@ gauss_next:
 	JMP  gauss_row
 
 gauss_done:
+	VZEROUPPER
+	RET
+
+// func expAVX512(dst []float64, src []float64)
+// Requires: AVX, AVX512F
+TEXT ·expAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         src_base+24(FP), CX
+	MOVQ         src_len+32(FP), DX
+	VBROADCASTSD expconst<>+0(SB), Z30
+	VBROADCASTSD expconst<>+32(SB), Z31
+
+exp512_loop32:
+	CMPQ              DX, $0x20
+	JL                exp512_loop8
+	VMOVUPD           (CX), Z0
+	VMOVUPD           64(CX), Z5
+	VMOVUPD           128(CX), Z10
+	VMOVUPD           192(CX), Z15
+	VMINPD            Z0, Z30, Z0
+	VMAXPD            Z0, Z31, Z0
+	VBROADCASTSD      expconst<>+96(SB), Z1
+	VFMADD231PD.BCST  expconst<>+64(SB), Z0, Z1
+	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
+	VMOVAPD           Z0, Z3
+	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z3
+	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z3
+	VBROADCASTSD      expconst<>+704(SB), Z4
+	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+576(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+544(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+512(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+480(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+448(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+416(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+384(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+352(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+320(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+288(SB), Z3, Z4
+	VSCALEFPD         Z2, Z4, Z4
+	VMINPD            Z5, Z30, Z5
+	VMAXPD            Z5, Z31, Z5
+	VBROADCASTSD      expconst<>+96(SB), Z6
+	VFMADD231PD.BCST  expconst<>+64(SB), Z5, Z6
+	VSUBPD.BCST       expconst<>+96(SB), Z6, Z7
+	VMOVAPD           Z5, Z8
+	VFNMADD231PD.BCST expconst<>+128(SB), Z7, Z8
+	VFNMADD231PD.BCST expconst<>+160(SB), Z7, Z8
+	VBROADCASTSD      expconst<>+704(SB), Z9
+	VFMADD213PD.BCST  expconst<>+672(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+640(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+608(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+576(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+544(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+512(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+480(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+448(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+416(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+384(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+352(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+320(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+288(SB), Z8, Z9
+	VSCALEFPD         Z7, Z9, Z9
+	VMINPD            Z10, Z30, Z10
+	VMAXPD            Z10, Z31, Z10
+	VBROADCASTSD      expconst<>+96(SB), Z11
+	VFMADD231PD.BCST  expconst<>+64(SB), Z10, Z11
+	VSUBPD.BCST       expconst<>+96(SB), Z11, Z12
+	VMOVAPD           Z10, Z13
+	VFNMADD231PD.BCST expconst<>+128(SB), Z12, Z13
+	VFNMADD231PD.BCST expconst<>+160(SB), Z12, Z13
+	VBROADCASTSD      expconst<>+704(SB), Z14
+	VFMADD213PD.BCST  expconst<>+672(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+640(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+608(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+576(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+544(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+512(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+480(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+448(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+416(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+384(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+352(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+320(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+288(SB), Z13, Z14
+	VSCALEFPD         Z12, Z14, Z14
+	VMINPD            Z15, Z30, Z15
+	VMAXPD            Z15, Z31, Z15
+	VBROADCASTSD      expconst<>+96(SB), Z16
+	VFMADD231PD.BCST  expconst<>+64(SB), Z15, Z16
+	VSUBPD.BCST       expconst<>+96(SB), Z16, Z17
+	VMOVAPD           Z15, Z18
+	VFNMADD231PD.BCST expconst<>+128(SB), Z17, Z18
+	VFNMADD231PD.BCST expconst<>+160(SB), Z17, Z18
+	VBROADCASTSD      expconst<>+704(SB), Z19
+	VFMADD213PD.BCST  expconst<>+672(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+640(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+608(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+576(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+544(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+512(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+480(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+448(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+416(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+384(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+352(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+320(SB), Z18, Z19
+	VFMADD213PD.BCST  expconst<>+288(SB), Z18, Z19
+	VSCALEFPD         Z17, Z19, Z19
+	VMOVUPD           Z4, (AX)
+	VMOVUPD           Z9, 64(AX)
+	VMOVUPD           Z14, 128(AX)
+	VMOVUPD           Z19, 192(AX)
+	ADDQ              $0x00000100, CX
+	ADDQ              $0x00000100, AX
+	SUBQ              $0x20, DX
+	JMP               exp512_loop32
+
+exp512_loop8:
+	CMPQ              DX, $0x08
+	JL                exp512_done
+	VMOVUPD           (CX), Z0
+	VMINPD            Z0, Z30, Z0
+	VMAXPD            Z0, Z31, Z0
+	VBROADCASTSD      expconst<>+96(SB), Z1
+	VFMADD231PD.BCST  expconst<>+64(SB), Z0, Z1
+	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
+	VMOVAPD           Z0, Z3
+	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z3
+	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z3
+	VBROADCASTSD      expconst<>+704(SB), Z4
+	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+576(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+544(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+512(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+480(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+448(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+416(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+384(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+352(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+320(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+288(SB), Z3, Z4
+	VSCALEFPD         Z2, Z4, Z4
+	VMOVUPD           Z4, (AX)
+	ADDQ              $0x40, CX
+	ADDQ              $0x40, AX
+	SUBQ              $0x08, DX
+	JMP               exp512_loop8
+
+exp512_done:
+	VZEROUPPER
+	RET
+
+// func gaussAVX512(c *float64, ldc int, rows int, cols int, xn *float64, yn *float64, gamma float64)
+// Requires: AVX, AVX512F
+TEXT ·gaussAVX512(SB), NOSPLIT, $0-56
+	MOVQ         c+0(FP), AX
+	MOVQ         ldc+8(FP), CX
+	MOVQ         rows+16(FP), DX
+	MOVQ         cols+24(FP), BX
+	MOVQ         xn+32(FP), SI
+	MOVQ         yn+40(FP), DI
+	SHLQ         $0x03, CX
+	SHRQ         $0x03, BX
+	VBROADCASTSD expconst<>+0(SB), Z30
+	VBROADCASTSD expconst<>+32(SB), Z31
+	VPXORQ       Z27, Z27, Z27
+	VBROADCASTSD gamma+48(FP), Z28
+	VSUBPD       Z28, Z27, Z28
+
+gauss512_row:
+	TESTQ        DX, DX
+	JE           gauss512_done
+	VBROADCASTSD (SI), Z29
+	MOVQ         BX, R8
+	MOVQ         AX, R9
+	MOVQ         DI, R10
+
+gauss512_col3:
+	CMPQ              R8, $0x03
+	JL                gauss512_col1
+	VADDPD            (R10), Z29, Z0
+	VADDPD            (R9), Z0, Z0
+	VMAXPD            Z0, Z27, Z0
+	VMULPD            Z28, Z0, Z0
+	VADDPD            64(R10), Z29, Z5
+	VADDPD            64(R9), Z5, Z5
+	VMAXPD            Z5, Z27, Z5
+	VMULPD            Z28, Z5, Z5
+	VADDPD            128(R10), Z29, Z10
+	VADDPD            128(R9), Z10, Z10
+	VMAXPD            Z10, Z27, Z10
+	VMULPD            Z28, Z10, Z10
+	VMINPD            Z0, Z30, Z0
+	VMAXPD            Z0, Z31, Z0
+	VBROADCASTSD      expconst<>+96(SB), Z1
+	VFMADD231PD.BCST  expconst<>+64(SB), Z0, Z1
+	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
+	VMOVAPD           Z0, Z3
+	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z3
+	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z3
+	VBROADCASTSD      expconst<>+704(SB), Z4
+	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+576(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+544(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+512(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+480(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+448(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+416(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+384(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+352(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+320(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+288(SB), Z3, Z4
+	VSCALEFPD         Z2, Z4, Z4
+	VMINPD            Z5, Z30, Z5
+	VMAXPD            Z5, Z31, Z5
+	VBROADCASTSD      expconst<>+96(SB), Z6
+	VFMADD231PD.BCST  expconst<>+64(SB), Z5, Z6
+	VSUBPD.BCST       expconst<>+96(SB), Z6, Z7
+	VMOVAPD           Z5, Z8
+	VFNMADD231PD.BCST expconst<>+128(SB), Z7, Z8
+	VFNMADD231PD.BCST expconst<>+160(SB), Z7, Z8
+	VBROADCASTSD      expconst<>+704(SB), Z9
+	VFMADD213PD.BCST  expconst<>+672(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+640(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+608(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+576(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+544(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+512(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+480(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+448(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+416(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+384(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+352(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+320(SB), Z8, Z9
+	VFMADD213PD.BCST  expconst<>+288(SB), Z8, Z9
+	VSCALEFPD         Z7, Z9, Z9
+	VMINPD            Z10, Z30, Z10
+	VMAXPD            Z10, Z31, Z10
+	VBROADCASTSD      expconst<>+96(SB), Z11
+	VFMADD231PD.BCST  expconst<>+64(SB), Z10, Z11
+	VSUBPD.BCST       expconst<>+96(SB), Z11, Z12
+	VMOVAPD           Z10, Z13
+	VFNMADD231PD.BCST expconst<>+128(SB), Z12, Z13
+	VFNMADD231PD.BCST expconst<>+160(SB), Z12, Z13
+	VBROADCASTSD      expconst<>+704(SB), Z14
+	VFMADD213PD.BCST  expconst<>+672(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+640(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+608(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+576(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+544(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+512(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+480(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+448(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+416(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+384(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+352(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+320(SB), Z13, Z14
+	VFMADD213PD.BCST  expconst<>+288(SB), Z13, Z14
+	VSCALEFPD         Z12, Z14, Z14
+	VMOVUPD           Z4, (R9)
+	VMOVUPD           Z9, 64(R9)
+	VMOVUPD           Z14, 128(R9)
+	ADDQ              $0x000000c0, R9
+	ADDQ              $0x000000c0, R10
+	SUBQ              $0x03, R8
+	JMP               gauss512_col3
+
+gauss512_col1:
+	TESTQ             R8, R8
+	JE                gauss512_next
+	VADDPD            (R10), Z29, Z0
+	VADDPD            (R9), Z0, Z0
+	VMAXPD            Z0, Z27, Z0
+	VMULPD            Z28, Z0, Z0
+	VMINPD            Z0, Z30, Z0
+	VMAXPD            Z0, Z31, Z0
+	VBROADCASTSD      expconst<>+96(SB), Z1
+	VFMADD231PD.BCST  expconst<>+64(SB), Z0, Z1
+	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
+	VMOVAPD           Z0, Z3
+	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z3
+	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z3
+	VBROADCASTSD      expconst<>+704(SB), Z4
+	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+576(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+544(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+512(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+480(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+448(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+416(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+384(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+352(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+320(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+288(SB), Z3, Z4
+	VSCALEFPD         Z2, Z4, Z4
+	VMOVUPD           Z4, (R9)
+	ADDQ              $0x40, R9
+	ADDQ              $0x40, R10
+	DECQ              R8
+	JMP               gauss512_col1
+
+gauss512_next:
+	ADDQ CX, AX
+	ADDQ $0x08, SI
+	DECQ DX
+	JMP  gauss512_row
+
+gauss512_done:
 	VZEROUPPER
 	RET

@@ -9,3 +9,9 @@ func expAVX2(dst []float64, src []float64)
 
 // gaussAVX2 sets c[i*ldc+j] = exp(-gamma*max(0, (xn[i]+yn[j]) + c[i*ldc+j])) for i < rows, j < cols &^ 3.
 func gaussAVX2(c *float64, ldc int, rows int, cols int, xn *float64, yn *float64, gamma float64)
+
+// expAVX512 sets dst[i] = e^src[i] for i < len(src) &^ 7; len(dst) >= len(src).
+func expAVX512(dst []float64, src []float64)
+
+// gaussAVX512 sets c[i*ldc+j] = exp(-gamma*max(0, (xn[i]+yn[j]) + c[i*ldc+j])) for i < rows, j < cols &^ 7.
+func gaussAVX512(c *float64, ldc int, rows int, cols int, xn *float64, yn *float64, gamma float64)

@@ -27,9 +27,9 @@ func avx2Impl() *impl {
 	}
 }
 
-// avx512Impl is the AVX2 set with the AVX-512 GEMM micro-kernel. The level-1,
-// exp and recurrence kernels are memory- or latency-bound and gain nothing
-// from 512-bit vectors on Zen 4 (which splits them into two 256-bit halves).
+// avx512Impl is the AVX2 set with the AVX-512 GEMM micro-kernel and exp
+// (eight lanes, VSCALEFPD for the 2^n scaling). The level-1 and recurrence
+// kernels are memory-bound and stay 256-bit.
 func avx512Impl() *impl {
 	p := avx2Impl()
 	p.path = "avx512"
@@ -40,7 +40,40 @@ func avx512Impl() *impl {
 			_ = c[7*ldc+23]
 			kern8x24AVX512(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
 		}}
+	p.exp = expVec512
+	p.gauss = gaussVec512
 	return p
+}
+
+// expVec512 is expVec with eight lanes.
+func expVec512(dst, src []float64) {
+	n := len(src)
+	dst = dst[:n]
+	if n >= 8 {
+		expAVX512(dst, src)
+	}
+	if r := n & 7; r != 0 {
+		var buf [8]float64
+		copy(buf[:], src[n-r:])
+		expAVX512(buf[:], buf[:])
+		copy(dst[n-r:], buf[:r])
+	}
+}
+
+func gaussVec512(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float64) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	_ = c[(rows-1)*ldc+cols-1]
+	_ = xn[rows-1]
+	_ = yn[cols-1]
+	c8 := cols &^ 7
+	if c8 > 0 {
+		gaussAVX512(&c[0], ldc, rows, c8, &xn[0], &yn[0], gamma)
+	}
+	if c8 < cols {
+		gaussVec(c[c8:], rows, cols-c8, ldc, xn, yn[c8:], gamma)
+	}
 }
 
 // expVec runs the vector kernel on whole groups of four and the last one to
