@@ -15,8 +15,6 @@ package purego
 // not read (NaN there is ignored); otherwise NaN and Inf propagate.
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
@@ -78,29 +76,9 @@ func trsm(side blas.Side, ul blas.Uplo, tA blas.Transpose, diag blas.Diag, m, n 
 // first pivot that is not positive (or is NaN) together with the pivot value
 // a_jj - sum_k l_jk^2; that value is also stored at A[j,j]. n >= 1.
 func potf2(n int, a []float64, lda int) (pivot int, value float64) {
-	for j := 0; j < n; j++ {
-		rj := a[j*lda : j*lda+j+1]
-		ajj := rj[j]
-		if j > 0 {
-			ajj -= dot(j, rj, 1, rj, 1)
-		}
-		if !(ajj > 0) {
-			rj[j] = ajj
-			return j, ajj
-		}
-		ajj = math.Sqrt(ajj)
-		rj[j] = ajj
-		inv := 1 / ajj
-		for i := j + 1; i < n; i++ {
-			ri := a[i*lda : i*lda+j+1]
-			s := ri[j]
-			if j > 0 {
-				s -= dot(j, ri, 1, rj, 1)
-			}
-			ri[j] = s * inv
-		}
-	}
-	return -1, 0
+	// Recursive: the off-diagonal work of the halves runs in asm's GEMM and
+	// SYRK; the leaves are the same left-looking loop with asm's dot.
+	return asm.Dpotrf(n, a, lda)
 }
 
 // dot returns sum_i x[i*incX] * y[i*incY] (negative increments start from
