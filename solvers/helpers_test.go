@@ -106,6 +106,10 @@ func init() {
 		if d.err != nil {
 			return nil, d.err
 		}
+		m, _ := c.Dims()
+		if lr, lc := l.Dims(); lr != m || lc != m || !(s > 0) {
+			return nil, fmt.Errorf("bad test map")
+		}
 		return &exactMap{k: testGauss{s}, c: c, l: l}, nil
 	})
 }
