@@ -241,8 +241,8 @@ func compareColumns(t *testing.T, name string, x, y *view, tol float64) {
 // result against the one computed serially: a stateless backend returns
 // bit-identical results. Run it under -race.
 func Concurrent(t *testing.T, b backend.Backend) {
-	const workers = 8
-	n := shortOr(48, 96)
+	workers := shortOr(4, 8)
+	n := shortOr(32, 96)
 	type result struct{ gemm, syrk, chol, sol, w, d []float64 }
 	work := func(seed uint64) result {
 		rng := newRand(seed)
