@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -231,7 +232,6 @@ func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	}
 	dg := dst.RawMatrix()
 	q, s, d := g.rad.q, g.rad.s, g.d
-	fd := float64(d)
 	scale := make([]float64, q+1)
 	for l := range scale {
 		scale[l] = math.Exp(0.5*LogAlpha(l, d)) / math.Sqrt(float64(g.m))
@@ -254,9 +254,8 @@ func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 		}
 		g.b.Gemm(blas.NoTrans, blas.Trans, 1, xh, w, 0, t)
 		a := make([]float64, (q+1)*s)
-		p := make([]float64, q+1)
-		ev := make([]float64, s)
-		od := make([]float64, s)
+		p := make([]float64, (q+1)*g.nw) // p[l*nw+k] = P^l(t_k), by asm's vector recurrence
+		tr := make([]float64, g.nw)
 		for i := 0; i < rows; i++ {
 			g.rad.eval(rs[i], a)
 			for l := 0; l <= q; l++ {
@@ -269,35 +268,45 @@ func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 				lmax = 0
 			}
 			out := dg.Data[(i0+i)*dg.Stride : (i0+i)*dg.Stride+g.Dim()]
-			for k := 0; k < g.nw; k++ {
-				gegenbauerAll(p[:lmax+1], fd, clamp1(t.Data[i*g.nw+k]))
-				if !g.anti {
-					o := out[k*s : (k+1)*s]
-					clear(o)
-					for l := 0; l <= lmax; l++ {
-						pl, al := p[l], a[l*s:(l+1)*s]
-						for j := range o {
-							o[j] += pl * al[j]
+			for k, v := range t.Data[i*g.nw : (i+1)*g.nw] {
+				tr[k] = clamp1(v)
+			}
+			asm.GegenbauerRecurrence(p, tr, lmax, d)
+			if !g.anti {
+				clear(out)
+				for l := 0; l <= lmax; l++ {
+					al := a[l*s : (l+1)*s]
+					for k, pl := range p[l*g.nw : (l+1)*g.nw] {
+						o := out[k*s : (k+1)*s]
+						for j, av := range al {
+							o[j] += pl * av
 						}
 					}
-					continue
 				}
-				clear(ev)
-				clear(od)
-				for l := 0; l <= lmax; l++ {
-					pl, al := p[l], a[l*s:(l+1)*s]
-					acc := ev
-					if l&1 == 1 {
-						acc = od
-					}
-					for j := range acc {
-						acc[j] += pl * al[j]
+				continue
+			}
+			// Antithetic pairs: with E_j, O_j the even- and odd-degree sums,
+			// direction w gives E_j + O_j and -w gives E_j - O_j. Accumulate
+			// E in the first half of each pair's block and O in the second.
+			clear(out)
+			for l := 0; l <= lmax; l++ {
+				al := a[l*s : (l+1)*s]
+				off := 0
+				if l&1 == 1 {
+					off = s
+				}
+				for k, pl := range p[l*g.nw : (l+1)*g.nw] {
+					o := out[2*k*s+off : 2*k*s+off+s]
+					for j, av := range al {
+						o[j] += pl * av
 					}
 				}
+			}
+			for k := 0; k < g.nw; k++ {
 				o := out[2*k*s : (2*k+2)*s]
 				for j := 0; j < s; j++ {
-					o[j] = ev[j] + od[j]   // direction w
-					o[s+j] = ev[j] - od[j] // direction -w
+					e, od := o[j], o[s+j]
+					o[j], o[s+j] = e+od, e-od // directions w and -w
 				}
 			}
 		}
