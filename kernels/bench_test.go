@@ -17,7 +17,7 @@ import (
 const (
 	benchD    = 784
 	benchDim  = 4096
-	benchRows = 512
+	benchRows = 2048
 )
 
 func benchTransform(b *testing.B, build func(bk backend.Backend, x *mat.Dense) (FeatureMap, error)) {

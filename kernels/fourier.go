@@ -115,7 +115,7 @@ func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	dg := dst.RawMatrix()
 	w := blas64.General{Rows: f.m, Cols: f.d, Stride: f.d, Data: f.w}
 	c := 1 / math.Sqrt(float64(f.m))
-	return parallelBlocks(contextBG, n, func(i0, i1 int) {
+	return parallelBlocksOf(contextBG, n, transformRows, func(i0, i1 int) {
 		rows := i1 - i0
 		t := blas64.General{Rows: rows, Cols: f.m, Stride: f.m, Data: make([]float64, rows*f.m)}
 		f.b.Gemm(blas.NoTrans, blas.Trans, 1, subRows(xg, i0, i1), w, 0, t)

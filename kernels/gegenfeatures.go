@@ -237,7 +237,7 @@ func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 		scale[l] = math.Exp(0.5*LogAlpha(l, d)) / math.Sqrt(float64(g.m))
 	}
 	w := blas64.General{Rows: g.nw, Cols: d, Stride: d, Data: g.w}
-	return parallelBlocks(contextBG, n, func(i0, i1 int) {
+	return parallelBlocksOf(contextBG, n, transformRows, func(i0, i1 int) {
 		rows := i1 - i0
 		xh := blas64.General{Rows: rows, Cols: d, Stride: d, Data: make([]float64, rows*d)}
 		t := blas64.General{Rows: rows, Cols: g.nw, Stride: g.nw, Data: make([]float64, rows*g.nw)}

@@ -125,7 +125,16 @@ func Matrix(b backend.Backend, k Kernel, x, y mat.Matrix) (*mat.Dense, error) {
 // parallelBlocks runs f on [i0, i1) row blocks of [0, n) on GOMAXPROCS
 // goroutines, checking ctx between blocks.
 func parallelBlocks(ctx context.Context, n int, f func(i0, i1 int)) error {
-	nb := (n + blockRows - 1) / blockRows
+	return parallelBlocksOf(ctx, n, blockRows, f)
+}
+
+// transformRows is the row block of the feature maps' Transform: large
+// enough to amortise the GEMM's packing of the directions.
+const transformRows = 256
+
+// parallelBlocksOf is parallelBlocks with blocks of bs rows.
+func parallelBlocksOf(ctx context.Context, n, bs int, f func(i0, i1 int)) error {
+	nb := (n + bs - 1) / bs
 	workers := runtime.GOMAXPROCS(0)
 	if workers > nb {
 		workers = nb
@@ -150,8 +159,8 @@ func parallelBlocks(ctx context.Context, n int, f func(i0, i1 int)) error {
 				if blk >= nb {
 					return
 				}
-				i0 := blk * blockRows
-				f(i0, min(n, i0+blockRows))
+				i0 := blk * bs
+				f(i0, min(n, i0+bs))
 			}
 		}()
 	}
