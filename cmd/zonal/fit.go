@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -231,6 +232,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "test RMSE %.6g  MAE %.6g  R^2 %.4f\n", *m.RMSE, *m.MAE, *m.R2)
 	}
 	fmt.Fprintf(stdout, "fit %.3f s, predict %.3f s\n", res.FitSeconds, res.PredictSeconds)
+	if pk, ok := model.(*solvers.ParK); ok {
+		sizes := slices.Clone(pk.CellSizes())
+		slices.Sort(sizes)
+		fmt.Fprintf(stdout, "cell sizes: min %d, median %d, max %d\n", sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1])
+	}
 	if f.model != "" {
 		fmt.Fprintf(stdout, "model written to %s\n", f.model)
 	}
