@@ -154,7 +154,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 				return nil, fmt.Errorf("solvers: FALKON canceled: %w", err)
 			}
 			i1 := min(i0+cb, n)
-			if err := kernels.MatrixInto(knm.Slice(i0, i1, 0, M).(*mat.Dense), be, k, x.Slice(i0, i1, 0, d), centers); err != nil {
+			if err := kernels.MatrixIntoContext(ctx, knm.Slice(i0, i1, 0, M).(*mat.Dense), be, k, x.Slice(i0, i1, 0, d), centers); err != nil {
 				return nil, err
 			}
 			opts.report(Progress{Stage: "kernel", Done: i1, Total: n})
@@ -181,7 +181,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 				kv = knm.Slice(i0, i1, 0, M).(*mat.Dense)
 			} else {
 				kv = kb.Slice(0, i1-i0, 0, M).(*mat.Dense)
-				if err := kernels.MatrixInto(kv, be, k, x.Slice(i0, i1, 0, d), centers); err != nil {
+				if err := kernels.MatrixIntoContext(ctx, kv, be, k, x.Slice(i0, i1, 0, d), centers); err != nil {
 					return err
 				}
 			}

@@ -2,6 +2,7 @@ package solvers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -191,10 +192,15 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 		}(q)
 	}
 	wg.Wait()
+	// Report the root cause, not the cancellations it caused in other cells.
+	var first error
 	for _, err := range errs {
-		if err != nil {
-			return nil, err
+		if err != nil && (first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			first = err
 		}
+	}
+	if first != nil {
+		return nil, first
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
