@@ -103,9 +103,10 @@ func FromDense(a mat.Matrix) *CSR {
 	return m
 }
 
-// ToDense returns the dense Rows x Cols matrix (which must be non-empty:
-// gonum has no zero-size Dense; it panics like mat.NewDense otherwise).
-// Entries repeated in a row are not expected (Validate rejects them).
+// ToDense returns the dense Rows x Cols matrix. gonum has no zero-size
+// Dense, so it panics like mat.NewDense when Rows or Cols is 0 (the readers
+// never return such a CSR). Entries repeated in a row are not expected
+// (Validate rejects them).
 func (m *CSR) ToDense() *mat.Dense {
 	d := mat.NewDense(m.Rows, m.Cols, nil)
 	raw := d.RawMatrix()

@@ -70,11 +70,11 @@ func ReadLIBSVM(r io.Reader, opts Options) (*Data, error) {
 		return nil, errEmpty(lr.line, "LIBSVM input has no data lines")
 	}
 	d := max(p.maxIdx, opts.MinCols)
+	if d == 0 {
+		return nil, fmt.Errorf("%w: LIBSVM input has %d rows but no feature (set MinCols)", ErrEmpty, n)
+	}
 	data := &Data{Y: p.y}
 	if !opts.NoDense {
-		if d == 0 {
-			return nil, fmt.Errorf("%w: LIBSVM input has %d rows but no feature (set MinCols)", ErrEmpty, n)
-		}
 		if n > MaxDenseElements/d {
 			return nil, fmt.Errorf("%w: dense %d x %d matrix exceeds MaxDenseElements = %d (use Options.NoDense)", ErrTooLarge, n, d, MaxDenseElements)
 		}

@@ -156,8 +156,10 @@ func TestReadLIBSVMPaddingAndLimits(t *testing.T) {
 		}
 	}
 	// Only empty rows: no feature at all.
-	if _, err := ReadLIBSVM(strings.NewReader("1\n2\n"), Options{}); !errors.Is(err, ErrEmpty) {
-		t.Errorf("rows without features: got %v", err)
+	for _, o := range []Options{{}, {NoDense: true}, {NoSparse: true}} {
+		if _, err := ReadLIBSVM(strings.NewReader("1\n2\n"), o); !errors.Is(err, ErrEmpty) {
+			t.Errorf("rows without features, %+v: got %v", o, err)
+		}
 	}
 	d, err = ReadLIBSVM(strings.NewReader("1\n2\n"), Options{MinCols: 2})
 	if err != nil || !mat.Equal(d.X, mat.NewDense(2, 2, nil)) {
