@@ -72,6 +72,15 @@ func FuzzReadLIBSVM(f *testing.F) {
 				t.Fatalf("%d columns above MaxCols", c)
 			}
 			roundTrip(t, d, allow)
+			// The dense-only path builds the same X.
+			_, c := d.Dims()
+			dn, err := ReadLIBSVM(bytes.NewReader(in), Options{MaxCols: fuzzMaxCols, AllowNonFinite: allow, NoSparse: true})
+			if err != nil || dn.Sparse != nil {
+				t.Fatalf("NoSparse read: %v", err)
+			}
+			if _, c2 := dn.Dims(); c2 != c || !sameValues(dn.X.RawMatrix().Data, d.X.RawMatrix().Data) {
+				t.Fatal("NoSparse X differs")
+			}
 		}
 	})
 }
