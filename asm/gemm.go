@@ -298,6 +298,13 @@ func (g *gemmProblem) runSplitK(p int) {
 	}
 }
 
+// bResidentMax is the largest packed op(B) panel (k x nc elements, 4 MiB)
+// that block keeps whole: then the loop over k runs inside the loop over row
+// blocks of C, so each mc x nc block of C is finished while it is still in
+// cache instead of being streamed from memory once per kc step (this is what
+// tall, skinny products such as 1e5x512 times 512x512 need).
+const bResidentMax = 1 << 19
+
 // block computes C[i0:i1, j0:j1].
 func (g *gemmProblem) block(i0, i1, j0, j1 int) {
 	kr := g.kern
@@ -305,12 +312,40 @@ func (g *gemmProblem) block(i0, i1, j0, j1 int) {
 	kcMax := min(kc, g.k)
 	ncMax := min(nc, (j1-j0+nr-1)/nr*nr)
 	mcMax := min(mc, (i1-i0+mr-1)/mr*mr)
+	resident := g.k*ncMax <= bResidentMax && i1-i0 > mc
 	pa := getBuf(mcMax*kcMax + mr*nr)
-	pb := getBuf(kcMax * ncMax)
 	defer putBuf(pa)
-	defer putBuf(pb)
 	ap := (*pa)[:mcMax*kcMax]
 	tmp := (*pa)[mcMax*kcMax:]
+	if resident {
+		pb := getBuf(g.k * ncMax)
+		defer putBuf(pb)
+		bp := *pb
+		for jc := j0; jc < j1; jc += nc {
+			ncb := min(nc, j1-jc)
+			for pc := 0; pc < g.k; pc += kc {
+				g.packB(bp[pc*ncMax:], pc, min(kc, g.k-pc), jc, ncb)
+			}
+			for ic := i0; ic < i1; ic += mc {
+				mcb := min(mc, i1-ic)
+				if g.tri == lowerC && jc > ic+mcb-1 || g.tri == upperC && jc+ncb-1 < ic {
+					continue // block entirely outside the triangle
+				}
+				for pc := 0; pc < g.k; pc += kc {
+					kcb := min(kc, g.k-pc)
+					beta := 1.0
+					if pc == 0 {
+						beta = g.beta
+					}
+					g.packA(ap, ic, mcb, pc, kcb)
+					g.macro(ap, bp[pc*ncMax:], tmp, ic, mcb, jc, ncb, kcb, beta, pc+kcb == g.k)
+				}
+			}
+		}
+		return
+	}
+	pb := getBuf(kcMax * ncMax)
+	defer putBuf(pb)
 	bp := *pb
 	for jc := j0; jc < j1; jc += nc {
 		ncb := min(nc, j1-jc)
@@ -428,6 +463,9 @@ func (g *gemmProblem) packA(ap []float64, ic, mcb, pc, kcb int) {
 			continue
 		}
 		// op(A)[i,p] = a[i*lda+p].
+		if rows == mr && packRows(dst, a[(ic+s)*lda+pc:], lda, kcb, mr) {
+			continue
+		}
 		for i := 0; i < rows; i++ {
 			src := a[(ic+s+i)*lda+pc : (ic+s+i)*lda+pc+kcb]
 			for p, v := range src {
@@ -465,6 +503,9 @@ func (g *gemmProblem) packB(bp []float64, pc, kcb, jc, ncb int) {
 			continue
 		}
 		// op(B)[p,j] = b[j*ldb+p].
+		if cols == nr && packRows(dst, b[(jc+s)*ldb+pc:], ldb, kcb, nr) {
+			continue
+		}
 		for j := 0; j < cols; j++ {
 			src := b[(jc+s+j)*ldb+pc : (jc+s+j)*ldb+pc+kcb]
 			for p, v := range src {
@@ -505,4 +546,34 @@ func copyPanel(dst, src []float64, ld, k, w int) {
 			copy(dst[p*w:p*w+w], src[p*ld:p*ld+w])
 		}
 	}
+}
+
+// packRows interleaves w rows of length k (row i at src[i*ld:]) into
+// dst[p*w+i], for the tile heights 4, 6 and 8; it reports false for other w.
+func packRows(dst, src []float64, ld, k, w int) bool {
+	switch w {
+	case 4:
+		r0, r1, r2, r3 := src[:k], src[ld:ld+k], src[2*ld:2*ld+k], src[3*ld:3*ld+k]
+		for p := range r0 {
+			d := (*[4]float64)(dst[p*4:])
+			d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
+		}
+	case 6:
+		r0, r1, r2 := src[:k], src[ld:ld+k], src[2*ld:2*ld+k]
+		r3, r4, r5 := src[3*ld:3*ld+k], src[4*ld:4*ld+k], src[5*ld:5*ld+k]
+		for p := range r0 {
+			d := (*[6]float64)(dst[p*6:])
+			d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+		}
+	case 8:
+		r0, r1, r2, r3 := src[:k], src[ld:ld+k], src[2*ld:2*ld+k], src[3*ld:3*ld+k]
+		r4, r5, r6, r7 := src[4*ld:4*ld+k], src[5*ld:5*ld+k], src[6*ld:6*ld+k], src[7*ld:7*ld+k]
+		for p := range r0 {
+			d := (*[8]float64)(dst[p*8:])
+			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p], r6[p], r7[p]
+		}
+	default:
+		return false
+	}
+	return true
 }
