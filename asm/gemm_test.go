@@ -59,8 +59,9 @@ func checkGemmCase(t *testing.T, rng *rand.Rand, tA, tB bool, m, n, k int, alpha
 		br, bc = n, k
 	}
 	lda, ldb, ldc := max(1, ac)+pad, max(1, bc)+pad, max(1, n)+pad
-	a := randSlice(rng, max(0, (ar-1)*lda+ac))
-	b := randSlice(rng, max(0, (br-1)*ldb+bc))
+	// Random 0/1 element offsets: unaligned starts of A and B.
+	a := randSlice(rng, max(0, (ar-1)*lda+ac)+1)[rng.IntN(2):]
+	b := randSlice(rng, max(0, (br-1)*ldb+bc)+1)[rng.IntN(2):]
 	clen := max(0, (m-1)*ldc+n)
 	c, check := guarded(rng, clen)
 	c0 := randSlice(rng, clen)
