@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -26,14 +30,16 @@ type AdaptiveOptions struct {
 	// Lambda is the ridge parameter lambda > 0 of the (eps, lambda) guarantee.
 	Lambda float64
 	// SketchDim is m, the PolySketch size used to estimate conditional
-	// marginals (default 16).
+	// marginals (default 32).
 	SketchDim int
 	// Projections is t, the number of Gaussian columns of the
-	// Johnson-Lindenstrauss sketch of (B^T B + lambda I)^{-1/2} (default 4).
+	// Johnson-Lindenstrauss sketch of (B^T B + lambda I)^{-1/2} (default 16; with t columns the
+	// estimate of each row's leverage is a chi-square with t degrees of
+	// freedom, so small t under-samples some rows badly).
 	Projections int
 	// Mix is the weight alpha of the "diagonal" proposal mixed into every
 	// sketched conditional so no row of nonzero leverage gets probability 0
-	// (default 0.1).
+	// (default 0.05).
 	Mix float64
 	// Oversample c sets the draws of the intermediate levels to
 	// min(Samples, ceil(c * s_hat * ln(s_hat + e))) with s_hat the
@@ -55,13 +61,13 @@ func (o *AdaptiveOptions) defaults() error {
 		return fmt.Errorf("%w: Lambda must be positive and finite, got %g", kernels.ErrParam, o.Lambda)
 	}
 	if o.SketchDim == 0 {
-		o.SketchDim = 16
+		o.SketchDim = 32
 	}
 	if o.Projections == 0 {
-		o.Projections = 4
+		o.Projections = 16
 	}
 	if o.Mix == 0 {
-		o.Mix = 0.1
+		o.Mix = 0.05
 	}
 	if o.Oversample == 0 {
 		o.Oversample = 2
@@ -89,6 +95,7 @@ type LevelStat struct {
 type sampledRow struct {
 	idx []int32 // sorted
 	w   float64
+	cnt int // draws merged into this row
 }
 
 // rowSampler draws rows of Phi (B^T B + lambda I)^{-1/2} at one level.
@@ -103,25 +110,57 @@ type rowSampler struct {
 	rng   *rand.Rand
 	ctx   context.Context
 
+	seed  uint64 // seeds the per-subtree generators of the current level
+
 	slot  []int32 // per coordinate scratch, -1 when unused
 	acc   []float64
 	qbuf  []float64
 	draws int
-	out   map[string]*sampledRow
-	keys  []string
+	emits []emission
 	err   error
 }
 
+// emission is c draws of the row (l, idx) with probability prob each.
+type emission struct {
+	l    int
+	idx  []int32
+	c    int
+	prob float64
+}
+
+// clone returns a sampler sharing s's read-only state with its own scratch.
+func (s *rowSampler) clone() *rowSampler {
+	c := *s
+	c.slot = make([]int32, len(s.slot))
+	for i := range c.slot {
+		c.slot[i] = -1
+	}
+	c.acc = nil
+	c.qbuf = make([]float64, len(s.qbuf))
+	c.emits = nil
+	c.err = nil
+	return &c
+}
+
 // cond computes the distribution of the next coordinate i of a row of
-// X'^{(x)(r+1)} U (U holds one row per support point), i.e.
-// f(i) = sum_j |S_r X'^{(x)r} diag(U_j) X'^T e_i|^2 with S_r the degree-r
-// PolySketch (exact when r == 0), mixed with the diagonal proposal
-// g(i) = sum_k |U_k|^2 x'_{ki}^2 |x'_k|^{2r} when r >= 1.
+// X'^{(x)(r+1)} U (U holds one row per support point, t columns), i.e. the
+// estimate of sum_j |X'^{(x)r} diag(U_j) X'^T e_i|^2. When r == 0 it is
+// exact: f(i) = sum_j (sum_k U_kj x'_ki)^2. When r >= 1 the degree-r factor
+// is replaced by its PolySketch P_k = S_r x'_k^{(x)r} (m entries) and sketch
+// entry c is paired with JL column j = c mod t:
+//
+//	f(i) = t * sum_c (sum_k x'_ki U_{k, c mod t} P_kc)^2,
+//
+// an unbiased estimate (over the JL columns and the sketch) of the same
+// quantity that costs m operations per nonzero instead of t*m. It is mixed
+// (weight alpha) with the diagonal proposal
+// g(i) = sum_k |U_k|^2 x'_ki^2 |x'_k|^{2r}, positive wherever the target is,
+// so no row of nonzero leverage gets probability 0.
 func (s *rowSampler) cond(r int, pts []int32, U []float64) (coords []int32, p []float64, fsum, gsum float64) {
 	t, m := s.t, s.m
 	K := t
 	if r > 0 {
-		K = t * m
+		K = m
 	}
 	var g []float64
 	for a, k := range pts {
@@ -134,11 +173,8 @@ func (s *rowSampler) cond(r int, pts []int32, U []float64) (coords []int32, p []
 		if r > 0 {
 			P := s.sk[r-1][int(k)*m : (int(k)+1)*m]
 			q = s.qbuf
-			for j, uj := range u {
-				row := q[j*m : (j+1)*m]
-				for c, pc := range P {
-					row[c] = uj * pc
-				}
+			for c, pc := range P {
+				q[c] = u[c%t] * pc
 			}
 			uu *= math.Pow(s.sqn[k], float64(r))
 		}
@@ -158,19 +194,16 @@ func (s *rowSampler) cond(r int, pts []int32, U []float64) (coords []int32, p []
 				clear(s.acc[int(sl)*K : need])
 			}
 			v := val[p]
-			dst := s.acc[int(sl)*K : (int(sl)+1)*K]
-			for c, qc := range q {
-				dst[c] += v * qc
-			}
+			asm.Daxpy(v, q, s.acc[int(sl)*K:(int(sl)+1)*K])
 			g[sl] += v * v * uu
 		}
 	}
 	p = make([]float64, len(coords))
 	for sl, i := range coords {
 		s.slot[i] = -1
-		f := 0.0
-		for _, v := range s.acc[sl*K : (sl+1)*K] {
-			f += v * v
+		f := asm.SumSq(s.acc[sl*K : (sl+1)*K])
+		if r > 0 {
+			f *= float64(t)
 		}
 		p[sl] = f
 		fsum += f
@@ -220,9 +253,61 @@ func (s *rowSampler) draw(p []float64, c int) []int {
 	return counts
 }
 
-// descend draws count rows of degree l below a prefix whose state is
-// (pts, U), the prefix having probability prob; coords/p is the
-// distribution of the next coordinate.
+// kid is the state of a prefix chosen by some draws.
+type kid struct {
+	prefix []int32
+	pts    []int32
+	U      []float64
+	count  int
+	prob   float64
+}
+
+// expand draws count next coordinates below a prefix whose state is
+// (pts, U) and probability prob, coords/p being the distribution of the
+// next coordinate. Completed rows are emitted; the others are returned.
+func (s *rowSampler) expand(l int, prefix []int32, pts []int32, U []float64, count int, prob float64, coords []int32, p []float64) []kid {
+	counts := s.draw(p, count)
+	t := s.t
+	last := len(prefix)+1 == l
+	var kids []kid
+	for sl, c := range counts {
+		if c == 0 {
+			continue
+		}
+		np := append(slices.Clone(prefix), coords[sl])
+		if last {
+			s.emit(l, np, c, prob*p[sl])
+			continue
+		}
+		s.slot[coords[sl]] = int32(len(kids))
+		kids = append(kids, kid{prefix: np, count: c, prob: prob * p[sl]})
+	}
+	if last {
+		return nil
+	}
+	for a, k := range pts {
+		u := U[a*t : (a+1)*t]
+		col, val := s.xr.row(int(k))
+		for q, i := range col {
+			ci := s.slot[i]
+			if ci < 0 {
+				continue
+			}
+			kd := &kids[ci]
+			kd.pts = append(kd.pts, k)
+			for _, uj := range u {
+				kd.U = append(kd.U, uj*val[q])
+			}
+		}
+	}
+	for _, kd := range kids {
+		s.slot[kd.prefix[len(kd.prefix)-1]] = -1
+	}
+	return kids
+}
+
+// descend draws count rows of degree l below a prefix (see expand),
+// depth first.
 func (s *rowSampler) descend(l int, prefix []int32, pts []int32, U []float64, count int, prob float64, coords []int32, p []float64) {
 	if s.err != nil {
 		return
@@ -231,96 +316,114 @@ func (s *rowSampler) descend(l int, prefix []int32, pts []int32, U []float64, co
 		s.err = err
 		return
 	}
-	counts := s.draw(p, count)
-	t := s.t
-	last := len(prefix)+1 == l
-	// child states for the chosen coordinates
-	type child struct {
-		pts []int32
-		U   []float64
+	kids := s.expand(l, prefix, pts, U, count, prob, coords, p)
+	for i := range kids {
+		s.runKid(l, &kids[i])
+		kids[i] = kid{}
 	}
-	var kids []child
-	chosen := make([]int, 0)
-	for sl, c := range counts {
-		if c == 0 {
-			continue
-		}
-		chosen = append(chosen, sl)
-		if !last {
-			s.slot[coords[sl]] = int32(len(kids))
-			kids = append(kids, child{})
-		}
+}
+
+// runKid computes a kid's next-coordinate distribution and descends.
+func (s *rowSampler) runKid(l int, k *kid) {
+	kc, kp, _, _ := s.cond(l-len(k.prefix)-1, k.pts, k.U)
+	if kc == nil {
+		return // cannot happen: the chosen coordinate had mass
 	}
-	if !last {
-		for a, k := range pts {
-			u := U[a*t : (a+1)*t]
-			col, val := s.xr.row(int(k))
-			for q, i := range col {
-				ci := s.slot[i]
-				if ci < 0 {
-					continue
+	s.descend(l, k.prefix, k.pts, k.U, k.count, k.prob, kc, kp)
+}
+
+// runKids processes the kids of one block on GOMAXPROCS workers. Kid j
+// draws from its own generator seeded by (level seed, base+j) and its rows
+// are appended in kid order, so the result does not depend on scheduling.
+func (s *rowSampler) runKids(l int, kids []kid, base int) error {
+	out := make([][]emission, len(kids))
+	errs := make([]error, len(kids))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(kids)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := s.clone()
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= len(kids) {
+					return
 				}
-				kids[ci].pts = append(kids[ci].pts, k)
-				for _, uj := range u {
-					kids[ci].U = append(kids[ci].U, uj*val[q])
-				}
+				c.rng = rand.New(rand.NewPCG(s.seed, uint64(base+j)))
+				c.emits, c.err = nil, nil
+				c.runKid(l, &kids[j])
+				out[j], errs[j] = c.emits, c.err
+				kids[j] = kid{}
 			}
-		}
-		for _, sl := range chosen {
-			s.slot[coords[sl]] = -1
-		}
+		}()
 	}
-	for ci, sl := range chosen {
-		np := append(slices.Clone(prefix), coords[sl])
-		pr := prob * p[sl]
-		if last {
-			s.emit(l, np, counts[sl], pr)
-			continue
+	wg.Wait()
+	for j := range out {
+		if errs[j] != nil {
+			return errs[j]
 		}
-		kc, kp, _, _ := s.cond(l-len(np)-1, kids[ci].pts, kids[ci].U)
-		if kc == nil {
-			continue // cannot happen: the chosen coordinate had mass
-		}
-		s.descend(l, np, kids[ci].pts, kids[ci].U, counts[sl], pr, kc, kp)
-		kids[ci] = child{}
+		s.emits = append(s.emits, out[j]...)
 	}
+	return nil
 }
 
 // emit records c draws of the row (l, idx) drawn with probability prob.
 func (s *rowSampler) emit(l int, idx []int32, c int, prob float64) {
-	slices.Sort(idx)
-	key := make([]byte, 0, 4*len(idx)+4)
-	key = fmt.Appendf(key, "%d:", l)
-	for _, i := range idx {
-		key = fmt.Appendf(key, "%d,", i)
-	}
-	w2 := s.e.coef(l) * float64(c) / (float64(s.draws) * prob)
-	if r, ok := s.out[string(key)]; ok {
-		r.w += w2
-		return
-	}
-	s.out[string(key)] = &sampledRow{idx: idx, w: w2}
-	s.keys = append(s.keys, string(key))
+	s.emits = append(s.emits, emission{l: l, idx: idx, c: c, prob: prob})
 }
 
-// sampleLevel draws rows of Phi W (W = (B^T B + lambda I)^{-1/2} G) with
-// probability proportional to their estimated squared norms. nDraws
-// receives the estimated statistical dimension and returns the number of
-// draws. It returns the merged rows (weights are final: sqrt applied).
-func (s *rowSampler) sampleLevel(W []float64, nDraws func(statDim float64) int) ([]sampledRow, float64, int, error) {
+// merge combines the emissions into rows: equal multisets of indices have
+// equal features, so their squared weights coef_l c / (s p) add.
+func (s *rowSampler) merge() []sampledRow {
+	type acc struct {
+		idx []int32
+		w2  float64
+		cnt int
+	}
+	byKey := map[string]*acc{}
+	var keys []string
+	for _, e := range s.emits {
+		slices.Sort(e.idx)
+		key := make([]byte, 0, 4*len(e.idx)+4)
+		key = fmt.Appendf(key, "%d:", e.l)
+		for _, i := range e.idx {
+			key = fmt.Appendf(key, "%d,", i)
+		}
+		w2 := s.e.coef(e.l) * float64(e.c) / (float64(s.draws) * e.prob)
+		if a, ok := byKey[string(key)]; ok {
+			a.w2 += w2
+			a.cnt += e.c
+			continue
+		}
+		byKey[string(key)] = &acc{idx: e.idx, w2: w2, cnt: e.c}
+		keys = append(keys, string(key))
+	}
+	sort.Strings(keys)
+	res := make([]sampledRow, len(keys))
+	for i, k := range keys {
+		a := byKey[k]
+		res[i] = sampledRow{idx: a.idx, w: math.Sqrt(a.w2), cnt: a.cnt}
+	}
+	return res
+}
+
+// term is one Taylor/polynomial degree block of Phi at a level: its state
+// U = sqrt(coef_l) diag(omega) W and the distribution of its first coordinate.
+type term struct {
+	l      int
+	U      []float64
+	coords []int32
+	p      []float64
+	f, g   float64
+}
+
+// terms computes every block's first-coordinate distribution and the block
+// probabilities pt (estimated mass f mixed with the diagonal mass g), and
+// the estimated statistical dimension sum f / t.
+func (s *rowSampler) terms(W []float64, all []int32) ([]term, []float64, float64, error) {
 	n, t := s.xr.n, s.t
 	q := s.e.maxDegree()
-	all := make([]int32, n)
-	for k := range all {
-		all[k] = int32(k)
-	}
-	type term struct {
-		l      int
-		U      []float64
-		coords []int32
-		p      []float64
-		f, g   float64
-	}
 	var terms []term
 	for l := 0; l <= q; l++ {
 		c := s.e.coef(l)
@@ -362,10 +465,8 @@ func (s *rowSampler) sampleLevel(W []float64, nDraws func(statDim float64) int) 
 		G += tm.g
 	}
 	if !(G > 0) {
-		return nil, 0, 0, fmt.Errorf("%w: the data give an all-zero kernel matrix", kernels.ErrEmpty)
+		return nil, nil, 0, fmt.Errorf("%w: the data give an all-zero kernel matrix", kernels.ErrEmpty)
 	}
-	statDim := F / float64(t)
-	s.draws = nDraws(statDim)
 	pt := make([]float64, len(terms))
 	for i, tm := range terms {
 		if F > 0 {
@@ -374,9 +475,26 @@ func (s *rowSampler) sampleLevel(W []float64, nDraws func(statDim float64) int) 
 			pt[i] = tm.g / G
 		}
 	}
-	s.out = map[string]*sampledRow{}
-	s.keys = nil
+	return terms, pt, F / float64(t), nil
+}
+
+// sampleLevel draws rows of Phi W (W = (B^T B + lambda I)^{-1/2} G) with
+// probability proportional to their estimated squared norms. nDraws
+// receives the estimated statistical dimension and returns the number of
+// draws. It returns the merged rows (weights are final: sqrt applied).
+func (s *rowSampler) sampleLevel(W []float64, nDraws func(statDim float64) int) ([]sampledRow, float64, int, error) {
+	all := make([]int32, s.xr.n)
+	for k := range all {
+		all[k] = int32(k)
+	}
+	terms, pt, statDim, err := s.terms(W, all)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	s.draws = nDraws(statDim)
+	s.emits = nil
 	counts := s.draw(pt, s.draws)
+	base := 0
 	for i, tm := range terms {
 		if counts[i] == 0 {
 			continue
@@ -385,18 +503,15 @@ func (s *rowSampler) sampleLevel(W []float64, nDraws func(statDim float64) int) 
 			s.emit(0, nil, counts[i], pt[i])
 			continue
 		}
-		s.descend(tm.l, nil, all, tm.U, counts[i], pt[i], tm.coords, tm.p)
+		kids := s.expand(tm.l, nil, all, tm.U, counts[i], pt[i], tm.coords, tm.p)
 		terms[i].U = nil
+		if err := s.runKids(tm.l, kids, base); err != nil {
+			return nil, 0, 0, err
+		}
+		base += len(kids)
 	}
-	if s.err != nil {
-		return nil, 0, 0, s.err
-	}
-	sort.Strings(s.keys)
-	res := make([]sampledRow, len(s.keys))
-	for i, k := range s.keys {
-		r := s.out[k]
-		res[i] = sampledRow{idx: r.idx, w: math.Sqrt(r.w)}
-	}
+	res := s.merge()
+	s.emits = nil
 	return res, statDim, s.draws, nil
 }
 
@@ -429,25 +544,20 @@ func features(dst []float64, ld int, xr *rows, om []float64, rs []sampledRow) {
 	})
 }
 
-// fitAdaptive runs Algorithm 1 (recursive ridge-leverage-score sampling)
-// on the prepared rows.
-func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o AdaptiveOptions) ([]sampledRow, []LevelStat, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
+// newRowSampler prepares the sampler state shared by all levels: the
+// PolySketches of every degree 1..q-1 of every point.
+func newRowSampler(ctx context.Context, xr *rows, om []float64, e expansion, o AdaptiveOptions) (*rowSampler, error) {
 	n, t, m := xr.n, o.Projections, o.SketchDim
 	q := e.maxDegree()
-	bk := o.Backend
 	s := &rowSampler{xr: xr, om: om, e: e, m: m, t: t, alpha: o.Mix, ctx: ctx,
-		sqn: xr.sqNorms(), slot: make([]int32, xr.d), qbuf: make([]float64, t*m)}
+		sqn: xr.sqNorms(), slot: make([]int32, xr.d), qbuf: make([]float64, m)}
 	for i := range s.slot {
 		s.slot[i] = -1
 	}
-	// PolySketches of every degree 1..q-1 of every point, shared by all levels.
 	if q >= 2 {
 		tree, err := newPSTree(xr.d, m, q-1, splitmix(o.Seed, 77))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		s.sk = make([][]float64, q-1)
 		for r := range s.sk {
@@ -463,6 +573,20 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 			}
 		})
 	}
+	return s, nil
+}
+
+// fitAdaptive runs Algorithm 1 (recursive ridge-leverage-score sampling)
+// on the prepared rows.
+func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o AdaptiveOptions) ([]sampledRow, []LevelStat, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	s, err := newRowSampler(ctx, xr, om, e, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, t, q, bk := xr.n, o.Projections, e.maxDegree(), o.Backend
 	// tr(K) = sum_k omega_k^2 sum_l coef_l |x'_k|^{2l}
 	trK := 0.0
 	for k := 0; k < n; k++ {
@@ -493,6 +617,7 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 			return nil, nil, err
 		}
 		s.rng = rand.New(rand.NewPCG(o.Seed, uint64(lev+1)))
+		s.seed = splitmix(o.Seed, uint64(lev+1))
 		W, err := ridgeFactor(bk, Zt, n, len(rs), t, lambda, s.rng)
 		if err != nil {
 			return nil, nil, err
@@ -559,7 +684,7 @@ func ridgeFactor(bk backend.Backend, Zt []float64, n, R, t int, lambda float64, 
 	if err := bk.Cholesky(c); err != nil {
 		return nil, fmt.Errorf("tensorsketch: factoring B B^T + lambda I: %w", err)
 	}
-	bk.CholSolve(c, by)                                    // V = (B B^T + lambda I)^{-1} B Y
+	bk.CholSolve(c, by)                                   // V = (B B^T + lambda I)^{-1} B Y
 	bk.Gemm(blas.NoTrans, blas.NoTrans, -1, zt, by, 1, y) // Y - B^T V
 	for i := range Y {
 		Y[i] /= lambda
