@@ -110,7 +110,7 @@ type rowSampler struct {
 	rng   *rand.Rand
 	ctx   context.Context
 
-	seed  uint64 // seeds the per-subtree generators of the current level
+	seed uint64 // seeds the per-subtree generators of the current level
 
 	slot  []int32 // per coordinate scratch, -1 when unused
 	acc   []float64

@@ -238,14 +238,23 @@ func TestBadInput(t *testing.T) {
 	x := randData(5, 3, 1, 1)
 	o := AdaptiveOptions{Samples: 8, Lambda: 0.1}
 	for name, err := range map[string]error{
-		"degree 0":           func() error { _, err := NewTensorSketch(3, 8, Polynomial{Degree: 0, Gamma: 1}, 1); return err }(),
-		"gamma 0":            func() error { _, err := NewPolySketch(3, 8, Polynomial{Degree: 2, Gamma: 0}, 1); return err }(),
-		"gamma <0 adaptive":  func() error { _, err := FitAdaptive(nil, x, Polynomial{Degree: 2, Gamma: -1}, o); return err }(),
-		"coef0 < 0":          func() error { _, err := NewTensorSketch(3, 8, Polynomial{Degree: 2, Gamma: 1, Coef0: -1}, 1); return err }(),
-		"sigma 0":            func() error { _, err := NewGaussianTensorSketch(3, 8, 0, 3, 1); return err }(),
-		"D too small":        func() error { _, err := NewGaussianPolySketch(3, 3, 1, 3, 1); return err }(),
-		"lambda 0":           func() error { _, err := FitAdaptive(nil, x, Polynomial{Degree: 2, Gamma: 1}, AdaptiveOptions{Samples: 8}); return err }(),
-		"samples 0":          func() error { _, err := FitAdaptive(nil, x, Polynomial{Degree: 2, Gamma: 1}, AdaptiveOptions{Lambda: 1}); return err }(),
+		"degree 0":          func() error { _, err := NewTensorSketch(3, 8, Polynomial{Degree: 0, Gamma: 1}, 1); return err }(),
+		"gamma 0":           func() error { _, err := NewPolySketch(3, 8, Polynomial{Degree: 2, Gamma: 0}, 1); return err }(),
+		"gamma <0 adaptive": func() error { _, err := FitAdaptive(nil, x, Polynomial{Degree: 2, Gamma: -1}, o); return err }(),
+		"coef0 < 0": func() error {
+			_, err := NewTensorSketch(3, 8, Polynomial{Degree: 2, Gamma: 1, Coef0: -1}, 1)
+			return err
+		}(),
+		"sigma 0":     func() error { _, err := NewGaussianTensorSketch(3, 8, 0, 3, 1); return err }(),
+		"D too small": func() error { _, err := NewGaussianPolySketch(3, 3, 1, 3, 1); return err }(),
+		"lambda 0": func() error {
+			_, err := FitAdaptive(nil, x, Polynomial{Degree: 2, Gamma: 1}, AdaptiveOptions{Samples: 8})
+			return err
+		}(),
+		"samples 0": func() error {
+			_, err := FitAdaptive(nil, x, Polynomial{Degree: 2, Gamma: 1}, AdaptiveOptions{Lambda: 1})
+			return err
+		}(),
 		"countsketch D 0":    func() error { _, err := NewCountSketch(3, 0, 1); return err }(),
 		"degree > MaxDegree": func() error { _, err := NewPolySketch(3, 8, Polynomial{Degree: 65, Gamma: 1}, 1); return err }(),
 	} {
