@@ -1,16 +1,10 @@
 package solvers
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -143,63 +137,4 @@ func maxAbsDiff(a, b *mat.Dense) float64 {
 	var d mat.Dense
 	d.Sub(a, b)
 	return mat.Norm(&d, math.Inf(1))
-}
-
-// sharedData finds ../shared/data beside the repository root, or "".
-func sharedData(t testing.TB) string {
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, "..", "shared", "data")
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
-// readCSVGz reads a shared-data CSV (header, target first).
-func readCSVGz(t testing.TB, path string) (*mat.Dense, []float64) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(gz)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	sc.Scan()
-	var rows [][]float64
-	var y []float64
-	for sc.Scan() {
-		fs := strings.Split(sc.Text(), ",")
-		r := make([]float64, len(fs)-1)
-		for j, s := range fs {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if j == 0 {
-				y = append(y, v)
-			} else {
-				r[j-1] = v
-			}
-		}
-		rows = append(rows, r)
-	}
-	x := mat.NewDense(len(rows), len(rows[0]), nil)
-	for i, r := range rows {
-		copy(rowOf(x, i), r)
-	}
-	return x, y
 }

@@ -3,10 +3,11 @@ package solvers
 import (
 	"errors"
 	"math"
-	"path/filepath"
-	"testing"
+		"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/dataset"
 )
 
 func TestEncoding(t *testing.T) {
@@ -84,15 +85,16 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// TestOneVsAllDigits trains one-vs-all FALKON and exact KRR on the digits set
+// TestOneVsAllDigits trains one-vs-all FALKON and exact KRR on the embedded
+// digits set
 // (1797 8x8 images, 10 classes; first rows train, the rest test) and checks
 // the test accuracy against a floor a few points under the measured value.
 func TestOneVsAllDigits(t *testing.T) {
-	dir := sharedData(t)
-	if dir == "" {
-		t.Skip("../shared/data not found (CI has it)")
+	data, err := dataset.Digits()
+	if err != nil {
+		t.Fatal(err)
 	}
-	x, labels := readCSVGz(t, filepath.Join(dir, "digits.csv.gz"))
+	x, labels := data.X, data.Y
 	n, d := x.Dims()
 	ntr := 1200
 	if testing.Short() {
