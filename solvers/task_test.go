@@ -3,7 +3,7 @@ package solvers
 import (
 	"errors"
 	"math"
-		"testing"
+	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
