@@ -150,12 +150,21 @@ func TestFitIdentities(t *testing.T) {
 			t.Fatal(err)
 		}
 		xt := randPoints(33, 4, 3, 1)
+		// Transform at any time straight from the Incremental (all held
+		// components) agrees with its snapshot's leading r scores.
+		allS := mat.NewDense(4, 30, nil)
+		if err := inc.Transform(allS, xt); err != nil {
+			t.Fatal(err)
+		}
 		s1 := mat.NewDense(4, r, nil)
 		s2 := mat.NewDense(4, r, nil)
 		m.Transform(s1, xt)
 		im.Transform(s2, xt)
 		for i := 0; i < 4; i++ {
 			for j := 0; j < r; j++ { // eigenvectors are defined up to sign
+				if math.Abs(allS.At(i, j)-s2.At(i, j)) > 1e-12 { // same projection, possibly another blocking
+					t.Fatalf("Incremental.Transform (%d,%d) = %g, Model = %g", i, j, allS.At(i, j), s2.At(i, j))
+				}
 				if d := math.Abs(math.Abs(s1.At(i, j)) - math.Abs(s2.At(i, j))); d > 1e-8 {
 					t.Fatalf("mean=%v: incremental vs batch score (%d,%d): %g vs %g", mean, i, j, s1.At(i, j), s2.At(i, j))
 				}

@@ -290,10 +290,10 @@ func (s *Incremental) Eigen() ([]float64, *mat.Dense) {
 	u := s.eig.u()
 	r := s.eig.r
 	vals := make([]float64, r)
-	vecs := mat.NewDense(max(s.n, 1), max(r, 1), nil)
-	if r == 0 || s.n == 0 {
+	if r == 0 || s.n <= 0 {
 		return vals, &mat.Dense{}
 	}
+	vecs := mat.NewDense(s.n, r, nil)
 	for j := 0; j < r; j++ {
 		vals[j] = s.eig.d[r-1-j]
 	}
