@@ -163,6 +163,15 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 		bs = int((budget - fixed) / (int64(M) * 8))
 		bs = max(1, min(bs, n))
 	}
+	if knm != nil {
+		// Cached: still walk K_nM in row blocks of about passBlockBytes
+		// (at least 16 rows) so that K_b^T (K_b w) reads each block from
+		// cache the second time: on MNIST (n = 20000, M = 2000, 10 outputs)
+		// the CG passes took 1.5 s of CPU with 512 KiB blocks against 4.9 s
+		// with 2 MiB blocks or one whole-matrix Gemm pair.
+		bs = max(16, min(n, int(passBlockBytes/(int64(M)*8))))
+		bs = min(bs, n)
+	}
 	var kb *mat.Dense
 	if knm == nil {
 		kb = mat.NewDense(bs, M, nil)
@@ -242,6 +251,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 		cg: res, kmmJit: jit, caching: knm != nil,
 	}, nil
 }
+
+// passBlockBytes is the size of the K_nM row blocks of a cached CG pass.
+var passBlockBytes int64 = 512 << 10
 
 func zeroGeneral(g blas64.General) {
 	for i := 0; i < g.Rows; i++ {
