@@ -95,15 +95,7 @@ func potf2(n int, a []float64, lda int) (int, float64) {
 //	X1 = B1 L11^{-T};  X2 = (B2 - X1 L21^T) L22^{-T}.
 func trsmRLT(m, n int, l []float64, ldl int, b []float64, ldb int) {
 	if n <= trsmLeaf {
-		// Row by row: x_i L^T = b_i  <=>  L x_i^T = b_i^T, forward substitution.
-		dot := cur().dot
-		for i := 0; i < m; i++ {
-			bi := b[i*ldb : i*ldb+n]
-			for j := 0; j < n; j++ {
-				lj := l[j*ldl : j*ldl+j+1]
-				bi[j] = (bi[j] - dot(lj[:j], bi[:j])) / lj[j]
-			}
-		}
+		trsmRLTLeaf(m, n, l, ldl, b, ldb)
 		return
 	}
 	n1 := n / 2
@@ -112,6 +104,46 @@ func trsmRLT(m, n int, l []float64, ldl int, b []float64, ldb int) {
 	// B2 -= X1 * L21^T, L21 = l[n1:, :n1] (n2 x n1).
 	Dgemm(blas.NoTrans, blas.Trans, m, n2, n1, -1, b, ldb, l[n1*ldl:], ldl, 1, b[n1:], ldb)
 	trsmRLT(m, n2, l[n1*ldl+n1:], ldl, b[n1:], ldb)
+}
+
+// trsmRLTLeaf solves X L^T = B for n <= trsmLeaf columns. Column j of X is
+// (B[:,j] - sum_{p<j} l_jp X[:,p]) / l_jj; columns of row-major B are
+// strided, so chunks of rows are transposed into a scratch block where each
+// column is a contiguous vector and the updates are long axpys.
+func trsmRLTLeaf(m, n int, l []float64, ldl int, b []float64, ldb int) {
+	const chunk = 256
+	p := cur()
+	buf := getBuf(n * min(chunk, m))
+	defer putBuf(buf)
+	for i0 := 0; i0 < m; i0 += chunk {
+		mc := min(chunk, m-i0)
+		t := (*buf)[:n*mc]
+		for i := 0; i < mc; i++ {
+			row := b[(i0+i)*ldb : (i0+i)*ldb+n]
+			for j, v := range row {
+				t[j*mc+i] = v
+			}
+		}
+		for j := 0; j < n; j++ {
+			tj := t[j*mc : (j+1)*mc]
+			lj := l[j*ldl : j*ldl+j+1]
+			for q := 0; q < j; q++ {
+				if lj[q] != 0 {
+					p.axpy(-lj[q], t[q*mc:(q+1)*mc], tj)
+				}
+			}
+			d := lj[j]
+			for i := range tj {
+				tj[i] /= d
+			}
+		}
+		for i := 0; i < mc; i++ {
+			row := b[(i0+i)*ldb : (i0+i)*ldb+n]
+			for j := range row {
+				row[j] = t[j*mc+i]
+			}
+		}
+	}
 }
 
 // DtrsmLL solves op(L) X = alpha*B in place in the m x n row-major B, where L

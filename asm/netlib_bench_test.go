@@ -85,17 +85,6 @@ func benchCases() []benchCase {
 	return cases
 }
 
-// spdFast builds M M^T/n + I with Dgemm.
-func spdFast(rng *rand.Rand, n int) []float64 {
-	m := randSlice(rng, n*n)
-	a := make([]float64, n*n)
-	Dgemm(blas.NoTrans, blas.Trans, n, n, n, 1/float64(n), m, n, m, n, 0, a, n)
-	for i := 0; i < n; i++ {
-		a[i*n+i]++
-	}
-	return a
-}
-
 // BenchmarkVsOpenBLAS runs, for each case and thread count, OpenBLAS and
 // every asm path alternately (reps rounds; the generic path once, it is
 // slow) and reports the best GFLOP/s of each and the ratios to OpenBLAS.
