@@ -45,6 +45,18 @@ type AdaptiveOptions struct {
 	// min(Samples, ceil(c * s_hat * ln(s_hat + e))) with s_hat the
 	// estimated statistical dimension at that level (default 2).
 	Oversample float64
+	// SupportSample L: below the first coordinate, a prefix whose points
+	// number more than L estimates its conditional from L points sampled by
+	// their diagonal mass (default 2048); see the package documentation.
+	SupportSample int
+	// RowNormMix beta: a quarter of the t columns of W are Gaussian columns
+	// scaled so that about a fraction beta of the sampling mass follows the
+	// row norms |Phi_r|^2 / tr(K) rather than the leverage estimate. Every
+	// row then has probability >= ~beta |Phi_r|^2/tr(K), which bounds the
+	// weight of any sampled row (its contribution to Z^T Z has norm at most
+	// ~tr(K)/(s beta)) and keeps the recursion stable when s is small
+	// against the statistical dimension (default 0.05; negative disables).
+	RowNormMix float64
 	// Seed drives every random choice.
 	Seed uint64
 	// Backend does the dense algebra (nil means backend.Default()).
@@ -69,10 +81,19 @@ func (o *AdaptiveOptions) defaults() error {
 	if o.Mix == 0 {
 		o.Mix = 0.05
 	}
+	if o.RowNormMix == 0 {
+		o.RowNormMix = 0.05
+	}
+	if o.RowNormMix < 0 {
+		o.RowNormMix = 0
+	}
+	if o.SupportSample == 0 {
+		o.SupportSample = 2048
+	}
 	if o.Oversample == 0 {
 		o.Oversample = 2
 	}
-	if o.SketchDim < 1 || o.Projections < 1 || !(o.Mix > 0 && o.Mix < 1) || !(o.Oversample > 0) {
+	if o.SketchDim < 1 || o.Projections < 1 || o.SupportSample < 1 || !(o.Mix > 0 && o.Mix < 1) || !(o.Oversample > 0) || o.RowNormMix >= 1 {
 		return fmt.Errorf("%w: bad sampler options (SketchDim %d, Projections %d, Mix %g, Oversample %g)",
 			kernels.ErrParam, o.SketchDim, o.Projections, o.Mix, o.Oversample)
 	}
@@ -112,6 +133,12 @@ type rowSampler struct {
 
 	seed uint64 // seeds the per-subtree generators of the current level
 
+	L      int     // support size above which nodes are subsampled
+	colPtr []int   // CSC index of the prepared rows
+	colPts []int32 // point of each column entry
+	colVal []float64
+
+	pos   []int32 // per point scratch, -1 when unused
 	slot  []int32 // per coordinate scratch, -1 when unused
 	acc   []float64
 	qbuf  []float64
@@ -134,6 +161,10 @@ func (s *rowSampler) clone() *rowSampler {
 	c.slot = make([]int32, len(s.slot))
 	for i := range c.slot {
 		c.slot[i] = -1
+	}
+	c.pos = make([]int32, len(s.pos))
+	for i := range c.pos {
+		c.pos[i] = -1
 	}
 	c.acc = nil
 	c.qbuf = make([]float64, len(s.qbuf))
@@ -262,53 +293,130 @@ type kid struct {
 	prob   float64
 }
 
+// dist is the distribution of a node's next coordinate: with probability
+// 1-floor coordinate coords[j] with probability p[j], and with probability
+// floor a coordinate uniform on [0, width).
+type dist struct {
+	coords []int32
+	p      []float64
+	floor  float64
+}
+
+// pick is a coordinate chosen by some draws, with its probability.
+type pick struct {
+	i     int32
+	count int
+	prob  float64
+}
+
+// drawDist draws c coordinates from ds and returns the distinct ones in
+// increasing order.
+func (s *rowSampler) drawDist(ds dist, c int) []pick {
+	width := s.xr.d
+	if ds.floor == 0 {
+		counts := s.draw(ds.p, c)
+		var out []pick
+		for j, n := range counts {
+			if n > 0 {
+				out = append(out, pick{i: ds.coords[j], count: n, prob: ds.p[j]})
+			}
+		}
+		slices.SortFunc(out, func(a, b pick) int { return int(a.i - b.i) })
+		return out
+	}
+	listed := 0
+	for j := 0; j < c; j++ {
+		if len(ds.coords) > 0 && s.rng.Float64() >= ds.floor {
+			listed++
+		}
+	}
+	byI := map[int32]int{}
+	if listed > 0 {
+		for j, n := range s.draw(ds.p, listed) {
+			if n > 0 {
+				byI[ds.coords[j]] += n
+			}
+		}
+	}
+	// the remaining draws are uniform on [0, width)
+	for u := c - listed; u > 0; u-- {
+		byI[int32(s.rng.IntN(width))]++
+	}
+	pl := map[int32]float64{}
+	for j, i := range ds.coords {
+		pl[i] = ds.p[j]
+	}
+	out := make([]pick, 0, len(byI))
+	for i, n := range byI {
+		pr := (1-ds.floor)*pl[i] + ds.floor/float64(width)
+		if len(ds.coords) == 0 {
+			pr = 1 / float64(width)
+		}
+		out = append(out, pick{i: i, count: n, prob: pr})
+	}
+	slices.SortFunc(out, func(a, b pick) int { return int(a.i - b.i) })
+	return out
+}
+
 // expand draws count next coordinates below a prefix whose state is
-// (pts, U) and probability prob, coords/p being the distribution of the
-// next coordinate. Completed rows are emitted; the others are returned.
-func (s *rowSampler) expand(l int, prefix []int32, pts []int32, U []float64, count int, prob float64, coords []int32, p []float64) []kid {
-	counts := s.draw(p, count)
+// (pts, U) and probability prob. Completed rows are emitted; the others are
+// returned. A chosen coordinate that no point of the support contains (only
+// possible through the uniform floor) gives a row that is zero on every
+// training point; it is dropped (its draws still count in s).
+func (s *rowSampler) expand(l int, prefix []int32, pts []int32, U []float64, count int, prob float64, ds dist) []kid {
+	picks := s.drawDist(ds, count)
 	t := s.t
 	last := len(prefix)+1 == l
-	var kids []kid
-	for sl, c := range counts {
-		if c == 0 {
-			continue
-		}
-		np := append(slices.Clone(prefix), coords[sl])
-		if last {
-			s.emit(l, np, c, prob*p[sl])
-			continue
-		}
-		s.slot[coords[sl]] = int32(len(kids))
-		kids = append(kids, kid{prefix: np, count: c, prob: prob * p[sl]})
-	}
-	if last {
-		return nil
-	}
 	for a, k := range pts {
-		u := U[a*t : (a+1)*t]
-		col, val := s.xr.row(int(k))
-		for q, i := range col {
-			ci := s.slot[i]
-			if ci < 0 {
-				continue
+		s.pos[k] = int32(a)
+	}
+	var kids []kid
+	for _, pk := range picks {
+		np := append(slices.Clone(prefix), pk.i)
+		kd := kid{prefix: np, count: pk.count, prob: prob * pk.prob}
+		col := s.colPts[s.colPtr[pk.i]:s.colPtr[pk.i+1]]
+		val := s.colVal[s.colPtr[pk.i]:s.colPtr[pk.i+1]]
+		if 8*len(pts) < len(col) {
+			// small support: look the coordinate up in each point's row
+			for a, k := range pts {
+				rc, rv := s.xr.row(int(k))
+				if j, ok := slices.BinarySearch(rc, int(pk.i)); ok {
+					kd.pts = append(kd.pts, k)
+					for _, uj := range U[a*t : (a+1)*t] {
+						kd.U = append(kd.U, uj*rv[j])
+					}
+				}
 			}
-			kd := &kids[ci]
-			kd.pts = append(kd.pts, k)
-			for _, uj := range u {
-				kd.U = append(kd.U, uj*val[q])
+		} else {
+			for q, k := range col {
+				a := s.pos[k]
+				if a < 0 {
+					continue
+				}
+				kd.pts = append(kd.pts, k)
+				for _, uj := range U[int(a)*t : (int(a)+1)*t] {
+					kd.U = append(kd.U, uj*val[q])
+				}
 			}
 		}
+		if len(kd.pts) == 0 {
+			continue
+		}
+		if last {
+			s.emit(l, np, pk.count, kd.prob)
+			continue
+		}
+		kids = append(kids, kd)
 	}
-	for _, kd := range kids {
-		s.slot[kd.prefix[len(kd.prefix)-1]] = -1
+	for _, k := range pts {
+		s.pos[k] = -1
 	}
 	return kids
 }
 
 // descend draws count rows of degree l below a prefix (see expand),
 // depth first.
-func (s *rowSampler) descend(l int, prefix []int32, pts []int32, U []float64, count int, prob float64, coords []int32, p []float64) {
+func (s *rowSampler) descend(l int, prefix []int32, pts []int32, U []float64, count int, prob float64, ds dist) {
 	if s.err != nil {
 		return
 	}
@@ -316,20 +424,59 @@ func (s *rowSampler) descend(l int, prefix []int32, pts []int32, U []float64, co
 		s.err = err
 		return
 	}
-	kids := s.expand(l, prefix, pts, U, count, prob, coords, p)
+	kids := s.expand(l, prefix, pts, U, count, prob, ds)
 	for i := range kids {
 		s.runKid(l, &kids[i])
 		kids[i] = kid{}
 	}
 }
 
+// nodeDist is the next-coordinate distribution of a kid. Supports of at
+// most L points get the full estimate (cond). Larger supports are first
+// subsampled: L points drawn with replacement with probability
+// pi_k ~ |U_k|^2 |x'_k|^{2(r+1)} (the point's diagonal mass) and reweighted
+// by 1/(L pi_k), which keeps the estimated vector sum_k x'_ki U_k (x) P_k
+// unbiased while touching only the nonzeros of L points; coverage of every
+// coordinate is then kept by a uniform floor of weight Mix. The
+// probabilities used are exact either way, so the weights stay unbiased.
+func (s *rowSampler) nodeDist(r int, pts []int32, U []float64) dist {
+	t := s.t
+	if len(pts) <= s.L {
+		coords, p, _, _ := s.cond(r, pts, U)
+		return dist{coords: coords, p: p}
+	}
+	pi := make([]float64, len(pts))
+	tot := 0.0
+	for a, k := range pts {
+		uu := asm.SumSq(U[a*t : (a+1)*t])
+		v := uu * math.Pow(s.sqn[k], float64(r+1))
+		pi[a] = v
+		tot += v
+	}
+	if !(tot > 0) {
+		return dist{floor: 1}
+	}
+	cnt := s.draw(pi, s.L)
+	var sp []int32
+	var su []float64
+	for a, c := range cnt {
+		if c == 0 {
+			continue
+		}
+		sp = append(sp, pts[a])
+		w := float64(c) * tot / (float64(s.L) * pi[a])
+		for _, uj := range U[a*t : (a+1)*t] {
+			su = append(su, w*uj)
+		}
+	}
+	coords, p, _, _ := s.cond(r, sp, su)
+	return dist{coords: coords, p: p, floor: s.alpha}
+}
+
 // runKid computes a kid's next-coordinate distribution and descends.
 func (s *rowSampler) runKid(l int, k *kid) {
-	kc, kp, _, _ := s.cond(l-len(k.prefix)-1, k.pts, k.U)
-	if kc == nil {
-		return // cannot happen: the chosen coordinate had mass
-	}
-	s.descend(l, k.prefix, k.pts, k.U, k.count, k.prob, kc, kp)
+	ds := s.nodeDist(l-len(k.prefix)-1, k.pts, k.U)
+	s.descend(l, k.prefix, k.pts, k.U, k.count, k.prob, ds)
 }
 
 // runKids processes the kids of one block on GOMAXPROCS workers. Kid j
@@ -503,7 +650,7 @@ func (s *rowSampler) sampleLevel(W []float64, nDraws func(statDim float64) int) 
 			s.emit(0, nil, counts[i], pt[i])
 			continue
 		}
-		kids := s.expand(tm.l, nil, all, tm.U, counts[i], pt[i], tm.coords, tm.p)
+		kids := s.expand(tm.l, nil, all, tm.U, counts[i], pt[i], dist{coords: tm.coords, p: tm.p})
 		terms[i].U = nil
 		if err := s.runKids(tm.l, kids, base); err != nil {
 			return nil, 0, 0, err
@@ -554,6 +701,30 @@ func newRowSampler(ctx context.Context, xr *rows, om []float64, e expansion, o A
 	for i := range s.slot {
 		s.slot[i] = -1
 	}
+	s.L = o.SupportSample
+	s.pos = make([]int32, n)
+	for i := range s.pos {
+		s.pos[i] = -1
+	}
+	// CSC index: the points holding each coordinate, in increasing order
+	s.colPtr = make([]int, xr.d+1)
+	for _, c := range xr.col {
+		s.colPtr[c+1]++
+	}
+	for i := 0; i < xr.d; i++ {
+		s.colPtr[i+1] += s.colPtr[i]
+	}
+	s.colPts = make([]int32, len(xr.col))
+	s.colVal = make([]float64, len(xr.col))
+	next := slices.Clone(s.colPtr[:xr.d])
+	for k := 0; k < n; k++ {
+		col, val := xr.row(k)
+		for p, c := range col {
+			s.colPts[next[c]] = int32(k)
+			s.colVal[next[c]] = val[p]
+			next[c]++
+		}
+	}
 	if q >= 2 {
 		tree, err := newPSTree(xr.d, m, q-1, splitmix(o.Seed, 77))
 		if err != nil {
@@ -587,6 +758,12 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 		return nil, nil, err
 	}
 	n, t, q, bk := xr.n, o.Projections, e.maxDegree(), o.Backend
+	t2 := 0
+	if o.RowNormMix > 0 && t >= 2 {
+		t2 = max(1, t/4)
+	}
+	t1 := t - t2
+	sPrev := float64(o.Samples)
 	// tr(K) = sum_k omega_k^2 sum_l coef_l |x'_k|^{2l}
 	trK := 0.0
 	for k := 0; k < n; k++ {
@@ -618,9 +795,22 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 		}
 		s.rng = rand.New(rand.NewPCG(o.Seed, uint64(lev+1)))
 		s.seed = splitmix(o.Seed, uint64(lev+1))
-		W, err := ridgeFactor(bk, Zt, n, len(rs), t, lambda, s.rng)
+		W1, err := ridgeFactor(bk, Zt, n, len(rs), t1, lambda, s.rng)
 		if err != nil {
 			return nil, nil, err
+		}
+		// Row-norm columns: c G2 with c^2 = beta/(1-beta) (t1/t2) s_prev/tr(K),
+		// so about a fraction beta of the estimated mass is |Phi_r|^2/tr(K).
+		W := make([]float64, n*t)
+		c := 0.0
+		if t2 > 0 && trK > 0 {
+			c = math.Sqrt(o.RowNormMix / (1 - o.RowNormMix) * float64(t1) / float64(t2) * sPrev / trK)
+		}
+		for k := 0; k < n; k++ {
+			copy(W[k*t:k*t+t1], W1[k*t1:(k+1)*t1])
+			for j := t1; j < t; j++ {
+				W[k*t+j] = c * s.rng.NormFloat64()
+			}
 		}
 		final := lev == len(lam)-1
 		nd := func(sd float64) int {
@@ -636,6 +826,9 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 		if err != nil {
 			return nil, nil, err
 		}
+		// sum f / t counts the row-norm columns too; keep the leverage part
+		sd *= float64(t) * (1 - o.RowNormMix) / float64(t1)
+		sPrev = min(sd, float64(o.Samples)) // clamped: no feedback loop through c
 		stats = append(stats, LevelStat{Lambda: lambda, StatDim: sd, Draws: draws, Unique: len(rs)})
 		if o.Progress != nil {
 			o.Progress(lev+1, len(lam))

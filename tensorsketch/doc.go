@@ -1,0 +1,82 @@
+// Package tensorsketch approximates polynomial and Gaussian kernels by
+// feature maps whose cost scales with the number of nonzeros of the input:
+// CountSketch, TensorSketch (Pham and Pagh 2013), PolySketch (Ahle et al.
+// 2020) and the adaptive leverage-score row sampler of Woodruff and Zandieh
+// (ICML 2020, "Near input sparsity time kernel embeddings via adaptive
+// sampling").
+//
+// # Kernels as inner products of tensor powers
+//
+// The polynomial kernel (gamma <x,y> + c)^p equals <x',y'>^p = <x'^{(x)p}, y'^{(x)p}>
+// for the augmented point x' = (sqrt(gamma) x, sqrt(c)) in R^{d+1}; every
+// map here works on x' (so a sparse row gains one stored entry). The
+// Gaussian kernel with bandwidth sigma is, after x <- x/sigma,
+//
+//	exp(-|x-y|^2/2) = exp(-|x|^2/2) exp(-|y|^2/2) sum_l <x,y>^l / l!,
+//
+// truncated at degree q; the error for |x|^2, |y|^2 <= r^2 is at most the
+// Poisson(r^2) upper tail beyond q (TaylorDegree chooses q from it). So the
+// kernel matrix is K = Phi^T Phi with Phi the stacked blocks
+// sqrt(coef_l) X'^{(x)l} diag(omega) (columns are points): polynomial, one
+// block l = p with omega = 1; Gaussian, l = 0..q, coef_l = 1/l!,
+// omega(x) = exp(-|x|^2/2).
+//
+// # Oblivious sketches
+//
+// CountSketch C: R^d -> R^m hashes coordinate i to bucket h(i) with sign
+// s(i); E[<Cx, Cy>] = <x,y>. TensorSketch of degree p convolves p
+// independent CountSketches, computed as IFFT(prod_j FFT(C_j x)) with
+// gonum's real FFT; it is the CountSketch of x^{(x)p} under the hash
+// sum_j h_j(i_j) mod m, so E[<TS x, TS y>] = <x,y>^p. PolySketch combines q
+// CountSketch leaves pairwise with TensorSRHT nodes
+// T(u,v)_j = (H D1 u)_{a_j} (H D2 v)_{b_j} / sqrt(m) (H the Hadamard
+// transform, D1, D2 random signs, (a_j, b_j) uniform) up a binary tree; degree
+// k < q uses the unit vector e_1 in the leaves k+1.. ("degree padding"), so
+// one pass gives unbiased sketches of every degree 1..q, and the variance
+// grows polynomially in q rather than like 3^q.
+//
+// # Adaptive sampling (Algorithm 1 and the RowSampler)
+//
+// A row r of Phi (a tuple (i_1..i_l) of one block) sampled with probability
+// p_r among s draws contributes the feature sqrt(coef_l/(s p_r)) omega(x)
+// x'_{i_1}...x'_{i_l}; E[Z^T Z] = K whatever the p_r. Ridge leverage
+// scores tau_r = Phi_r (K + lambda I)^{-1} Phi_r^T make Z^T Z an
+// (eps, lambda)-spectral approximation of K,
+// (1-eps)(K + lambda I) <= Z^T Z + lambda I <= (1+eps)(K + lambda I),
+// with s = O(s_lambda log n / eps^2) draws, s_lambda = tr(K (K+lambda I)^{-1}).
+//
+// FitAdaptive never forms Phi (d^p rows). Level 0 uses lambda_0 = tr(K)/s,
+// where the ridge leverage scores sum to at most s, and B = 0; each further
+// level halves lambda and uses the previous level's sampled rows B
+// (B^T B approximates K + lambda I within a constant factor) until lambda
+// is reached (Algorithm 1). At each level the RowSampler draws rows of
+// Phi W with W = (B^T B + lambda I)^{-1} [B^T, sqrt(lambda) I] G
+// (G Gaussian with t columns: a Johnson-Lindenstrauss sketch of the
+// leverage, |Phi_r W|^2 ~ t tau_r), coordinate by coordinate: the
+// conditional distribution of i_j given i_1..i_{j-1} is proportional to
+// |X'^{(x)(l-j)} diag(u) X'^T e_i|^2 with u = W_k x'_{k,i_1}...x'_{k,i_{j-1}}
+// per point, estimated with the degree-(l-j) PolySketch of the points
+// (computed once for all levels) and exact for the last coordinate. The
+// exact probability of each drawn row is the product of the conditionals
+// used, so the weights are exact. Draws that share a prefix share its
+// conditional, and a prefix touches only the points whose coordinates in
+// the prefix are nonzero, so the work per level is about nnz(X) m for the
+// first coordinate plus, for each distinct prefix, m times the nonzeros of
+// the points that contain it (sum_k nnz(x_k)^2 m over all first
+// coordinates): linear in nnz(X) for sparse data, with a factor of the
+// average number of nonzeros per row for later coordinates. Repeated draws
+// and permutations of the same multiset of indices have identical features
+// and are merged (squared weights add), so Dim() is usually well below s.
+//
+// # Input
+//
+// Every map accepts dense input (Transform, a gonum mat.Matrix) and sparse
+// input (TransformCSR, a *dataset.CSR) and gives bit-identical features for
+// the same numbers: dense input is converted to its nonzero entries. Rows
+// without entries are allowed (the zero vector). Bad parameters wrap
+// kernels.ErrParam, shape mismatches kernels.ErrDim, NaN/Inf
+// kernels.ErrNotFinite, malformed CSR ErrCSR. All randomness comes from the
+// seed (math/rand/v2 PCG); the maps are immutable after construction and
+// safe for concurrent use, and they implement kernels.PersistentMap (kinds
+// "countsketch", "tensorsketch", "polysketch", "adaptive").
+package tensorsketch
