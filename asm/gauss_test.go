@@ -1,10 +1,10 @@
 package asm
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 )
@@ -100,7 +100,9 @@ func TestGaussianBlockClampAndNaN(t *testing.T) {
 
 // BenchmarkGaussianBlock compares the fused kernel block with the GEMM of
 // the same shape alone (n x d times d x m), as in the issue: n=20000,
-// m=2000, d=64.
+// m=2000, d=64. The two alternate (5 rounds) and the best time of each is
+// kept, so the ratio is robust against other load on a shared machine;
+// "gaussian/gemm" is the throughput ratio (1 = the exponentials are free).
 func BenchmarkGaussianBlock(b *testing.B) {
 	const n, m, d = 20000, 2000, 64
 	rng := rand.New(rand.NewPCG(1, 1))
@@ -114,21 +116,29 @@ func BenchmarkGaussianBlock(b *testing.B) {
 	}
 	dst := make([]float64, n*m)
 	for _, p := range Paths() {
-		b.Run(fmt.Sprintf("%s/gemm", p), func(b *testing.B) {
+		b.Run(p, func(b *testing.B) {
 			prev, _ := SetPath(p)
 			defer SetPath(prev)
+			var bestG, bestK time.Duration
 			for i := 0; i < b.N; i++ {
-				Dgemm(blas.NoTrans, blas.Trans, n, m, d, -2, x, d, y, d, 0, dst, m)
+				for r := 0; r < 5; r++ {
+					t0 := time.Now()
+					Dgemm(blas.NoTrans, blas.Trans, n, m, d, -2, x, d, y, d, 0, dst, m)
+					t1 := time.Now()
+					GaussianBlock(dst, m, x, d, y, d, n, m, d, xn, yn, 0.01)
+					t2 := time.Now()
+					if g := t1.Sub(t0); bestG == 0 || g < bestG {
+						bestG = g
+					}
+					if k := t2.Sub(t1); bestK == 0 || k < bestK {
+						bestK = k
+					}
+				}
 			}
-			b.ReportMetric(float64(n)*m*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gentries/s")
-		})
-		b.Run(fmt.Sprintf("%s/gaussian", p), func(b *testing.B) {
-			prev, _ := SetPath(p)
-			defer SetPath(prev)
-			for i := 0; i < b.N; i++ {
-				GaussianBlock(dst, m, x, d, y, d, n, m, d, xn, yn, 0.01)
-			}
-			b.ReportMetric(float64(n)*m*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gentries/s")
+			entries := float64(n) * m
+			b.ReportMetric(entries/bestG.Seconds()/1e9, "gemm-Gentries/s")
+			b.ReportMetric(entries/bestK.Seconds()/1e9, "gaussian-Gentries/s")
+			b.ReportMetric(bestG.Seconds()/bestK.Seconds(), "gaussian/gemm")
 		})
 	}
 }
