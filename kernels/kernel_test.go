@@ -138,7 +138,11 @@ func mustGZK(t *testing.T, k Kernel, d, q, s int) *GZK {
 
 func TestMatrixIntoMatchesEval(t *testing.T) {
 	// Gemm-based kernels reassociate the inner products: 1e-12 relative.
-	x := randMatrix(1, 300, 5, 0.7) // > blockRows, several parallel blocks
+	nx := 300 // > blockRows: several parallel blocks
+	if testing.Short() {
+		nx = 150 // still two blocks
+	}
+	x := randMatrix(1, nx, 5, 0.7)
 	y := randMatrix(2, 17, 5, 0.7)
 	x.Set(3, 0, 0) // a row with a zero: no special case
 	zero := mat.NewDense(1, 5, nil)
@@ -146,7 +150,7 @@ func TestMatrixIntoMatchesEval(t *testing.T) {
 		for _, k := range append(allKernels(t), mustGZK(t, Gaussian{1.2}, 5, 8, 4)) {
 			for _, yy := range []mat.Matrix{y, x, zero, y.T().T()} {
 				ny, _ := yy.Dims()
-				dst := mat.NewDense(300, ny, nil)
+				dst := mat.NewDense(nx, ny, nil)
 				in := yy
 				if yy == x {
 					in = x // x == y path
@@ -155,7 +159,7 @@ func TestMatrixIntoMatchesEval(t *testing.T) {
 					t.Fatal(err)
 				}
 				xr, yr := make([]float64, 5), make([]float64, 5)
-				for i := 0; i < 300; i++ {
+				for i := 0; i < nx; i++ {
 					mat.Row(xr, i, x)
 					for j := 0; j < ny; j++ {
 						mat.Row(yr, j, yy)

@@ -69,7 +69,7 @@ func TestGegenbauerUnbiased(t *testing.T) {
 	want, _ := Matrix(b, g, x, x)
 	seeds := 3000
 	if testing.Short() {
-		seeds = 800
+		seeds = 500
 	}
 	for _, o := range []GegenbauerOptions{{}, {Orthogonal: true}, {Antithetic: true}, {Orthogonal: true, Antithetic: true}} {
 		o := o
