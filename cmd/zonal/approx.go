@@ -60,9 +60,9 @@ func runApprox(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&lambdas, "lambda", "1e-3", "comma-separated ridge parameters for eps_lambda (the first one is also rls-nystrom's lambda)")
 	fs.Uint64Var(&seed, "seed", 1, "random seed (sample and maps)")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object per (method, features, lambda)")
-	fs.IntVar(&q, "q", 0, "gegenbauer: GZK degree q (0: from the data radius and -tol)")
-	fs.IntVar(&s, "s", 0, "gegenbauer: GZK order s (0: from the data radius and -tol)")
-	fs.Float64Var(&tol, "tol", 0, "gegenbauer: truncation tolerance (0: the package default 1e-3)")
+	fs.IntVar(&q, "q", 0, "gegenbauer: GZK degree q (0: automatic, see -tol)")
+	fs.IntVar(&s, "s", 0, "gegenbauer: GZK order s (0: automatic, see -tol)")
+	fs.Float64Var(&tol, "tol", 0, "gegenbauer: > 0 chooses (q, s) by the paper's rule, the smallest truncation whose error bound at the data radius is below tol; 0 (default): the (q, s) of smallest predicted error for each D (bias and variance on a 200-row pilot)")
 	fs.Float64Var(&radius, "radius", 0, "gegenbauer: data radius for the truncation (0: the largest row norm of the sample)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
