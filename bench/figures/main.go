@@ -12,7 +12,7 @@
 //
 // Usage:
 //
-//	go run -tags netlib ./bench/figures -data ../shared/data -out bench/figures/out
+//	go run -tags netlib ./bench/figures -data ../shared/data -out bench/figures/img
 //
 // Figures 1-3 run the zonal command (built once into a temporary folder) with
 // -json and plot what it prints, so the figures show exactly what users get.
@@ -31,7 +31,7 @@ import (
 
 func main() {
 	data := flag.String("data", "../shared/data", "folder with the shared data sets (digits, diabetes, BostonHousing, spam, MNIST, ...)")
-	out := flag.String("out", "bench/figures/out", "output folder for the PNG and SVG files")
+	out := flag.String("out", "bench/figures/img", "output folder for the PNG and SVG files")
 	figs := flag.String("figs", "approx,tradeoff,kpca,backend", "comma-separated figures to draw")
 	quick := flag.Bool("quick", false, "smaller sizes (a few minutes instead of tens)")
 	flag.Parse()
