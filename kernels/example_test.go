@@ -251,3 +251,25 @@ func ExampleUnmarshalKernel() {
 	fmt.Println(k2)
 	// Output: polynomial(degree=3, gamma=0.5, coef0=1)
 }
+
+func ExampleTruncationBound() {
+	// |k - k_{q,s}| for the Gaussian kernel on points of norm <= 1.
+	k, _ := kernels.NewGaussian(1)
+	for _, qs := range [][2]int{{2, 1}, {6, 3}, {12, 6}} {
+		bd, _ := kernels.TruncationBound(backend.Default(), k, 4, 1, qs[0], qs[1])
+		fmt.Printf("q=%d s=%d bound %.1e\n", qs[0], qs[1], bd)
+	}
+	// Output:
+	// q=2 s=1 bound 1.3e-01
+	// q=6 s=3 bound 6.5e-05
+	// q=12 s=6 bound 3.2e-11
+}
+
+func ExampleSelectTruncation() {
+	x := exampleData()
+	k, _ := kernels.NewGaussian(1)
+	small, _ := kernels.SelectTruncation(backend.Default(), k, x, 16, 1)
+	large, _ := kernels.SelectTruncation(backend.Default(), k, x, 1<<16, 1)
+	fmt.Println(small.Q+small.S <= large.Q+large.S)
+	// Output: true
+}
