@@ -107,118 +107,183 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-48
 	VMOVUPD expconst<>+0(SB), Y14
 	VMOVUPD expconst<>+32(SB), Y15
 
-exp_loop8:
-	CMPQ         DX, $0x08
-	JL           exp_loop4
+expAVX2_many:
+	CMPQ         DX, $0x00000010
+	JL           expAVX2_one
 	VMOVUPD      (CX), Y0
-	VMOVUPD      32(CX), Y5
+	VMOVUPD      32(CX), Y3
+	VMOVUPD      64(CX), Y6
+	VMOVUPD      96(CX), Y9
 	VMINPD       Y0, Y14, Y0
+	VMINPD       Y3, Y14, Y3
+	VMINPD       Y6, Y14, Y6
+	VMINPD       Y9, Y14, Y9
 	VMAXPD       Y0, Y15, Y0
+	VMAXPD       Y3, Y15, Y3
+	VMAXPD       Y6, Y15, Y6
+	VMAXPD       Y9, Y15, Y9
 	VMOVUPD      expconst<>+96(SB), Y1
+	VMOVUPD      expconst<>+96(SB), Y4
+	VMOVUPD      expconst<>+96(SB), Y7
+	VMOVUPD      expconst<>+96(SB), Y10
 	VFMADD231PD  expconst<>+64(SB), Y0, Y1
+	VFMADD231PD  expconst<>+64(SB), Y3, Y4
+	VFMADD231PD  expconst<>+64(SB), Y6, Y7
+	VFMADD231PD  expconst<>+64(SB), Y9, Y10
 	VSUBPD       expconst<>+96(SB), Y1, Y2
-	VMOVAPD      Y0, Y3
-	VFNMADD231PD expconst<>+128(SB), Y2, Y3
-	VFNMADD231PD expconst<>+160(SB), Y2, Y3
+	VSUBPD       expconst<>+96(SB), Y4, Y5
+	VSUBPD       expconst<>+96(SB), Y7, Y8
+	VSUBPD       expconst<>+96(SB), Y10, Y11
+	VFNMADD231PD expconst<>+128(SB), Y2, Y0
+	VFNMADD231PD expconst<>+128(SB), Y5, Y3
+	VFNMADD231PD expconst<>+128(SB), Y8, Y6
+	VFNMADD231PD expconst<>+128(SB), Y11, Y9
+	VFNMADD231PD expconst<>+160(SB), Y2, Y0
+	VFNMADD231PD expconst<>+160(SB), Y5, Y3
+	VFNMADD231PD expconst<>+160(SB), Y8, Y6
+	VFNMADD231PD expconst<>+160(SB), Y11, Y9
+	VMOVUPD      expconst<>+704(SB), Y1
 	VMOVUPD      expconst<>+704(SB), Y4
+	VMOVUPD      expconst<>+704(SB), Y7
+	VMOVUPD      expconst<>+704(SB), Y10
+	VFMADD213PD  expconst<>+672(SB), Y0, Y1
 	VFMADD213PD  expconst<>+672(SB), Y3, Y4
+	VFMADD213PD  expconst<>+672(SB), Y6, Y7
+	VFMADD213PD  expconst<>+672(SB), Y9, Y10
+	VFMADD213PD  expconst<>+640(SB), Y0, Y1
 	VFMADD213PD  expconst<>+640(SB), Y3, Y4
+	VFMADD213PD  expconst<>+640(SB), Y6, Y7
+	VFMADD213PD  expconst<>+640(SB), Y9, Y10
+	VFMADD213PD  expconst<>+608(SB), Y0, Y1
 	VFMADD213PD  expconst<>+608(SB), Y3, Y4
+	VFMADD213PD  expconst<>+608(SB), Y6, Y7
+	VFMADD213PD  expconst<>+608(SB), Y9, Y10
+	VFMADD213PD  expconst<>+576(SB), Y0, Y1
 	VFMADD213PD  expconst<>+576(SB), Y3, Y4
+	VFMADD213PD  expconst<>+576(SB), Y6, Y7
+	VFMADD213PD  expconst<>+576(SB), Y9, Y10
+	VFMADD213PD  expconst<>+544(SB), Y0, Y1
 	VFMADD213PD  expconst<>+544(SB), Y3, Y4
+	VFMADD213PD  expconst<>+544(SB), Y6, Y7
+	VFMADD213PD  expconst<>+544(SB), Y9, Y10
+	VFMADD213PD  expconst<>+512(SB), Y0, Y1
 	VFMADD213PD  expconst<>+512(SB), Y3, Y4
+	VFMADD213PD  expconst<>+512(SB), Y6, Y7
+	VFMADD213PD  expconst<>+512(SB), Y9, Y10
+	VFMADD213PD  expconst<>+480(SB), Y0, Y1
 	VFMADD213PD  expconst<>+480(SB), Y3, Y4
+	VFMADD213PD  expconst<>+480(SB), Y6, Y7
+	VFMADD213PD  expconst<>+480(SB), Y9, Y10
+	VFMADD213PD  expconst<>+448(SB), Y0, Y1
 	VFMADD213PD  expconst<>+448(SB), Y3, Y4
+	VFMADD213PD  expconst<>+448(SB), Y6, Y7
+	VFMADD213PD  expconst<>+448(SB), Y9, Y10
+	VFMADD213PD  expconst<>+416(SB), Y0, Y1
 	VFMADD213PD  expconst<>+416(SB), Y3, Y4
+	VFMADD213PD  expconst<>+416(SB), Y6, Y7
+	VFMADD213PD  expconst<>+416(SB), Y9, Y10
+	VFMADD213PD  expconst<>+384(SB), Y0, Y1
 	VFMADD213PD  expconst<>+384(SB), Y3, Y4
+	VFMADD213PD  expconst<>+384(SB), Y6, Y7
+	VFMADD213PD  expconst<>+384(SB), Y9, Y10
+	VFMADD213PD  expconst<>+352(SB), Y0, Y1
 	VFMADD213PD  expconst<>+352(SB), Y3, Y4
+	VFMADD213PD  expconst<>+352(SB), Y6, Y7
+	VFMADD213PD  expconst<>+352(SB), Y9, Y10
+	VFMADD213PD  expconst<>+320(SB), Y0, Y1
 	VFMADD213PD  expconst<>+320(SB), Y3, Y4
+	VFMADD213PD  expconst<>+320(SB), Y6, Y7
+	VFMADD213PD  expconst<>+320(SB), Y9, Y10
+	VFMADD213PD  expconst<>+288(SB), Y0, Y1
 	VFMADD213PD  expconst<>+288(SB), Y3, Y4
+	VFMADD213PD  expconst<>+288(SB), Y6, Y7
+	VFMADD213PD  expconst<>+288(SB), Y9, Y10
 	VMULPD       expconst<>+192(SB), Y2, Y0
+	VMULPD       expconst<>+192(SB), Y5, Y3
+	VMULPD       expconst<>+192(SB), Y8, Y6
+	VMULPD       expconst<>+192(SB), Y11, Y9
 	VROUNDPD     $0x09, Y0, Y0
-	VSUBPD       Y0, Y2, Y1
+	VROUNDPD     $0x09, Y3, Y3
+	VROUNDPD     $0x09, Y6, Y6
+	VROUNDPD     $0x09, Y9, Y9
+	VSUBPD       Y0, Y2, Y2
+	VSUBPD       Y3, Y5, Y5
+	VSUBPD       Y6, Y8, Y8
+	VSUBPD       Y9, Y11, Y11
 	VADDPD       expconst<>+224(SB), Y0, Y0
-	VADDPD       expconst<>+224(SB), Y1, Y1
-	VPSLLQ       $0x34, Y0, Y0
-	VPSLLQ       $0x34, Y1, Y1
-	VMULPD       Y0, Y4, Y4
-	VMULPD       Y1, Y4, Y4
-	VMINPD       Y5, Y14, Y5
-	VMAXPD       Y5, Y15, Y5
-	VMOVUPD      expconst<>+96(SB), Y6
-	VFMADD231PD  expconst<>+64(SB), Y5, Y6
-	VSUBPD       expconst<>+96(SB), Y6, Y7
-	VMOVAPD      Y5, Y8
-	VFNMADD231PD expconst<>+128(SB), Y7, Y8
-	VFNMADD231PD expconst<>+160(SB), Y7, Y8
-	VMOVUPD      expconst<>+704(SB), Y9
-	VFMADD213PD  expconst<>+672(SB), Y8, Y9
-	VFMADD213PD  expconst<>+640(SB), Y8, Y9
-	VFMADD213PD  expconst<>+608(SB), Y8, Y9
-	VFMADD213PD  expconst<>+576(SB), Y8, Y9
-	VFMADD213PD  expconst<>+544(SB), Y8, Y9
-	VFMADD213PD  expconst<>+512(SB), Y8, Y9
-	VFMADD213PD  expconst<>+480(SB), Y8, Y9
-	VFMADD213PD  expconst<>+448(SB), Y8, Y9
-	VFMADD213PD  expconst<>+416(SB), Y8, Y9
-	VFMADD213PD  expconst<>+384(SB), Y8, Y9
-	VFMADD213PD  expconst<>+352(SB), Y8, Y9
-	VFMADD213PD  expconst<>+320(SB), Y8, Y9
-	VFMADD213PD  expconst<>+288(SB), Y8, Y9
-	VMULPD       expconst<>+192(SB), Y7, Y5
-	VROUNDPD     $0x09, Y5, Y5
-	VSUBPD       Y5, Y7, Y6
-	VADDPD       expconst<>+224(SB), Y5, Y5
+	VADDPD       expconst<>+224(SB), Y3, Y3
 	VADDPD       expconst<>+224(SB), Y6, Y6
-	VPSLLQ       $0x34, Y5, Y5
+	VADDPD       expconst<>+224(SB), Y9, Y9
+	VADDPD       expconst<>+224(SB), Y2, Y2
+	VADDPD       expconst<>+224(SB), Y5, Y5
+	VADDPD       expconst<>+224(SB), Y8, Y8
+	VADDPD       expconst<>+224(SB), Y11, Y11
+	VPSLLQ       $0x34, Y0, Y0
+	VPSLLQ       $0x34, Y3, Y3
 	VPSLLQ       $0x34, Y6, Y6
-	VMULPD       Y5, Y9, Y9
-	VMULPD       Y6, Y9, Y9
-	VMOVUPD      Y4, (AX)
-	VMOVUPD      Y9, 32(AX)
-	ADDQ         $0x40, CX
-	ADDQ         $0x40, AX
-	SUBQ         $0x08, DX
-	JMP          exp_loop8
+	VPSLLQ       $0x34, Y9, Y9
+	VPSLLQ       $0x34, Y2, Y2
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y8, Y8
+	VPSLLQ       $0x34, Y11, Y11
+	VMULPD       Y0, Y1, Y1
+	VMULPD       Y3, Y4, Y4
+	VMULPD       Y6, Y7, Y7
+	VMULPD       Y9, Y10, Y10
+	VMULPD       Y2, Y1, Y1
+	VMULPD       Y5, Y4, Y4
+	VMULPD       Y8, Y7, Y7
+	VMULPD       Y11, Y10, Y10
+	VMOVUPD      Y1, (AX)
+	VMOVUPD      Y4, 32(AX)
+	VMOVUPD      Y7, 64(AX)
+	VMOVUPD      Y10, 96(AX)
+	ADDQ         $0x00000080, CX
+	ADDQ         $0x00000080, AX
+	SUBQ         $0x00000010, DX
+	JMP          expAVX2_many
 
-exp_loop4:
-	CMPQ         DX, $0x04
-	JL           exp_done
+expAVX2_one:
+	CMPQ         DX, $0x00000004
+	JL           expAVX2_done
 	VMOVUPD      (CX), Y0
 	VMINPD       Y0, Y14, Y0
 	VMAXPD       Y0, Y15, Y0
 	VMOVUPD      expconst<>+96(SB), Y1
 	VFMADD231PD  expconst<>+64(SB), Y0, Y1
 	VSUBPD       expconst<>+96(SB), Y1, Y2
-	VMOVAPD      Y0, Y3
-	VFNMADD231PD expconst<>+128(SB), Y2, Y3
-	VFNMADD231PD expconst<>+160(SB), Y2, Y3
-	VMOVUPD      expconst<>+704(SB), Y4
-	VFMADD213PD  expconst<>+672(SB), Y3, Y4
-	VFMADD213PD  expconst<>+640(SB), Y3, Y4
-	VFMADD213PD  expconst<>+608(SB), Y3, Y4
-	VFMADD213PD  expconst<>+576(SB), Y3, Y4
-	VFMADD213PD  expconst<>+544(SB), Y3, Y4
-	VFMADD213PD  expconst<>+512(SB), Y3, Y4
-	VFMADD213PD  expconst<>+480(SB), Y3, Y4
-	VFMADD213PD  expconst<>+448(SB), Y3, Y4
-	VFMADD213PD  expconst<>+416(SB), Y3, Y4
-	VFMADD213PD  expconst<>+384(SB), Y3, Y4
-	VFMADD213PD  expconst<>+352(SB), Y3, Y4
-	VFMADD213PD  expconst<>+320(SB), Y3, Y4
-	VFMADD213PD  expconst<>+288(SB), Y3, Y4
+	VFNMADD231PD expconst<>+128(SB), Y2, Y0
+	VFNMADD231PD expconst<>+160(SB), Y2, Y0
+	VMOVUPD      expconst<>+704(SB), Y1
+	VFMADD213PD  expconst<>+672(SB), Y0, Y1
+	VFMADD213PD  expconst<>+640(SB), Y0, Y1
+	VFMADD213PD  expconst<>+608(SB), Y0, Y1
+	VFMADD213PD  expconst<>+576(SB), Y0, Y1
+	VFMADD213PD  expconst<>+544(SB), Y0, Y1
+	VFMADD213PD  expconst<>+512(SB), Y0, Y1
+	VFMADD213PD  expconst<>+480(SB), Y0, Y1
+	VFMADD213PD  expconst<>+448(SB), Y0, Y1
+	VFMADD213PD  expconst<>+416(SB), Y0, Y1
+	VFMADD213PD  expconst<>+384(SB), Y0, Y1
+	VFMADD213PD  expconst<>+352(SB), Y0, Y1
+	VFMADD213PD  expconst<>+320(SB), Y0, Y1
+	VFMADD213PD  expconst<>+288(SB), Y0, Y1
 	VMULPD       expconst<>+192(SB), Y2, Y0
 	VROUNDPD     $0x09, Y0, Y0
-	VSUBPD       Y0, Y2, Y1
+	VSUBPD       Y0, Y2, Y2
 	VADDPD       expconst<>+224(SB), Y0, Y0
-	VADDPD       expconst<>+224(SB), Y1, Y1
+	VADDPD       expconst<>+224(SB), Y2, Y2
 	VPSLLQ       $0x34, Y0, Y0
-	VPSLLQ       $0x34, Y1, Y1
-	VMULPD       Y0, Y4, Y4
-	VMULPD       Y1, Y4, Y4
-	VMOVUPD      Y4, (AX)
+	VPSLLQ       $0x34, Y2, Y2
+	VMULPD       Y0, Y1, Y1
+	VMULPD       Y2, Y1, Y1
+	VMOVUPD      Y1, (AX)
+	ADDQ         $0x00000020, CX
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000004, DX
+	JMP          expAVX2_one
 
-exp_done:
+expAVX2_done:
 	VZEROUPPER
 	RET
 
@@ -233,151 +298,183 @@ TEXT ·gaussAVX2(SB), NOSPLIT, $0-56
 	MOVQ         yn+40(FP), DI
 	SHLQ         $0x03, CX
 	SHRQ         $0x02, BX
-	VMOVUPD      expconst<>+0(SB), Y14
-	VMOVUPD      expconst<>+32(SB), Y15
-	VXORPD       Y11, Y11, Y11
+	VMOVUPD      expconst<>+0(SB), Y15
+	VMOVUPD      expconst<>+32(SB), Y14
+	VXORPD       Y13, Y13, Y13
 	VBROADCASTSD gamma+48(FP), Y12
-	VSUBPD       Y12, Y11, Y12
+	VSUBPD       Y12, Y13, Y12
 
-gauss_row:
+gaussAVX2_row:
 	TESTQ        DX, DX
-	JE           gauss_done
-	VBROADCASTSD (SI), Y13
+	JE           gaussAVX2_done
+	VBROADCASTSD (SI), Y11
 	MOVQ         BX, R8
 	MOVQ         AX, R9
 	MOVQ         DI, R10
 
-gauss_col2:
-	CMPQ         R8, $0x02
-	JL           gauss_col1
-	VADDPD       (R10), Y13, Y0
+gaussAVX2_many:
+	CMPQ         R8, $0x00000003
+	JL           gaussAVX2_one
+	VADDPD       (R10), Y11, Y0
+	VADDPD       32(R10), Y11, Y3
+	VADDPD       64(R10), Y11, Y6
 	VADDPD       (R9), Y0, Y0
-	VMAXPD       Y0, Y11, Y0
+	VADDPD       32(R9), Y3, Y3
+	VADDPD       64(R9), Y6, Y6
+	VMAXPD       Y0, Y13, Y0
+	VMAXPD       Y3, Y13, Y3
+	VMAXPD       Y6, Y13, Y6
 	VMULPD       Y12, Y0, Y0
-	VADDPD       32(R10), Y13, Y5
-	VADDPD       32(R9), Y5, Y5
-	VMAXPD       Y5, Y11, Y5
-	VMULPD       Y12, Y5, Y5
-	VMINPD       Y0, Y14, Y0
-	VMAXPD       Y0, Y15, Y0
+	VMULPD       Y12, Y3, Y3
+	VMULPD       Y12, Y6, Y6
+	VMINPD       Y0, Y15, Y0
+	VMINPD       Y3, Y15, Y3
+	VMINPD       Y6, Y15, Y6
+	VMAXPD       Y0, Y14, Y0
+	VMAXPD       Y3, Y14, Y3
+	VMAXPD       Y6, Y14, Y6
 	VMOVUPD      expconst<>+96(SB), Y1
+	VMOVUPD      expconst<>+96(SB), Y4
+	VMOVUPD      expconst<>+96(SB), Y7
 	VFMADD231PD  expconst<>+64(SB), Y0, Y1
+	VFMADD231PD  expconst<>+64(SB), Y3, Y4
+	VFMADD231PD  expconst<>+64(SB), Y6, Y7
 	VSUBPD       expconst<>+96(SB), Y1, Y2
-	VMOVAPD      Y0, Y3
-	VFNMADD231PD expconst<>+128(SB), Y2, Y3
-	VFNMADD231PD expconst<>+160(SB), Y2, Y3
+	VSUBPD       expconst<>+96(SB), Y4, Y5
+	VSUBPD       expconst<>+96(SB), Y7, Y8
+	VFNMADD231PD expconst<>+128(SB), Y2, Y0
+	VFNMADD231PD expconst<>+128(SB), Y5, Y3
+	VFNMADD231PD expconst<>+128(SB), Y8, Y6
+	VFNMADD231PD expconst<>+160(SB), Y2, Y0
+	VFNMADD231PD expconst<>+160(SB), Y5, Y3
+	VFNMADD231PD expconst<>+160(SB), Y8, Y6
+	VMOVUPD      expconst<>+704(SB), Y1
 	VMOVUPD      expconst<>+704(SB), Y4
+	VMOVUPD      expconst<>+704(SB), Y7
+	VFMADD213PD  expconst<>+672(SB), Y0, Y1
 	VFMADD213PD  expconst<>+672(SB), Y3, Y4
+	VFMADD213PD  expconst<>+672(SB), Y6, Y7
+	VFMADD213PD  expconst<>+640(SB), Y0, Y1
 	VFMADD213PD  expconst<>+640(SB), Y3, Y4
+	VFMADD213PD  expconst<>+640(SB), Y6, Y7
+	VFMADD213PD  expconst<>+608(SB), Y0, Y1
 	VFMADD213PD  expconst<>+608(SB), Y3, Y4
+	VFMADD213PD  expconst<>+608(SB), Y6, Y7
+	VFMADD213PD  expconst<>+576(SB), Y0, Y1
 	VFMADD213PD  expconst<>+576(SB), Y3, Y4
+	VFMADD213PD  expconst<>+576(SB), Y6, Y7
+	VFMADD213PD  expconst<>+544(SB), Y0, Y1
 	VFMADD213PD  expconst<>+544(SB), Y3, Y4
+	VFMADD213PD  expconst<>+544(SB), Y6, Y7
+	VFMADD213PD  expconst<>+512(SB), Y0, Y1
 	VFMADD213PD  expconst<>+512(SB), Y3, Y4
+	VFMADD213PD  expconst<>+512(SB), Y6, Y7
+	VFMADD213PD  expconst<>+480(SB), Y0, Y1
 	VFMADD213PD  expconst<>+480(SB), Y3, Y4
+	VFMADD213PD  expconst<>+480(SB), Y6, Y7
+	VFMADD213PD  expconst<>+448(SB), Y0, Y1
 	VFMADD213PD  expconst<>+448(SB), Y3, Y4
+	VFMADD213PD  expconst<>+448(SB), Y6, Y7
+	VFMADD213PD  expconst<>+416(SB), Y0, Y1
 	VFMADD213PD  expconst<>+416(SB), Y3, Y4
+	VFMADD213PD  expconst<>+416(SB), Y6, Y7
+	VFMADD213PD  expconst<>+384(SB), Y0, Y1
 	VFMADD213PD  expconst<>+384(SB), Y3, Y4
+	VFMADD213PD  expconst<>+384(SB), Y6, Y7
+	VFMADD213PD  expconst<>+352(SB), Y0, Y1
 	VFMADD213PD  expconst<>+352(SB), Y3, Y4
+	VFMADD213PD  expconst<>+352(SB), Y6, Y7
+	VFMADD213PD  expconst<>+320(SB), Y0, Y1
 	VFMADD213PD  expconst<>+320(SB), Y3, Y4
+	VFMADD213PD  expconst<>+320(SB), Y6, Y7
+	VFMADD213PD  expconst<>+288(SB), Y0, Y1
 	VFMADD213PD  expconst<>+288(SB), Y3, Y4
+	VFMADD213PD  expconst<>+288(SB), Y6, Y7
 	VMULPD       expconst<>+192(SB), Y2, Y0
+	VMULPD       expconst<>+192(SB), Y5, Y3
+	VMULPD       expconst<>+192(SB), Y8, Y6
 	VROUNDPD     $0x09, Y0, Y0
-	VSUBPD       Y0, Y2, Y1
+	VROUNDPD     $0x09, Y3, Y3
+	VROUNDPD     $0x09, Y6, Y6
+	VSUBPD       Y0, Y2, Y2
+	VSUBPD       Y3, Y5, Y5
+	VSUBPD       Y6, Y8, Y8
 	VADDPD       expconst<>+224(SB), Y0, Y0
-	VADDPD       expconst<>+224(SB), Y1, Y1
-	VPSLLQ       $0x34, Y0, Y0
-	VPSLLQ       $0x34, Y1, Y1
-	VMULPD       Y0, Y4, Y4
-	VMULPD       Y1, Y4, Y4
-	VMINPD       Y5, Y14, Y5
-	VMAXPD       Y5, Y15, Y5
-	VMOVUPD      expconst<>+96(SB), Y6
-	VFMADD231PD  expconst<>+64(SB), Y5, Y6
-	VSUBPD       expconst<>+96(SB), Y6, Y7
-	VMOVAPD      Y5, Y8
-	VFNMADD231PD expconst<>+128(SB), Y7, Y8
-	VFNMADD231PD expconst<>+160(SB), Y7, Y8
-	VMOVUPD      expconst<>+704(SB), Y9
-	VFMADD213PD  expconst<>+672(SB), Y8, Y9
-	VFMADD213PD  expconst<>+640(SB), Y8, Y9
-	VFMADD213PD  expconst<>+608(SB), Y8, Y9
-	VFMADD213PD  expconst<>+576(SB), Y8, Y9
-	VFMADD213PD  expconst<>+544(SB), Y8, Y9
-	VFMADD213PD  expconst<>+512(SB), Y8, Y9
-	VFMADD213PD  expconst<>+480(SB), Y8, Y9
-	VFMADD213PD  expconst<>+448(SB), Y8, Y9
-	VFMADD213PD  expconst<>+416(SB), Y8, Y9
-	VFMADD213PD  expconst<>+384(SB), Y8, Y9
-	VFMADD213PD  expconst<>+352(SB), Y8, Y9
-	VFMADD213PD  expconst<>+320(SB), Y8, Y9
-	VFMADD213PD  expconst<>+288(SB), Y8, Y9
-	VMULPD       expconst<>+192(SB), Y7, Y5
-	VROUNDPD     $0x09, Y5, Y5
-	VSUBPD       Y5, Y7, Y6
-	VADDPD       expconst<>+224(SB), Y5, Y5
+	VADDPD       expconst<>+224(SB), Y3, Y3
 	VADDPD       expconst<>+224(SB), Y6, Y6
-	VPSLLQ       $0x34, Y5, Y5
+	VADDPD       expconst<>+224(SB), Y2, Y2
+	VADDPD       expconst<>+224(SB), Y5, Y5
+	VADDPD       expconst<>+224(SB), Y8, Y8
+	VPSLLQ       $0x34, Y0, Y0
+	VPSLLQ       $0x34, Y3, Y3
 	VPSLLQ       $0x34, Y6, Y6
-	VMULPD       Y5, Y9, Y9
-	VMULPD       Y6, Y9, Y9
-	VMOVUPD      Y4, (R9)
-	VMOVUPD      Y9, 32(R9)
-	ADDQ         $0x40, R9
-	ADDQ         $0x40, R10
-	SUBQ         $0x02, R8
-	JMP          gauss_col2
+	VPSLLQ       $0x34, Y2, Y2
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y8, Y8
+	VMULPD       Y0, Y1, Y1
+	VMULPD       Y3, Y4, Y4
+	VMULPD       Y6, Y7, Y7
+	VMULPD       Y2, Y1, Y1
+	VMULPD       Y5, Y4, Y4
+	VMULPD       Y8, Y7, Y7
+	VMOVUPD      Y1, (R9)
+	VMOVUPD      Y4, 32(R9)
+	VMOVUPD      Y7, 64(R9)
+	ADDQ         $0x00000060, R9
+	ADDQ         $0x00000060, R10
+	SUBQ         $0x00000003, R8
+	JMP          gaussAVX2_many
 
-gauss_col1:
-	TESTQ        R8, R8
-	JE           gauss_next
-	VADDPD       (R10), Y13, Y0
+gaussAVX2_one:
+	CMPQ         R8, $0x00000001
+	JL           gaussAVX2_next
+	VADDPD       (R10), Y11, Y0
 	VADDPD       (R9), Y0, Y0
-	VMAXPD       Y0, Y11, Y0
+	VMAXPD       Y0, Y13, Y0
 	VMULPD       Y12, Y0, Y0
-	VMINPD       Y0, Y14, Y0
-	VMAXPD       Y0, Y15, Y0
+	VMINPD       Y0, Y15, Y0
+	VMAXPD       Y0, Y14, Y0
 	VMOVUPD      expconst<>+96(SB), Y1
 	VFMADD231PD  expconst<>+64(SB), Y0, Y1
 	VSUBPD       expconst<>+96(SB), Y1, Y2
-	VMOVAPD      Y0, Y3
-	VFNMADD231PD expconst<>+128(SB), Y2, Y3
-	VFNMADD231PD expconst<>+160(SB), Y2, Y3
-	VMOVUPD      expconst<>+704(SB), Y4
-	VFMADD213PD  expconst<>+672(SB), Y3, Y4
-	VFMADD213PD  expconst<>+640(SB), Y3, Y4
-	VFMADD213PD  expconst<>+608(SB), Y3, Y4
-	VFMADD213PD  expconst<>+576(SB), Y3, Y4
-	VFMADD213PD  expconst<>+544(SB), Y3, Y4
-	VFMADD213PD  expconst<>+512(SB), Y3, Y4
-	VFMADD213PD  expconst<>+480(SB), Y3, Y4
-	VFMADD213PD  expconst<>+448(SB), Y3, Y4
-	VFMADD213PD  expconst<>+416(SB), Y3, Y4
-	VFMADD213PD  expconst<>+384(SB), Y3, Y4
-	VFMADD213PD  expconst<>+352(SB), Y3, Y4
-	VFMADD213PD  expconst<>+320(SB), Y3, Y4
-	VFMADD213PD  expconst<>+288(SB), Y3, Y4
+	VFNMADD231PD expconst<>+128(SB), Y2, Y0
+	VFNMADD231PD expconst<>+160(SB), Y2, Y0
+	VMOVUPD      expconst<>+704(SB), Y1
+	VFMADD213PD  expconst<>+672(SB), Y0, Y1
+	VFMADD213PD  expconst<>+640(SB), Y0, Y1
+	VFMADD213PD  expconst<>+608(SB), Y0, Y1
+	VFMADD213PD  expconst<>+576(SB), Y0, Y1
+	VFMADD213PD  expconst<>+544(SB), Y0, Y1
+	VFMADD213PD  expconst<>+512(SB), Y0, Y1
+	VFMADD213PD  expconst<>+480(SB), Y0, Y1
+	VFMADD213PD  expconst<>+448(SB), Y0, Y1
+	VFMADD213PD  expconst<>+416(SB), Y0, Y1
+	VFMADD213PD  expconst<>+384(SB), Y0, Y1
+	VFMADD213PD  expconst<>+352(SB), Y0, Y1
+	VFMADD213PD  expconst<>+320(SB), Y0, Y1
+	VFMADD213PD  expconst<>+288(SB), Y0, Y1
 	VMULPD       expconst<>+192(SB), Y2, Y0
 	VROUNDPD     $0x09, Y0, Y0
-	VSUBPD       Y0, Y2, Y1
+	VSUBPD       Y0, Y2, Y2
 	VADDPD       expconst<>+224(SB), Y0, Y0
-	VADDPD       expconst<>+224(SB), Y1, Y1
+	VADDPD       expconst<>+224(SB), Y2, Y2
 	VPSLLQ       $0x34, Y0, Y0
-	VPSLLQ       $0x34, Y1, Y1
-	VMULPD       Y0, Y4, Y4
-	VMULPD       Y1, Y4, Y4
-	VMOVUPD      Y4, (R9)
-	ADDQ         $0x20, R9
-	ADDQ         $0x20, R10
-	DECQ         R8
-	JMP          gauss_col1
+	VPSLLQ       $0x34, Y2, Y2
+	VMULPD       Y0, Y1, Y1
+	VMULPD       Y2, Y1, Y1
+	VMOVUPD      Y1, (R9)
+	ADDQ         $0x00000020, R9
+	ADDQ         $0x00000020, R10
+	SUBQ         $0x00000001, R8
+	JMP          gaussAVX2_one
 
-gauss_next:
+gaussAVX2_next:
 	ADDQ CX, AX
 	ADDQ $0x08, SI
 	DECQ DX
-	JMP  gauss_row
+	JMP  gaussAVX2_row
 
-gauss_done:
+gaussAVX2_done:
 	VZEROUPPER
 	RET
 
@@ -390,148 +487,191 @@ TEXT ·expAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSD expconst<>+0(SB), Z30
 	VBROADCASTSD expconst<>+32(SB), Z31
 
-exp512_loop32:
-	CMPQ              DX, $0x20
-	JL                exp512_loop8
+expAVX512_many:
+	CMPQ              DX, $0x00000030
+	JL                expAVX512_one
 	VMOVUPD           (CX), Z0
-	VMOVUPD           64(CX), Z5
-	VMOVUPD           128(CX), Z10
-	VMOVUPD           192(CX), Z15
+	VMOVUPD           64(CX), Z3
+	VMOVUPD           128(CX), Z6
+	VMOVUPD           192(CX), Z9
+	VMOVUPD           256(CX), Z12
+	VMOVUPD           320(CX), Z15
 	VMINPD            Z0, Z30, Z0
-	VMAXPD            Z0, Z31, Z0
-	VBROADCASTSD      expconst<>+96(SB), Z1
-	VFMADD231PD.BCST  expconst<>+64(SB), Z0, Z1
-	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
-	VMOVAPD           Z0, Z3
-	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z3
-	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z3
-	VBROADCASTSD      expconst<>+704(SB), Z4
-	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+576(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+544(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+512(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+480(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+448(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+416(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+384(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+352(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+320(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+288(SB), Z3, Z4
-	VSCALEFPD         Z2, Z4, Z4
-	VMINPD            Z5, Z30, Z5
-	VMAXPD            Z5, Z31, Z5
-	VBROADCASTSD      expconst<>+96(SB), Z6
-	VFMADD231PD.BCST  expconst<>+64(SB), Z5, Z6
-	VSUBPD.BCST       expconst<>+96(SB), Z6, Z7
-	VMOVAPD           Z5, Z8
-	VFNMADD231PD.BCST expconst<>+128(SB), Z7, Z8
-	VFNMADD231PD.BCST expconst<>+160(SB), Z7, Z8
-	VBROADCASTSD      expconst<>+704(SB), Z9
-	VFMADD213PD.BCST  expconst<>+672(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+640(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+608(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+576(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+544(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+512(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+480(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+448(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+416(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+384(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+352(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+320(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+288(SB), Z8, Z9
-	VSCALEFPD         Z7, Z9, Z9
-	VMINPD            Z10, Z30, Z10
-	VMAXPD            Z10, Z31, Z10
-	VBROADCASTSD      expconst<>+96(SB), Z11
-	VFMADD231PD.BCST  expconst<>+64(SB), Z10, Z11
-	VSUBPD.BCST       expconst<>+96(SB), Z11, Z12
-	VMOVAPD           Z10, Z13
-	VFNMADD231PD.BCST expconst<>+128(SB), Z12, Z13
-	VFNMADD231PD.BCST expconst<>+160(SB), Z12, Z13
-	VBROADCASTSD      expconst<>+704(SB), Z14
-	VFMADD213PD.BCST  expconst<>+672(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+640(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+608(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+576(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+544(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+512(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+480(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+448(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+416(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+384(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+352(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+320(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+288(SB), Z13, Z14
-	VSCALEFPD         Z12, Z14, Z14
+	VMINPD            Z3, Z30, Z3
+	VMINPD            Z6, Z30, Z6
+	VMINPD            Z9, Z30, Z9
+	VMINPD            Z12, Z30, Z12
 	VMINPD            Z15, Z30, Z15
+	VMAXPD            Z0, Z31, Z0
+	VMAXPD            Z3, Z31, Z3
+	VMAXPD            Z6, Z31, Z6
+	VMAXPD            Z9, Z31, Z9
+	VMAXPD            Z12, Z31, Z12
 	VMAXPD            Z15, Z31, Z15
+	VBROADCASTSD      expconst<>+96(SB), Z1
+	VBROADCASTSD      expconst<>+96(SB), Z4
+	VBROADCASTSD      expconst<>+96(SB), Z7
+	VBROADCASTSD      expconst<>+96(SB), Z10
+	VBROADCASTSD      expconst<>+96(SB), Z13
 	VBROADCASTSD      expconst<>+96(SB), Z16
+	VFMADD231PD.BCST  expconst<>+64(SB), Z0, Z1
+	VFMADD231PD.BCST  expconst<>+64(SB), Z3, Z4
+	VFMADD231PD.BCST  expconst<>+64(SB), Z6, Z7
+	VFMADD231PD.BCST  expconst<>+64(SB), Z9, Z10
+	VFMADD231PD.BCST  expconst<>+64(SB), Z12, Z13
 	VFMADD231PD.BCST  expconst<>+64(SB), Z15, Z16
+	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
+	VSUBPD.BCST       expconst<>+96(SB), Z4, Z5
+	VSUBPD.BCST       expconst<>+96(SB), Z7, Z8
+	VSUBPD.BCST       expconst<>+96(SB), Z10, Z11
+	VSUBPD.BCST       expconst<>+96(SB), Z13, Z14
 	VSUBPD.BCST       expconst<>+96(SB), Z16, Z17
-	VMOVAPD           Z15, Z18
-	VFNMADD231PD.BCST expconst<>+128(SB), Z17, Z18
-	VFNMADD231PD.BCST expconst<>+160(SB), Z17, Z18
-	VBROADCASTSD      expconst<>+704(SB), Z19
-	VFMADD213PD.BCST  expconst<>+672(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+640(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+608(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+576(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+544(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+512(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+480(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+448(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+416(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+384(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+352(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+320(SB), Z18, Z19
-	VFMADD213PD.BCST  expconst<>+288(SB), Z18, Z19
-	VSCALEFPD         Z17, Z19, Z19
-	VMOVUPD           Z4, (AX)
-	VMOVUPD           Z9, 64(AX)
-	VMOVUPD           Z14, 128(AX)
-	VMOVUPD           Z19, 192(AX)
-	ADDQ              $0x00000100, CX
-	ADDQ              $0x00000100, AX
-	SUBQ              $0x20, DX
-	JMP               exp512_loop32
+	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z0
+	VFNMADD231PD.BCST expconst<>+128(SB), Z5, Z3
+	VFNMADD231PD.BCST expconst<>+128(SB), Z8, Z6
+	VFNMADD231PD.BCST expconst<>+128(SB), Z11, Z9
+	VFNMADD231PD.BCST expconst<>+128(SB), Z14, Z12
+	VFNMADD231PD.BCST expconst<>+128(SB), Z17, Z15
+	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z0
+	VFNMADD231PD.BCST expconst<>+160(SB), Z5, Z3
+	VFNMADD231PD.BCST expconst<>+160(SB), Z8, Z6
+	VFNMADD231PD.BCST expconst<>+160(SB), Z11, Z9
+	VFNMADD231PD.BCST expconst<>+160(SB), Z14, Z12
+	VFNMADD231PD.BCST expconst<>+160(SB), Z17, Z15
+	VBROADCASTSD      expconst<>+704(SB), Z1
+	VBROADCASTSD      expconst<>+704(SB), Z4
+	VBROADCASTSD      expconst<>+704(SB), Z7
+	VBROADCASTSD      expconst<>+704(SB), Z10
+	VBROADCASTSD      expconst<>+704(SB), Z13
+	VBROADCASTSD      expconst<>+704(SB), Z16
+	VFMADD213PD.BCST  expconst<>+672(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+672(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+672(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+672(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+672(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+640(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+640(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+640(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+640(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+640(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+608(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+608(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+608(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+608(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+608(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+576(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+576(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+576(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+576(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+576(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+576(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+544(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+544(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+544(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+544(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+544(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+544(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+512(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+512(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+512(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+512(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+512(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+512(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+480(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+480(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+480(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+480(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+480(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+480(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+448(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+448(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+448(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+448(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+448(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+448(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+416(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+416(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+416(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+416(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+416(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+416(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+384(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+384(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+384(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+384(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+384(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+384(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+352(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+352(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+352(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+352(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+352(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+352(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+320(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+320(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+320(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+320(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+320(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+320(SB), Z15, Z16
+	VFMADD213PD.BCST  expconst<>+288(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+288(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+288(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+288(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+288(SB), Z12, Z13
+	VFMADD213PD.BCST  expconst<>+288(SB), Z15, Z16
+	VSCALEFPD         Z2, Z1, Z1
+	VSCALEFPD         Z5, Z4, Z4
+	VSCALEFPD         Z8, Z7, Z7
+	VSCALEFPD         Z11, Z10, Z10
+	VSCALEFPD         Z14, Z13, Z13
+	VSCALEFPD         Z17, Z16, Z16
+	VMOVUPD           Z1, (AX)
+	VMOVUPD           Z4, 64(AX)
+	VMOVUPD           Z7, 128(AX)
+	VMOVUPD           Z10, 192(AX)
+	VMOVUPD           Z13, 256(AX)
+	VMOVUPD           Z16, 320(AX)
+	ADDQ              $0x00000180, CX
+	ADDQ              $0x00000180, AX
+	SUBQ              $0x00000030, DX
+	JMP               expAVX512_many
 
-exp512_loop8:
-	CMPQ              DX, $0x08
-	JL                exp512_done
+expAVX512_one:
+	CMPQ              DX, $0x00000008
+	JL                expAVX512_done
 	VMOVUPD           (CX), Z0
 	VMINPD            Z0, Z30, Z0
 	VMAXPD            Z0, Z31, Z0
 	VBROADCASTSD      expconst<>+96(SB), Z1
 	VFMADD231PD.BCST  expconst<>+64(SB), Z0, Z1
 	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
-	VMOVAPD           Z0, Z3
-	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z3
-	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z3
-	VBROADCASTSD      expconst<>+704(SB), Z4
-	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+576(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+544(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+512(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+480(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+448(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+416(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+384(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+352(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+320(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+288(SB), Z3, Z4
-	VSCALEFPD         Z2, Z4, Z4
-	VMOVUPD           Z4, (AX)
-	ADDQ              $0x40, CX
-	ADDQ              $0x40, AX
-	SUBQ              $0x08, DX
-	JMP               exp512_loop8
+	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z0
+	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z0
+	VBROADCASTSD      expconst<>+704(SB), Z1
+	VFMADD213PD.BCST  expconst<>+672(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+640(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+608(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+576(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+544(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+512(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+480(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+448(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+416(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+384(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+352(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+320(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+288(SB), Z0, Z1
+	VSCALEFPD         Z2, Z1, Z1
+	VMOVUPD           Z1, (AX)
+	ADDQ              $0x00000040, CX
+	ADDQ              $0x00000040, AX
+	SUBQ              $0x00000008, DX
+	JMP               expAVX512_one
 
-exp512_done:
+expAVX512_done:
 	VZEROUPPER
 	RET
 
@@ -546,154 +686,177 @@ TEXT ·gaussAVX512(SB), NOSPLIT, $0-56
 	MOVQ         yn+40(FP), DI
 	SHLQ         $0x03, CX
 	SHRQ         $0x03, BX
-	VBROADCASTSD expconst<>+0(SB), Z30
-	VBROADCASTSD expconst<>+32(SB), Z31
-	VPXORQ       Z27, Z27, Z27
+	VBROADCASTSD expconst<>+0(SB), Z31
+	VBROADCASTSD expconst<>+32(SB), Z30
+	VPXORQ       Z29, Z29, Z29
 	VBROADCASTSD gamma+48(FP), Z28
-	VSUBPD       Z28, Z27, Z28
+	VSUBPD       Z28, Z29, Z28
 
-gauss512_row:
+gaussAVX512_row:
 	TESTQ        DX, DX
-	JE           gauss512_done
-	VBROADCASTSD (SI), Z29
+	JE           gaussAVX512_done
+	VBROADCASTSD (SI), Z27
 	MOVQ         BX, R8
 	MOVQ         AX, R9
 	MOVQ         DI, R10
 
-gauss512_col3:
-	CMPQ              R8, $0x03
-	JL                gauss512_col1
-	VADDPD            (R10), Z29, Z0
+gaussAVX512_many:
+	CMPQ              R8, $0x00000004
+	JL                gaussAVX512_one
+	VADDPD            (R10), Z27, Z0
+	VADDPD            64(R10), Z27, Z3
+	VADDPD            128(R10), Z27, Z6
+	VADDPD            192(R10), Z27, Z9
 	VADDPD            (R9), Z0, Z0
-	VMAXPD            Z0, Z27, Z0
+	VADDPD            64(R9), Z3, Z3
+	VADDPD            128(R9), Z6, Z6
+	VADDPD            192(R9), Z9, Z9
+	VMAXPD            Z0, Z29, Z0
+	VMAXPD            Z3, Z29, Z3
+	VMAXPD            Z6, Z29, Z6
+	VMAXPD            Z9, Z29, Z9
 	VMULPD            Z28, Z0, Z0
-	VADDPD            64(R10), Z29, Z5
-	VADDPD            64(R9), Z5, Z5
-	VMAXPD            Z5, Z27, Z5
-	VMULPD            Z28, Z5, Z5
-	VADDPD            128(R10), Z29, Z10
-	VADDPD            128(R9), Z10, Z10
-	VMAXPD            Z10, Z27, Z10
-	VMULPD            Z28, Z10, Z10
-	VMINPD            Z0, Z30, Z0
-	VMAXPD            Z0, Z31, Z0
+	VMULPD            Z28, Z3, Z3
+	VMULPD            Z28, Z6, Z6
+	VMULPD            Z28, Z9, Z9
+	VMINPD            Z0, Z31, Z0
+	VMINPD            Z3, Z31, Z3
+	VMINPD            Z6, Z31, Z6
+	VMINPD            Z9, Z31, Z9
+	VMAXPD            Z0, Z30, Z0
+	VMAXPD            Z3, Z30, Z3
+	VMAXPD            Z6, Z30, Z6
+	VMAXPD            Z9, Z30, Z9
+	VBROADCASTSD      expconst<>+96(SB), Z1
+	VBROADCASTSD      expconst<>+96(SB), Z4
+	VBROADCASTSD      expconst<>+96(SB), Z7
+	VBROADCASTSD      expconst<>+96(SB), Z10
+	VFMADD231PD.BCST  expconst<>+64(SB), Z0, Z1
+	VFMADD231PD.BCST  expconst<>+64(SB), Z3, Z4
+	VFMADD231PD.BCST  expconst<>+64(SB), Z6, Z7
+	VFMADD231PD.BCST  expconst<>+64(SB), Z9, Z10
+	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
+	VSUBPD.BCST       expconst<>+96(SB), Z4, Z5
+	VSUBPD.BCST       expconst<>+96(SB), Z7, Z8
+	VSUBPD.BCST       expconst<>+96(SB), Z10, Z11
+	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z0
+	VFNMADD231PD.BCST expconst<>+128(SB), Z5, Z3
+	VFNMADD231PD.BCST expconst<>+128(SB), Z8, Z6
+	VFNMADD231PD.BCST expconst<>+128(SB), Z11, Z9
+	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z0
+	VFNMADD231PD.BCST expconst<>+160(SB), Z5, Z3
+	VFNMADD231PD.BCST expconst<>+160(SB), Z8, Z6
+	VFNMADD231PD.BCST expconst<>+160(SB), Z11, Z9
+	VBROADCASTSD      expconst<>+704(SB), Z1
+	VBROADCASTSD      expconst<>+704(SB), Z4
+	VBROADCASTSD      expconst<>+704(SB), Z7
+	VBROADCASTSD      expconst<>+704(SB), Z10
+	VFMADD213PD.BCST  expconst<>+672(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+672(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+672(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+640(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+640(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+640(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+608(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+608(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+608(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+576(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+576(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+576(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+576(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+544(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+544(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+544(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+544(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+512(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+512(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+512(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+512(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+480(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+480(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+480(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+480(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+448(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+448(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+448(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+448(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+416(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+416(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+416(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+416(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+384(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+384(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+384(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+384(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+352(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+352(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+352(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+352(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+320(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+320(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+320(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+320(SB), Z9, Z10
+	VFMADD213PD.BCST  expconst<>+288(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+288(SB), Z3, Z4
+	VFMADD213PD.BCST  expconst<>+288(SB), Z6, Z7
+	VFMADD213PD.BCST  expconst<>+288(SB), Z9, Z10
+	VSCALEFPD         Z2, Z1, Z1
+	VSCALEFPD         Z5, Z4, Z4
+	VSCALEFPD         Z8, Z7, Z7
+	VSCALEFPD         Z11, Z10, Z10
+	VMOVUPD           Z1, (R9)
+	VMOVUPD           Z4, 64(R9)
+	VMOVUPD           Z7, 128(R9)
+	VMOVUPD           Z10, 192(R9)
+	ADDQ              $0x00000100, R9
+	ADDQ              $0x00000100, R10
+	SUBQ              $0x00000004, R8
+	JMP               gaussAVX512_many
+
+gaussAVX512_one:
+	CMPQ              R8, $0x00000001
+	JL                gaussAVX512_next
+	VADDPD            (R10), Z27, Z0
+	VADDPD            (R9), Z0, Z0
+	VMAXPD            Z0, Z29, Z0
+	VMULPD            Z28, Z0, Z0
+	VMINPD            Z0, Z31, Z0
+	VMAXPD            Z0, Z30, Z0
 	VBROADCASTSD      expconst<>+96(SB), Z1
 	VFMADD231PD.BCST  expconst<>+64(SB), Z0, Z1
 	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
-	VMOVAPD           Z0, Z3
-	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z3
-	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z3
-	VBROADCASTSD      expconst<>+704(SB), Z4
-	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+576(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+544(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+512(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+480(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+448(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+416(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+384(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+352(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+320(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+288(SB), Z3, Z4
-	VSCALEFPD         Z2, Z4, Z4
-	VMINPD            Z5, Z30, Z5
-	VMAXPD            Z5, Z31, Z5
-	VBROADCASTSD      expconst<>+96(SB), Z6
-	VFMADD231PD.BCST  expconst<>+64(SB), Z5, Z6
-	VSUBPD.BCST       expconst<>+96(SB), Z6, Z7
-	VMOVAPD           Z5, Z8
-	VFNMADD231PD.BCST expconst<>+128(SB), Z7, Z8
-	VFNMADD231PD.BCST expconst<>+160(SB), Z7, Z8
-	VBROADCASTSD      expconst<>+704(SB), Z9
-	VFMADD213PD.BCST  expconst<>+672(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+640(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+608(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+576(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+544(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+512(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+480(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+448(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+416(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+384(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+352(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+320(SB), Z8, Z9
-	VFMADD213PD.BCST  expconst<>+288(SB), Z8, Z9
-	VSCALEFPD         Z7, Z9, Z9
-	VMINPD            Z10, Z30, Z10
-	VMAXPD            Z10, Z31, Z10
-	VBROADCASTSD      expconst<>+96(SB), Z11
-	VFMADD231PD.BCST  expconst<>+64(SB), Z10, Z11
-	VSUBPD.BCST       expconst<>+96(SB), Z11, Z12
-	VMOVAPD           Z10, Z13
-	VFNMADD231PD.BCST expconst<>+128(SB), Z12, Z13
-	VFNMADD231PD.BCST expconst<>+160(SB), Z12, Z13
-	VBROADCASTSD      expconst<>+704(SB), Z14
-	VFMADD213PD.BCST  expconst<>+672(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+640(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+608(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+576(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+544(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+512(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+480(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+448(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+416(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+384(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+352(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+320(SB), Z13, Z14
-	VFMADD213PD.BCST  expconst<>+288(SB), Z13, Z14
-	VSCALEFPD         Z12, Z14, Z14
-	VMOVUPD           Z4, (R9)
-	VMOVUPD           Z9, 64(R9)
-	VMOVUPD           Z14, 128(R9)
-	ADDQ              $0x000000c0, R9
-	ADDQ              $0x000000c0, R10
-	SUBQ              $0x03, R8
-	JMP               gauss512_col3
+	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z0
+	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z0
+	VBROADCASTSD      expconst<>+704(SB), Z1
+	VFMADD213PD.BCST  expconst<>+672(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+640(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+608(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+576(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+544(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+512(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+480(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+448(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+416(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+384(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+352(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+320(SB), Z0, Z1
+	VFMADD213PD.BCST  expconst<>+288(SB), Z0, Z1
+	VSCALEFPD         Z2, Z1, Z1
+	VMOVUPD           Z1, (R9)
+	ADDQ              $0x00000040, R9
+	ADDQ              $0x00000040, R10
+	SUBQ              $0x00000001, R8
+	JMP               gaussAVX512_one
 
-gauss512_col1:
-	TESTQ             R8, R8
-	JE                gauss512_next
-	VADDPD            (R10), Z29, Z0
-	VADDPD            (R9), Z0, Z0
-	VMAXPD            Z0, Z27, Z0
-	VMULPD            Z28, Z0, Z0
-	VMINPD            Z0, Z30, Z0
-	VMAXPD            Z0, Z31, Z0
-	VBROADCASTSD      expconst<>+96(SB), Z1
-	VFMADD231PD.BCST  expconst<>+64(SB), Z0, Z1
-	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
-	VMOVAPD           Z0, Z3
-	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z3
-	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z3
-	VBROADCASTSD      expconst<>+704(SB), Z4
-	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+576(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+544(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+512(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+480(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+448(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+416(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+384(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+352(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+320(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+288(SB), Z3, Z4
-	VSCALEFPD         Z2, Z4, Z4
-	VMOVUPD           Z4, (R9)
-	ADDQ              $0x40, R9
-	ADDQ              $0x40, R10
-	DECQ              R8
-	JMP               gauss512_col1
-
-gauss512_next:
+gaussAVX512_next:
 	ADDQ CX, AX
 	ADDQ $0x08, SI
 	DECQ DX
-	JMP  gauss512_row
+	JMP  gaussAVX512_row
 
-gauss512_done:
+gaussAVX512_done:
 	VZEROUPPER
 	RET

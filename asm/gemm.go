@@ -44,6 +44,10 @@ const (
 // goroutine: smaller products finish before a second goroutine pays off.
 const gemmMinParallel = 64 * 64 * 64
 
+// epiStrips is the number of nr-wide strips of C the epilogue (GaussianBlock's
+// exponentials) is applied to at once.
+const epiStrips = 4
+
 // Triangle filters for Syrk.
 const (
 	fullC  = iota // every element of C
@@ -437,8 +441,12 @@ func (g *gemmProblem) macro(ap, bp, tmp []float64, ic, mcb, jc, ncb, kcb int, be
 				}
 			}
 		}
-		if last && g.epi != nil {
-			g.epi(ic, mcb, col, nrb)
+		// The epilogue runs on groups of epiStrips finished strips (still
+		// in L2), wide enough for the vector epilogue to keep several
+		// independent vectors per row in flight.
+		if last && g.epi != nil && ((jr/nr+1)%epiStrips == 0 || jr+nr >= ncb) {
+			from := jr / nr / epiStrips * epiStrips * nr
+			g.epi(ic, mcb, jc+from, jr+nrb-from)
 		}
 	}
 }

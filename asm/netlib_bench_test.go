@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -85,16 +84,6 @@ func benchCases() []benchCase {
 		},
 	})
 	return cases
-}
-
-// threadCPU returns the CPU time used so far by the calling OS thread
-// (getrusage RUSAGE_THREAD, which is 1 on Linux).
-func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(1, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkVsOpenBLAS runs, for each case and thread count, OpenBLAS and

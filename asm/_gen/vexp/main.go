@@ -22,6 +22,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -81,224 +82,140 @@ func main() {
 		}
 		put(1 / f)
 	}
-	expKernel()
-	gaussKernel()
-	expKernel512()
-	gaussKernel512()
+	expKernel(false)
+	gaussKernel(false)
+	expKernel(true)
+	gaussKernel(true)
 	Generate()
 }
 
-// lane holds the registers of one vector being exponentiated.
-type lane struct{ x, t, n, r, p reg.VecPhysical }
+// lane holds the three registers of one vector being exponentiated: x (the
+// argument, then r, then n1), t (the shifted product, then the polynomial,
+// then the result) and n (then n2).
+type lane struct{ x, t, n reg.VecPhysical }
 
-// expLane computes e^x into l.p; hi, lo hold the clamps. l.x is clobbered.
-func expLane(l lane, hi, lo reg.VecPhysical) {
-	VMINPD(l.x, hi, l.x)
-	VMAXPD(l.x, lo, l.x)
-	VMOVUPD(cst("shift"), l.t)
-	VFMADD231PD(cst("log2e"), l.x, l.t)
-	VSUBPD(cst("shift"), l.t, l.n)
-	VMOVAPD(l.x, l.r)
-	VFNMADD231PD(cst("ln2hi"), l.n, l.r)
-	VFNMADD231PD(cst("ln2lo"), l.n, l.r)
-	VMOVUPD(taylor(13), l.p)
+// expLanes computes e^x for every lane into lane.t, emitting each step for
+// all lanes before the next step: the lanes are independent, so the
+// out-of-order core overlaps their long FMA chains (the Horner scheme alone
+// is 14 dependent FMAs). wide selects AVX-512 (broadcast memory operands and
+// the VSCALEFPD scaling, which rounds once exactly like the two
+// multiplications of the AVX2 form, so the results are bit-identical).
+func expLanes(ls []lane, hi, lo reg.VecPhysical, wide bool) {
+	each := func(f func(l lane)) {
+		for _, l := range ls {
+			f(l)
+		}
+	}
+	each(func(l lane) { VMINPD(l.x, hi, l.x) })
+	each(func(l lane) { VMAXPD(l.x, lo, l.x) })
+	if wide {
+		each(func(l lane) { VBROADCASTSD(cst("shift"), l.t) })
+		each(func(l lane) { VFMADD231PD_BCST(cst("log2e"), l.x, l.t) })
+		each(func(l lane) { VSUBPD_BCST(cst("shift"), l.t, l.n) })
+		each(func(l lane) { VFNMADD231PD_BCST(cst("ln2hi"), l.n, l.x) })
+		each(func(l lane) { VFNMADD231PD_BCST(cst("ln2lo"), l.n, l.x) })
+		each(func(l lane) { VBROADCASTSD(taylor(13), l.t) })
+		for k := 12; k >= 0; k-- {
+			each(func(l lane) { VFMADD213PD_BCST(taylor(k), l.x, l.t) })
+		}
+		each(func(l lane) { VSCALEFPD(l.n, l.t, l.t) })
+		return
+	}
+	each(func(l lane) { VMOVUPD(cst("shift"), l.t) })
+	each(func(l lane) { VFMADD231PD(cst("log2e"), l.x, l.t) })
+	each(func(l lane) { VSUBPD(cst("shift"), l.t, l.n) })
+	each(func(l lane) { VFNMADD231PD(cst("ln2hi"), l.n, l.x) })
+	each(func(l lane) { VFNMADD231PD(cst("ln2lo"), l.n, l.x) })
+	each(func(l lane) { VMOVUPD(taylor(13), l.t) })
 	for k := 12; k >= 0; k-- {
-		VFMADD213PD(taylor(k), l.r, l.p)
+		each(func(l lane) { VFMADD213PD(taylor(k), l.x, l.t) })
 	}
-	// n1 = floor(n/2) in x, n2 = n - n1 in t.
-	VMULPD(cst("half"), l.n, l.x)
-	VROUNDPD(Imm(9), l.x, l.x)
-	VSUBPD(l.x, l.n, l.t)
-	VADDPD(cst("bias"), l.x, l.x)
-	VADDPD(cst("bias"), l.t, l.t)
-	VPSLLQ(Imm(52), l.x, l.x)
-	VPSLLQ(Imm(52), l.t, l.t)
-	VMULPD(l.x, l.p, l.p)
-	VMULPD(l.t, l.p, l.p)
+	// n1 = floor(n/2) in x, n2 = n - n1 in n, each turned into 2^n_i.
+	each(func(l lane) { VMULPD(cst("half"), l.n, l.x) })
+	each(func(l lane) { VROUNDPD(Imm(9), l.x, l.x) })
+	each(func(l lane) { VSUBPD(l.x, l.n, l.n) })
+	each(func(l lane) { VADDPD(cst("bias"), l.x, l.x) })
+	each(func(l lane) { VADDPD(cst("bias"), l.n, l.n) })
+	each(func(l lane) { VPSLLQ(Imm(52), l.x, l.x) })
+	each(func(l lane) { VPSLLQ(Imm(52), l.n, l.n) })
+	each(func(l lane) { VMULPD(l.x, l.t, l.t) })
+	each(func(l lane) { VMULPD(l.n, l.t, l.t) })
 }
 
-func expKernel() {
-	TEXT("expAVX2", NOSPLIT, "func(dst, src []float64)")
-	Doc("expAVX2 sets dst[i] = e^src[i] for i < len(src) &^ 3; len(dst) >= len(src).")
-	pd := Load(Param("dst").Base(), GP64())
-	ps := Load(Param("src").Base(), GP64())
-	n := Load(Param("src").Len(), GP64())
-	hi, lo := reg.Y14, reg.Y15
-	VMOVUPD(cst("hi"), hi)
-	VMOVUPD(cst("lo"), lo)
-	l0 := lane{reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y4}
-	l1 := lane{reg.Y5, reg.Y6, reg.Y7, reg.Y8, reg.Y9}
-	Label("exp_loop8")
-	CMPQ(n, Imm(8))
-	JL(LabelRef("exp_loop4"))
-	VMOVUPD(Mem{Base: ps}, l0.x)
-	VMOVUPD(Mem{Base: ps, Disp: 32}, l1.x)
-	expPair(l0, l1, hi, lo)
-	VMOVUPD(l0.p, Mem{Base: pd})
-	VMOVUPD(l1.p, Mem{Base: pd, Disp: 32})
-	ADDQ(Imm(64), ps)
-	ADDQ(Imm(64), pd)
-	SUBQ(Imm(8), n)
-	JMP(LabelRef("exp_loop8"))
-	Label("exp_loop4")
-	CMPQ(n, Imm(4))
-	JL(LabelRef("exp_done"))
-	VMOVUPD(Mem{Base: ps}, l0.x)
-	expLane(l0, hi, lo)
-	VMOVUPD(l0.p, Mem{Base: pd})
-	Label("exp_done")
-	VZEROUPPER()
-	RET()
-}
-
-// expPair interleaves two lanes instruction by instruction for ILP.
-func expPair(a, b lane, hi, lo reg.VecPhysical) {
-	// Emitting both lanes' sequences back to back is enough: the out-of-order
-	// core overlaps them; keep it simple.
-	expLane(a, hi, lo)
-	expLane(b, hi, lo)
-}
-
-func gaussKernel() {
-	TEXT("gaussAVX2", NOSPLIT, "func(c *float64, ldc, rows, cols int, xn, yn *float64, gamma float64)")
-	Doc("gaussAVX2 sets c[i*ldc+j] = exp(-gamma*max(0, (xn[i]+yn[j]) + c[i*ldc+j])) for i < rows, j < cols &^ 3.")
-	pc := Load(Param("c"), GP64())
-	ldc := Load(Param("ldc"), GP64())
-	rows := Load(Param("rows"), GP64())
-	cols := Load(Param("cols"), GP64())
-	pxn := Load(Param("xn"), GP64())
-	pyn := Load(Param("yn"), GP64())
-	SHLQ(Imm(3), ldc)
-	SHRQ(Imm(2), cols)
-	hi, lo := reg.Y14, reg.Y15
-	zero, ng, xi := reg.Y11, reg.Y12, reg.Y13
-	VMOVUPD(cst("hi"), hi)
-	VMOVUPD(cst("lo"), lo)
-	VXORPD(zero, zero, zero)
-	VBROADCASTSD(paramAddr("gamma"), ng)
-	VSUBPD(ng, zero, ng) // -gamma
-	l0 := lane{reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y4}
-	l1 := lane{reg.Y5, reg.Y6, reg.Y7, reg.Y8, reg.Y9}
-	j := GP64()
-	pr := GP64()
-	py := GP64()
-	body := func(l lane, disp int) {
-		VADDPD(Mem{Base: py, Disp: disp}, xi, l.x)
-		VADDPD(Mem{Base: pr, Disp: disp}, l.x, l.x)
-		VMAXPD(l.x, zero, l.x) // NaN stays NaN
-		VMULPD(ng, l.x, l.x)
+func ylanes(n int) []lane {
+	y := []reg.VecPhysical{reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y4, reg.Y5, reg.Y6, reg.Y7,
+		reg.Y8, reg.Y9, reg.Y10, reg.Y11}
+	var ls []lane
+	for i := 0; i < n; i++ {
+		ls = append(ls, lane{y[3*i], y[3*i+1], y[3*i+2]})
 	}
-	Label("gauss_row")
-	TESTQ(rows, rows)
-	JE(LabelRef("gauss_done"))
-	VBROADCASTSD(Mem{Base: pxn}, xi)
-	MOVQ(cols, j)
-	MOVQ(pc, pr)
-	MOVQ(pyn, py)
-	Label("gauss_col2")
-	CMPQ(j, Imm(2))
-	JL(LabelRef("gauss_col1"))
-	body(l0, 0)
-	body(l1, 32)
-	expLane(l0, hi, lo)
-	expLane(l1, hi, lo)
-	VMOVUPD(l0.p, Mem{Base: pr})
-	VMOVUPD(l1.p, Mem{Base: pr, Disp: 32})
-	ADDQ(Imm(64), pr)
-	ADDQ(Imm(64), py)
-	SUBQ(Imm(2), j)
-	JMP(LabelRef("gauss_col2"))
-	Label("gauss_col1")
-	TESTQ(j, j)
-	JE(LabelRef("gauss_next"))
-	body(l0, 0)
-	expLane(l0, hi, lo)
-	VMOVUPD(l0.p, Mem{Base: pr})
-	ADDQ(Imm(32), pr)
-	ADDQ(Imm(32), py)
-	DECQ(j)
-	JMP(LabelRef("gauss_col1"))
-	Label("gauss_next")
-	ADDQ(ldc, pc)
-	ADDQ(Imm(8), pxn)
-	DECQ(rows)
-	JMP(LabelRef("gauss_row"))
-	Label("gauss_done")
-	VZEROUPPER()
-	RET()
+	return ls
 }
 
-// expLane512 computes e^x into l.p for eight lanes with AVX-512: the same
-// operations as expLane, except that the final scaling p*2^n is the single
-// VSCALEFPD, which rounds once exactly like the two exact-then-rounding
-// multiplications of the AVX2 form, so the results are bit-identical.
-func expLane512(l lane, hi, lo reg.VecPhysical) {
-	VMINPD(l.x, hi, l.x)
-	VMAXPD(l.x, lo, l.x)
-	VBROADCASTSD(cst("shift"), l.t)
-	VFMADD231PD_BCST(cst("log2e"), l.x, l.t)
-	VSUBPD_BCST(cst("shift"), l.t, l.n)
-	VMOVAPD(l.x, l.r)
-	VFNMADD231PD_BCST(cst("ln2hi"), l.n, l.r)
-	VFNMADD231PD_BCST(cst("ln2lo"), l.n, l.r)
-	VBROADCASTSD(taylor(13), l.p)
-	for k := 12; k >= 0; k-- {
-		VFMADD213PD_BCST(taylor(k), l.r, l.p)
-	}
-	VSCALEFPD(l.n, l.p, l.p)
-}
-
-func zlane(i int) lane {
+func zlanes(n int) []lane {
 	z := []reg.VecPhysical{reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
 		reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
 		reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23}
-	return lane{z[5*i], z[5*i+1], z[5*i+2], z[5*i+3], z[5*i+4]}
+	var ls []lane
+	for i := 0; i < n; i++ {
+		ls = append(ls, lane{z[3*i], z[3*i+1], z[3*i+2]})
+	}
+	return ls
 }
 
-func expKernel512() {
-	TEXT("expAVX512", NOSPLIT, "func(dst, src []float64)")
-	Doc("expAVX512 sets dst[i] = e^src[i] for i < len(src) &^ 7; len(dst) >= len(src).")
+// expLoop emits a loop over src/dst handling len(ls) vectors of w doubles
+// per iteration, jumping to next when fewer remain.
+func expLoop(name string, ls []lane, w int, ps, pd, n reg.Register, hi, lo reg.VecPhysical, wide bool, next string) {
+	per := len(ls) * w
+	Label(name)
+	CMPQ(n, U32(per))
+	JL(LabelRef(next))
+	for i, l := range ls {
+		VMOVUPD(Mem{Base: ps, Disp: 8 * w * i}, l.x)
+	}
+	expLanes(ls, hi, lo, wide)
+	for i, l := range ls {
+		VMOVUPD(l.t, Mem{Base: pd, Disp: 8 * w * i})
+	}
+	ADDQ(U32(8*per), ps)
+	ADDQ(U32(8*per), pd)
+	SUBQ(U32(per), n)
+	JMP(LabelRef(name))
+}
+
+func expKernel(wide bool) {
+	name, w, hi, lo, ls := "expAVX2", 4, reg.VecPhysical(reg.Y14), reg.VecPhysical(reg.Y15), ylanes(4)
+	if wide {
+		name, w, hi, lo, ls = "expAVX512", 8, reg.Z30, reg.Z31, zlanes(6)
+	}
+	TEXT(name, NOSPLIT, "func(dst, src []float64)")
+	Doc(fmt.Sprintf("%s sets dst[i] = e^src[i] for i < len(src) &^ %d; len(dst) >= len(src).", name, w-1))
 	pd := Load(Param("dst").Base(), GP64())
 	ps := Load(Param("src").Base(), GP64())
 	n := Load(Param("src").Len(), GP64())
-	hi, lo := reg.Z30, reg.Z31
-	VBROADCASTSD(cst("hi"), hi)
-	VBROADCASTSD(cst("lo"), lo)
-	const u = 4
-	Label("exp512_loop32")
-	CMPQ(n, Imm(8*u))
-	JL(LabelRef("exp512_loop8"))
-	for i := 0; i < u; i++ {
-		VMOVUPD(Mem{Base: ps, Disp: 64 * i}, zlane(i).x)
+	if wide {
+		VBROADCASTSD(cst("hi"), hi)
+		VBROADCASTSD(cst("lo"), lo)
+	} else {
+		VMOVUPD(cst("hi"), hi)
+		VMOVUPD(cst("lo"), lo)
 	}
-	for i := 0; i < u; i++ {
-		expLane512(zlane(i), hi, lo)
-	}
-	for i := 0; i < u; i++ {
-		VMOVUPD(zlane(i).p, Mem{Base: pd, Disp: 64 * i})
-	}
-	ADDQ(U32(64*u), ps)
-	ADDQ(U32(64*u), pd)
-	SUBQ(Imm(8*u), n)
-	JMP(LabelRef("exp512_loop32"))
-	Label("exp512_loop8")
-	CMPQ(n, Imm(8))
-	JL(LabelRef("exp512_done"))
-	VMOVUPD(Mem{Base: ps}, zlane(0).x)
-	expLane512(zlane(0), hi, lo)
-	VMOVUPD(zlane(0).p, Mem{Base: pd})
-	ADDQ(Imm(64), ps)
-	ADDQ(Imm(64), pd)
-	SUBQ(Imm(8), n)
-	JMP(LabelRef("exp512_loop8"))
-	Label("exp512_done")
+	expLoop(name+"_many", ls, w, ps, pd, n, hi, lo, wide, name+"_one")
+	expLoop(name+"_one", ls[:1], w, ps, pd, n, hi, lo, wide, name+"_done")
+	Label(name + "_done")
 	VZEROUPPER()
 	RET()
 }
 
-func gaussKernel512() {
-	TEXT("gaussAVX512", NOSPLIT, "func(c *float64, ldc, rows, cols int, xn, yn *float64, gamma float64)")
-	Doc("gaussAVX512 sets c[i*ldc+j] = exp(-gamma*max(0, (xn[i]+yn[j]) + c[i*ldc+j])) for i < rows, j < cols &^ 7.")
+func gaussKernel(wide bool) {
+	name, w, ls := "gaussAVX2", 4, ylanes(3)
+	hi, lo, zero, ng, xi := reg.VecPhysical(reg.Y15), reg.VecPhysical(reg.Y14), reg.VecPhysical(reg.Y13), reg.VecPhysical(reg.Y12), reg.VecPhysical(reg.Y11)
+	if wide {
+		name, w, ls = "gaussAVX512", 8, zlanes(4)
+		hi, lo, zero, ng, xi = reg.Z31, reg.Z30, reg.Z29, reg.Z28, reg.Z27
+	}
+	TEXT(name, NOSPLIT, "func(c *float64, ldc, rows, cols int, xn, yn *float64, gamma float64)")
+	Doc(fmt.Sprintf("%s sets c[i*ldc+j] = exp(-gamma*max(0, (xn[i]+yn[j]) + c[i*ldc+j])) for i < rows, j < cols &^ %d.", name, w-1))
 	pc := Load(Param("c"), GP64())
 	ldc := Load(Param("ldc"), GP64())
 	rows := Load(Param("rows"), GP64())
@@ -306,62 +223,63 @@ func gaussKernel512() {
 	pxn := Load(Param("xn"), GP64())
 	pyn := Load(Param("yn"), GP64())
 	SHLQ(Imm(3), ldc)
-	SHRQ(Imm(3), cols)
-	hi, lo := reg.Z30, reg.Z31
-	zero, ng, xi := reg.Z27, reg.Z28, reg.Z29
-	VBROADCASTSD(cst("hi"), hi)
-	VBROADCASTSD(cst("lo"), lo)
-	VPXORQ(zero, zero, zero)
+	if wide {
+		SHRQ(Imm(3), cols)
+		VBROADCASTSD(cst("hi"), hi)
+		VBROADCASTSD(cst("lo"), lo)
+		VPXORQ(zero, zero, zero)
+	} else {
+		SHRQ(Imm(2), cols)
+		VMOVUPD(cst("hi"), hi)
+		VMOVUPD(cst("lo"), lo)
+		VXORPD(zero, zero, zero)
+	}
 	VBROADCASTSD(paramAddr("gamma"), ng)
 	VSUBPD(ng, zero, ng) // -gamma
 	j := GP64()
 	pr := GP64()
 	py := GP64()
-	body := func(l lane, disp int) {
-		VADDPD(Mem{Base: py, Disp: disp}, xi, l.x)
-		VADDPD(Mem{Base: pr, Disp: disp}, l.x, l.x)
-		VMAXPD(l.x, zero, l.x) // NaN stays NaN
-		VMULPD(ng, l.x, l.x)
+	// cols counts vectors; each step handles k of them.
+	step := func(label, next string, k int) {
+		Label(label)
+		CMPQ(j, U32(k))
+		JL(LabelRef(next))
+		for i := 0; i < k; i++ {
+			VADDPD(Mem{Base: py, Disp: 8 * w * i}, xi, ls[i].x)
+		}
+		for i := 0; i < k; i++ {
+			VADDPD(Mem{Base: pr, Disp: 8 * w * i}, ls[i].x, ls[i].x)
+		}
+		for i := 0; i < k; i++ {
+			VMAXPD(ls[i].x, zero, ls[i].x) // NaN stays NaN
+		}
+		for i := 0; i < k; i++ {
+			VMULPD(ng, ls[i].x, ls[i].x)
+		}
+		expLanes(ls[:k], hi, lo, wide)
+		for i := 0; i < k; i++ {
+			VMOVUPD(ls[i].t, Mem{Base: pr, Disp: 8 * w * i})
+		}
+		ADDQ(U32(8*w*k), pr)
+		ADDQ(U32(8*w*k), py)
+		SUBQ(U32(k), j)
+		JMP(LabelRef(label))
 	}
-	Label("gauss512_row")
+	Label(name + "_row")
 	TESTQ(rows, rows)
-	JE(LabelRef("gauss512_done"))
+	JE(LabelRef(name + "_done"))
 	VBROADCASTSD(Mem{Base: pxn}, xi)
 	MOVQ(cols, j)
 	MOVQ(pc, pr)
 	MOVQ(pyn, py)
-	Label("gauss512_col3")
-	CMPQ(j, Imm(3))
-	JL(LabelRef("gauss512_col1"))
-	for i := 0; i < 3; i++ {
-		body(zlane(i), 64*i)
-	}
-	for i := 0; i < 3; i++ {
-		expLane512(zlane(i), hi, lo)
-	}
-	for i := 0; i < 3; i++ {
-		VMOVUPD(zlane(i).p, Mem{Base: pr, Disp: 64 * i})
-	}
-	ADDQ(U32(192), pr)
-	ADDQ(U32(192), py)
-	SUBQ(Imm(3), j)
-	JMP(LabelRef("gauss512_col3"))
-	Label("gauss512_col1")
-	TESTQ(j, j)
-	JE(LabelRef("gauss512_next"))
-	body(zlane(0), 0)
-	expLane512(zlane(0), hi, lo)
-	VMOVUPD(zlane(0).p, Mem{Base: pr})
-	ADDQ(Imm(64), pr)
-	ADDQ(Imm(64), py)
-	DECQ(j)
-	JMP(LabelRef("gauss512_col1"))
-	Label("gauss512_next")
+	step(name+"_many", name+"_one", len(ls))
+	step(name+"_one", name+"_next", 1)
+	Label(name + "_next")
 	ADDQ(ldc, pc)
 	ADDQ(Imm(8), pxn)
 	DECQ(rows)
-	JMP(LabelRef("gauss512_row"))
-	Label("gauss512_done")
+	JMP(LabelRef(name + "_row"))
+	Label(name + "_done")
 	VZEROUPPER()
 	RET()
 }
