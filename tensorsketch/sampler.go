@@ -57,6 +57,13 @@ type AdaptiveOptions struct {
 	// ~tr(K)/(s beta)) and keeps the recursion stable when s is small
 	// against the statistical dimension (default 0.05; negative disables).
 	RowNormMix float64
+	// ExactLambda keeps halving lambda down to Lambda even when a level
+	// after the first estimates a statistical dimension s_t > Samples/2. By
+	// default the recursion stops at that level and draws the Samples rows
+	// there: fewer than two draws per unit of statistical dimension give no
+	// (eps, lambda) guarantee below it, and sampling at the larger lambda_t
+	// keeps the top of the spectrum accurate (Levels reports the lambda used).
+	ExactLambda bool
 	// Seed drives every random choice.
 	Seed uint64
 	// Backend does the dense algebra (nil means backend.Default()).
@@ -818,6 +825,11 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 				return o.Samples
 			}
 			c := int(math.Ceil(o.Oversample * sd * math.Log(sd+math.E)))
+			if lev > 0 && 2*sd > float64(o.Samples) && !o.ExactLambda {
+				// the budget does not support smaller lambdas: stop here
+				final = true
+				return o.Samples
+			}
 			return max(1, min(o.Samples, c))
 		}
 		var sd float64
@@ -833,10 +845,11 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 		if o.Progress != nil {
 			o.Progress(lev+1, len(lam))
 		}
-		if !final {
-			Zt = make([]float64, n*len(rs))
-			features(Zt, len(rs), xr, om, rs)
+		if final {
+			break
 		}
+		Zt = make([]float64, n*len(rs))
+		features(Zt, len(rs), xr, om, rs)
 	}
 	return rs, stats, nil
 }
