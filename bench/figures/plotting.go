@@ -46,7 +46,7 @@ func (c chart) save(out, name string, ss []series) error {
 	p.Y.Label.Text = c.ylabel
 	if c.logX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = logTicks{}
 	}
 	if len(c.xticks) > 0 {
 		var ts []plot.Tick
@@ -57,7 +57,7 @@ func (c chart) save(out, name string, ss []series) error {
 	}
 	if c.logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
 	}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
@@ -90,6 +90,7 @@ func (c chart) save(out, name string, ss []series) error {
 		p.Add(l, pts)
 		p.Legend.Add(s.name, l, pts)
 	}
+	headroom(p, c.logX, c.logY)
 	for _, ext := range []string{"png", "svg"} {
 		if err := p.Save(7*vg.Inch, 4.5*vg.Inch, filepath.Join(out, name+"."+ext)); err != nil {
 			return fmt.Errorf("saving %s: %w", name, err)
@@ -111,4 +112,56 @@ func clean(xy plotter.XYs, logX, logY bool) plotter.XYs {
 		out = append(out, p)
 	}
 	return out
+}
+
+// headroom widens the axes so the legend (top right) and the outermost points
+// stay clear of each other and of the frame.
+func headroom(p *plot.Plot, logX, logY bool) {
+	if logY {
+		p.Y.Min /= 1.5
+		p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, 0.45)
+	} else {
+		r := p.Y.Max - p.Y.Min
+		p.Y.Min -= 0.05 * r
+		p.Y.Max += 0.45 * r
+	}
+	if logX {
+		p.X.Min /= 1.2
+		p.X.Max *= 1.2
+	} else {
+		r := p.X.Max - p.X.Min
+		p.X.Min -= 0.03 * r
+		p.X.Max += 0.03 * r
+	}
+}
+
+// logTicks labels 1, 2 and 5 times the powers of ten when the axis spans few
+// decades, and the powers of ten alone otherwise.
+type logTicks struct{}
+
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max > min) {
+		return nil
+	}
+	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
+	mults := []float64{1, 2, 5}
+	if hi-lo > 4 {
+		mults = []float64{1}
+	}
+	var ts []plot.Tick
+	for e := lo; e <= hi; e++ {
+		for _, m := range mults {
+			v := m * math.Pow(10, e)
+			if v < min || v > max {
+				continue
+			}
+			ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 3, 64)})
+		}
+		for m := 1.0; m < 10; m++ {
+			if v := m * math.Pow(10, e); v >= min && v <= max {
+				ts = append(ts, plot.Tick{Value: v}) // minor
+			}
+		}
+	}
+	return ts
 }
