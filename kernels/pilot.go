@@ -14,7 +14,7 @@ import (
 // the largest degree and order considered.
 const (
 	pilotRows       = 200
-	pilotDirections = 256
+	pilotDirections = 4096
 	pilotMaxQ       = 12
 	pilotMaxS       = 6
 )
@@ -29,8 +29,11 @@ const (
 // where m = floor(D/s) is the number of directions, Y_w = Phi_w Phi_w^T is
 // the estimate of one direction (Phi_w the |P| x s features of w, unscaled),
 // so the second term is the variance of the average of m independent
-// directions; E_w |Y_w|_F^2 = E_w |Phi_w^T Phi_w|_F^2 is estimated with 256
-// seeded directions. The first term (the truncation bias) is computed
+// directions; E_w |Y_w|_F^2 = E_w |Phi_w^T Phi_w|_F^2 is estimated with 4096
+// seeded directions (P^l(<x,w>) is tiny except for rare w nearly aligned
+// with x, so the second moment of high degrees is heavy-tailed: with 256
+// directions it was underestimated enough to pick q = 6 instead of 3 on
+// digits and q = 10 instead of 5 on spam at D = 4096). The first term (the truncation bias) is computed
 // exactly. Among the (q, s) predicted within 10% of the minimum, the one with
 // the smallest q (then s) is returned. q ranges over 0..12 and s over 1..6 (s = 1 for NTK and
 // arc-cosine). The radius-and-tolerance rule (ChooseTruncation) controls
