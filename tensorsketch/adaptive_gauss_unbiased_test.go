@@ -15,7 +15,7 @@ import (
 func TestAdaptiveGaussianUnbiased(t *testing.T) {
 	const n = 30
 	x := randData(n, 4, 0.7, 21)
-		e, _ := gaussExpansion(0.7, 5)
+	e, _ := gaussExpansion(0.7, 5)
 	K := exactK(e, x)
 	R := 600
 	if testing.Short() {
