@@ -34,7 +34,9 @@ func main() {
 	out := flag.String("out", "bench/figures/img", "output folder for the PNG and SVG files")
 	figs := flag.String("figs", "approx,tradeoff,kpca,backend", "comma-separated figures to draw")
 	quick := flag.Bool("quick", false, "smaller sizes (a few minutes instead of tens)")
+	flag.BoolVar(&replot, "replot", false, "redraw figures 1-3 from the JSON kept in OUT/raw by an earlier run, without running zonal")
 	flag.Parse()
+	rawDir = filepath.Join(*out, "raw")
 	if err := run(*data, *out, *figs, *quick); err != nil {
 		fmt.Fprintln(os.Stderr, "figures:", err)
 		os.Exit(1)
@@ -45,7 +47,7 @@ func run(data, out, figs string, quick bool) error {
 	if st, err := os.Stat(data); err != nil || !st.IsDir() {
 		return fmt.Errorf("data folder %q not found (pass -data)", data)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := os.MkdirAll(rawDir, 0o755); err != nil {
 		return err
 	}
 	need := map[string]bool{}
@@ -53,7 +55,7 @@ func run(data, out, figs string, quick bool) error {
 		need[strings.TrimSpace(f)] = true
 	}
 	var zonal string
-	if need["approx"] || need["tradeoff"] || need["kpca"] {
+	if !replot && (need["approx"] || need["tradeoff"] || need["kpca"]) {
 		tmp, err := os.MkdirTemp("", "zonal-figures")
 		if err != nil {
 			return err
