@@ -48,55 +48,47 @@ DATA expconst<>+320(SB)/8, $0x3ff0000000000000
 DATA expconst<>+328(SB)/8, $0x3ff0000000000000
 DATA expconst<>+336(SB)/8, $0x3ff0000000000000
 DATA expconst<>+344(SB)/8, $0x3ff0000000000000
-DATA expconst<>+352(SB)/8, $0x3fe0000000000000
-DATA expconst<>+360(SB)/8, $0x3fe0000000000000
-DATA expconst<>+368(SB)/8, $0x3fe0000000000000
-DATA expconst<>+376(SB)/8, $0x3fe0000000000000
-DATA expconst<>+384(SB)/8, $0x3fc5555555555555
-DATA expconst<>+392(SB)/8, $0x3fc5555555555555
-DATA expconst<>+400(SB)/8, $0x3fc5555555555555
-DATA expconst<>+408(SB)/8, $0x3fc5555555555555
-DATA expconst<>+416(SB)/8, $0x3fa5555555555555
-DATA expconst<>+424(SB)/8, $0x3fa5555555555555
-DATA expconst<>+432(SB)/8, $0x3fa5555555555555
-DATA expconst<>+440(SB)/8, $0x3fa5555555555555
-DATA expconst<>+448(SB)/8, $0x3f81111111111111
-DATA expconst<>+456(SB)/8, $0x3f81111111111111
-DATA expconst<>+464(SB)/8, $0x3f81111111111111
-DATA expconst<>+472(SB)/8, $0x3f81111111111111
-DATA expconst<>+480(SB)/8, $0x3f56c16c16c16c17
-DATA expconst<>+488(SB)/8, $0x3f56c16c16c16c17
-DATA expconst<>+496(SB)/8, $0x3f56c16c16c16c17
-DATA expconst<>+504(SB)/8, $0x3f56c16c16c16c17
-DATA expconst<>+512(SB)/8, $0x3f2a01a01a01a01a
-DATA expconst<>+520(SB)/8, $0x3f2a01a01a01a01a
-DATA expconst<>+528(SB)/8, $0x3f2a01a01a01a01a
-DATA expconst<>+536(SB)/8, $0x3f2a01a01a01a01a
-DATA expconst<>+544(SB)/8, $0x3efa01a01a01a01a
-DATA expconst<>+552(SB)/8, $0x3efa01a01a01a01a
-DATA expconst<>+560(SB)/8, $0x3efa01a01a01a01a
-DATA expconst<>+568(SB)/8, $0x3efa01a01a01a01a
-DATA expconst<>+576(SB)/8, $0x3ec71de3a556c734
-DATA expconst<>+584(SB)/8, $0x3ec71de3a556c734
-DATA expconst<>+592(SB)/8, $0x3ec71de3a556c734
-DATA expconst<>+600(SB)/8, $0x3ec71de3a556c734
-DATA expconst<>+608(SB)/8, $0x3e927e4fb7789f5c
-DATA expconst<>+616(SB)/8, $0x3e927e4fb7789f5c
-DATA expconst<>+624(SB)/8, $0x3e927e4fb7789f5c
-DATA expconst<>+632(SB)/8, $0x3e927e4fb7789f5c
-DATA expconst<>+640(SB)/8, $0x3e5ae64567f544e4
-DATA expconst<>+648(SB)/8, $0x3e5ae64567f544e4
-DATA expconst<>+656(SB)/8, $0x3e5ae64567f544e4
-DATA expconst<>+664(SB)/8, $0x3e5ae64567f544e4
-DATA expconst<>+672(SB)/8, $0x3e21eed8eff8d898
-DATA expconst<>+680(SB)/8, $0x3e21eed8eff8d898
-DATA expconst<>+688(SB)/8, $0x3e21eed8eff8d898
-DATA expconst<>+696(SB)/8, $0x3e21eed8eff8d898
-DATA expconst<>+704(SB)/8, $0x3de6124613a86d09
-DATA expconst<>+712(SB)/8, $0x3de6124613a86d09
-DATA expconst<>+720(SB)/8, $0x3de6124613a86d09
-DATA expconst<>+728(SB)/8, $0x3de6124613a86d09
-GLOBL expconst<>(SB), RODATA|NOPTR, $736
+DATA expconst<>+352(SB)/8, $0x3fe0000000000012
+DATA expconst<>+360(SB)/8, $0x3fe0000000000012
+DATA expconst<>+368(SB)/8, $0x3fe0000000000012
+DATA expconst<>+376(SB)/8, $0x3fe0000000000012
+DATA expconst<>+384(SB)/8, $0x3fc5555555555564
+DATA expconst<>+392(SB)/8, $0x3fc5555555555564
+DATA expconst<>+400(SB)/8, $0x3fc5555555555564
+DATA expconst<>+408(SB)/8, $0x3fc5555555555564
+DATA expconst<>+416(SB)/8, $0x3fa555555554e8c9
+DATA expconst<>+424(SB)/8, $0x3fa555555554e8c9
+DATA expconst<>+432(SB)/8, $0x3fa555555554e8c9
+DATA expconst<>+440(SB)/8, $0x3fa555555554e8c9
+DATA expconst<>+448(SB)/8, $0x3f8111111110d72c
+DATA expconst<>+456(SB)/8, $0x3f8111111110d72c
+DATA expconst<>+464(SB)/8, $0x3f8111111110d72c
+DATA expconst<>+472(SB)/8, $0x3f8111111110d72c
+DATA expconst<>+480(SB)/8, $0x3f56c16c189a046b
+DATA expconst<>+488(SB)/8, $0x3f56c16c189a046b
+DATA expconst<>+496(SB)/8, $0x3f56c16c189a046b
+DATA expconst<>+504(SB)/8, $0x3f56c16c189a046b
+DATA expconst<>+512(SB)/8, $0x3f2a01a01b96b4f4
+DATA expconst<>+520(SB)/8, $0x3f2a01a01b96b4f4
+DATA expconst<>+528(SB)/8, $0x3f2a01a01b96b4f4
+DATA expconst<>+536(SB)/8, $0x3f2a01a01b96b4f4
+DATA expconst<>+544(SB)/8, $0x3efa0198d5f03dbc
+DATA expconst<>+552(SB)/8, $0x3efa0198d5f03dbc
+DATA expconst<>+560(SB)/8, $0x3efa0198d5f03dbc
+DATA expconst<>+568(SB)/8, $0x3efa0198d5f03dbc
+DATA expconst<>+576(SB)/8, $0x3ec71dde4382ca30
+DATA expconst<>+584(SB)/8, $0x3ec71dde4382ca30
+DATA expconst<>+592(SB)/8, $0x3ec71dde4382ca30
+DATA expconst<>+600(SB)/8, $0x3ec71dde4382ca30
+DATA expconst<>+608(SB)/8, $0x3e928b7dfd51f643
+DATA expconst<>+616(SB)/8, $0x3e928b7dfd51f643
+DATA expconst<>+624(SB)/8, $0x3e928b7dfd51f643
+DATA expconst<>+632(SB)/8, $0x3e928b7dfd51f643
+DATA expconst<>+640(SB)/8, $0x3e5af7d86fc1b8c2
+DATA expconst<>+648(SB)/8, $0x3e5af7d86fc1b8c2
+DATA expconst<>+656(SB)/8, $0x3e5af7d86fc1b8c2
+DATA expconst<>+664(SB)/8, $0x3e5af7d86fc1b8c2
+GLOBL expconst<>(SB), RODATA|NOPTR, $672
 
 // func expAVX2(dst []float64, src []float64)
 // Requires: AVX, AVX2, FMA3
@@ -142,18 +134,10 @@ expAVX2_many:
 	VFNMADD231PD expconst<>+160(SB), Y5, Y3
 	VFNMADD231PD expconst<>+160(SB), Y8, Y6
 	VFNMADD231PD expconst<>+160(SB), Y11, Y9
-	VMOVUPD      expconst<>+704(SB), Y1
-	VMOVUPD      expconst<>+704(SB), Y4
-	VMOVUPD      expconst<>+704(SB), Y7
-	VMOVUPD      expconst<>+704(SB), Y10
-	VFMADD213PD  expconst<>+672(SB), Y0, Y1
-	VFMADD213PD  expconst<>+672(SB), Y3, Y4
-	VFMADD213PD  expconst<>+672(SB), Y6, Y7
-	VFMADD213PD  expconst<>+672(SB), Y9, Y10
-	VFMADD213PD  expconst<>+640(SB), Y0, Y1
-	VFMADD213PD  expconst<>+640(SB), Y3, Y4
-	VFMADD213PD  expconst<>+640(SB), Y6, Y7
-	VFMADD213PD  expconst<>+640(SB), Y9, Y10
+	VMOVUPD      expconst<>+640(SB), Y1
+	VMOVUPD      expconst<>+640(SB), Y4
+	VMOVUPD      expconst<>+640(SB), Y7
+	VMOVUPD      expconst<>+640(SB), Y10
 	VFMADD213PD  expconst<>+608(SB), Y0, Y1
 	VFMADD213PD  expconst<>+608(SB), Y3, Y4
 	VFMADD213PD  expconst<>+608(SB), Y6, Y7
@@ -254,9 +238,7 @@ expAVX2_one:
 	VSUBPD       expconst<>+96(SB), Y1, Y2
 	VFNMADD231PD expconst<>+128(SB), Y2, Y0
 	VFNMADD231PD expconst<>+160(SB), Y2, Y0
-	VMOVUPD      expconst<>+704(SB), Y1
-	VFMADD213PD  expconst<>+672(SB), Y0, Y1
-	VFMADD213PD  expconst<>+640(SB), Y0, Y1
+	VMOVUPD      expconst<>+640(SB), Y1
 	VFMADD213PD  expconst<>+608(SB), Y0, Y1
 	VFMADD213PD  expconst<>+576(SB), Y0, Y1
 	VFMADD213PD  expconst<>+544(SB), Y0, Y1
@@ -348,15 +330,9 @@ gaussAVX2_many:
 	VFNMADD231PD expconst<>+160(SB), Y2, Y0
 	VFNMADD231PD expconst<>+160(SB), Y5, Y3
 	VFNMADD231PD expconst<>+160(SB), Y8, Y6
-	VMOVUPD      expconst<>+704(SB), Y1
-	VMOVUPD      expconst<>+704(SB), Y4
-	VMOVUPD      expconst<>+704(SB), Y7
-	VFMADD213PD  expconst<>+672(SB), Y0, Y1
-	VFMADD213PD  expconst<>+672(SB), Y3, Y4
-	VFMADD213PD  expconst<>+672(SB), Y6, Y7
-	VFMADD213PD  expconst<>+640(SB), Y0, Y1
-	VFMADD213PD  expconst<>+640(SB), Y3, Y4
-	VFMADD213PD  expconst<>+640(SB), Y6, Y7
+	VMOVUPD      expconst<>+640(SB), Y1
+	VMOVUPD      expconst<>+640(SB), Y4
+	VMOVUPD      expconst<>+640(SB), Y7
 	VFMADD213PD  expconst<>+608(SB), Y0, Y1
 	VFMADD213PD  expconst<>+608(SB), Y3, Y4
 	VFMADD213PD  expconst<>+608(SB), Y6, Y7
@@ -439,9 +415,7 @@ gaussAVX2_one:
 	VSUBPD       expconst<>+96(SB), Y1, Y2
 	VFNMADD231PD expconst<>+128(SB), Y2, Y0
 	VFNMADD231PD expconst<>+160(SB), Y2, Y0
-	VMOVUPD      expconst<>+704(SB), Y1
-	VFMADD213PD  expconst<>+672(SB), Y0, Y1
-	VFMADD213PD  expconst<>+640(SB), Y0, Y1
+	VMOVUPD      expconst<>+640(SB), Y1
 	VFMADD213PD  expconst<>+608(SB), Y0, Y1
 	VFMADD213PD  expconst<>+576(SB), Y0, Y1
 	VFMADD213PD  expconst<>+544(SB), Y0, Y1
@@ -538,24 +512,12 @@ expAVX512_many:
 	VFNMADD231PD.BCST expconst<>+160(SB), Z11, Z9
 	VFNMADD231PD.BCST expconst<>+160(SB), Z14, Z12
 	VFNMADD231PD.BCST expconst<>+160(SB), Z17, Z15
-	VBROADCASTSD      expconst<>+704(SB), Z1
-	VBROADCASTSD      expconst<>+704(SB), Z4
-	VBROADCASTSD      expconst<>+704(SB), Z7
-	VBROADCASTSD      expconst<>+704(SB), Z10
-	VBROADCASTSD      expconst<>+704(SB), Z13
-	VBROADCASTSD      expconst<>+704(SB), Z16
-	VFMADD213PD.BCST  expconst<>+672(SB), Z0, Z1
-	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+672(SB), Z6, Z7
-	VFMADD213PD.BCST  expconst<>+672(SB), Z9, Z10
-	VFMADD213PD.BCST  expconst<>+672(SB), Z12, Z13
-	VFMADD213PD.BCST  expconst<>+672(SB), Z15, Z16
-	VFMADD213PD.BCST  expconst<>+640(SB), Z0, Z1
-	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+640(SB), Z6, Z7
-	VFMADD213PD.BCST  expconst<>+640(SB), Z9, Z10
-	VFMADD213PD.BCST  expconst<>+640(SB), Z12, Z13
-	VFMADD213PD.BCST  expconst<>+640(SB), Z15, Z16
+	VBROADCASTSD      expconst<>+640(SB), Z1
+	VBROADCASTSD      expconst<>+640(SB), Z4
+	VBROADCASTSD      expconst<>+640(SB), Z7
+	VBROADCASTSD      expconst<>+640(SB), Z10
+	VBROADCASTSD      expconst<>+640(SB), Z13
+	VBROADCASTSD      expconst<>+640(SB), Z16
 	VFMADD213PD.BCST  expconst<>+608(SB), Z0, Z1
 	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
 	VFMADD213PD.BCST  expconst<>+608(SB), Z6, Z7
@@ -650,9 +612,7 @@ expAVX512_one:
 	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
 	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z0
 	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z0
-	VBROADCASTSD      expconst<>+704(SB), Z1
-	VFMADD213PD.BCST  expconst<>+672(SB), Z0, Z1
-	VFMADD213PD.BCST  expconst<>+640(SB), Z0, Z1
+	VBROADCASTSD      expconst<>+640(SB), Z1
 	VFMADD213PD.BCST  expconst<>+608(SB), Z0, Z1
 	VFMADD213PD.BCST  expconst<>+576(SB), Z0, Z1
 	VFMADD213PD.BCST  expconst<>+544(SB), Z0, Z1
@@ -747,18 +707,10 @@ gaussAVX512_many:
 	VFNMADD231PD.BCST expconst<>+160(SB), Z5, Z3
 	VFNMADD231PD.BCST expconst<>+160(SB), Z8, Z6
 	VFNMADD231PD.BCST expconst<>+160(SB), Z11, Z9
-	VBROADCASTSD      expconst<>+704(SB), Z1
-	VBROADCASTSD      expconst<>+704(SB), Z4
-	VBROADCASTSD      expconst<>+704(SB), Z7
-	VBROADCASTSD      expconst<>+704(SB), Z10
-	VFMADD213PD.BCST  expconst<>+672(SB), Z0, Z1
-	VFMADD213PD.BCST  expconst<>+672(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+672(SB), Z6, Z7
-	VFMADD213PD.BCST  expconst<>+672(SB), Z9, Z10
-	VFMADD213PD.BCST  expconst<>+640(SB), Z0, Z1
-	VFMADD213PD.BCST  expconst<>+640(SB), Z3, Z4
-	VFMADD213PD.BCST  expconst<>+640(SB), Z6, Z7
-	VFMADD213PD.BCST  expconst<>+640(SB), Z9, Z10
+	VBROADCASTSD      expconst<>+640(SB), Z1
+	VBROADCASTSD      expconst<>+640(SB), Z4
+	VBROADCASTSD      expconst<>+640(SB), Z7
+	VBROADCASTSD      expconst<>+640(SB), Z10
 	VFMADD213PD.BCST  expconst<>+608(SB), Z0, Z1
 	VFMADD213PD.BCST  expconst<>+608(SB), Z3, Z4
 	VFMADD213PD.BCST  expconst<>+608(SB), Z6, Z7
@@ -830,9 +782,7 @@ gaussAVX512_one:
 	VSUBPD.BCST       expconst<>+96(SB), Z1, Z2
 	VFNMADD231PD.BCST expconst<>+128(SB), Z2, Z0
 	VFNMADD231PD.BCST expconst<>+160(SB), Z2, Z0
-	VBROADCASTSD      expconst<>+704(SB), Z1
-	VFMADD213PD.BCST  expconst<>+672(SB), Z0, Z1
-	VFMADD213PD.BCST  expconst<>+640(SB), Z0, Z1
+	VBROADCASTSD      expconst<>+640(SB), Z1
 	VFMADD213PD.BCST  expconst<>+608(SB), Z0, Z1
 	VFMADD213PD.BCST  expconst<>+576(SB), Z0, Z1
 	VFMADD213PD.BCST  expconst<>+544(SB), Z0, Z1
