@@ -269,6 +269,10 @@ func spectra(n int) map[string][]float64 {
 	})
 	mk("graded", func(i int) float64 { return math.Pow(10, -12*float64(i)/float64(max(n-1, 1))) })
 	mk("identity", func(int) float64 { return 1 })
+	// Extreme scales: LAPACK-style solvers rescale such matrices internally
+	// (gonum v0.17's eigenvalue-only path used to panic there).
+	mk("tiny", func(i int) float64 { return 1e-300 * (float64(i) + 1) })
+	mk("huge", func(i int) float64 { return 1e300 * (float64(i) + 1) / float64(n) })
 	return s
 }
 

@@ -187,6 +187,18 @@ func (Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
 	if err := finiteLower(a); err != nil {
 		return err
 	}
+	// gonum's Dsyev rescales matrices whose norm is outside
+	// [sqrt(safmin/eps), sqrt(1/(safmin eps))], and its eigenvalue-only path
+	// then panics inside Dlascl (gonum v0.17). Scale by a power of two first
+	// (exact), so that the largest entry is in [1, 2), and undo it on w.
+	exp := scaleLowerPow2(a)
+	defer func() {
+		if exp != 0 {
+			for i := range w {
+				w[i] = math.Ldexp(w[i], exp)
+			}
+		}
+	}()
 	job := lapack.EVNone
 	if vectors {
 		job = lapack.EVCompute
@@ -199,6 +211,34 @@ func (Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
 		return fmt.Errorf("purego: symmetric eigensolver: %w", errs.ErrNoConvergence)
 	}
 	return nil
+}
+
+// scaleLowerPow2 multiplies the lower triangle of a by 2^-e, e chosen so that
+// the largest magnitude lands in [1, 2), and returns e (0 for a zero matrix).
+// Entries that would underflow below the smallest subnormal were negligible
+// against the largest by more than 2^1074 anyway.
+func scaleLowerPow2(a blas64.General) int {
+	amax := 0.0
+	for i := 0; i < a.Rows; i++ {
+		for _, v := range a.Data[i*a.Stride : i*a.Stride+i+1] {
+			amax = math.Max(amax, math.Abs(v))
+		}
+	}
+	if amax == 0 {
+		return 0
+	}
+	_, e := math.Frexp(amax) // amax = f 2^e, f in [0.5, 1)
+	e--
+	if e == 0 {
+		return 0
+	}
+	for i := 0; i < a.Rows; i++ {
+		row := a.Data[i*a.Stride : i*a.Stride+i+1]
+		for j := range row {
+			row[j] = math.Ldexp(row[j], -e)
+		}
+	}
+	return e
 }
 
 // finiteLower returns an error wrapping ErrNaN if the lower triangle of a
