@@ -63,8 +63,17 @@
 // the prefix are nonzero, so the work per level is about nnz(X) m for the
 // first coordinate plus, for each distinct prefix, m times the nonzeros of
 // the points that contain it (sum_k nnz(x_k)^2 m over all first
-// coordinates): linear in nnz(X) for sparse data, with a factor of the
-// average number of nonzeros per row for later coordinates. Repeated draws
+// coordinates). A prefix held by more than SupportSample points instead
+// estimates its conditional from that many points sampled by their
+// diagonal mass, with a uniform floor so that every coordinate keeps a
+// positive probability; the points are found through a column index, so
+// with a small SupportSample the work is linear in nnz(X) (see
+// BenchmarkRowSamplerDensity). A fraction RowNormMix of the sampling mass
+// follows the row norms |Phi_r|^2/tr(K), which bounds the weight of any
+// drawn row, and the recursion stops early when a level after the first
+// estimates a statistical dimension above half the draws (ExactLambda
+// disables this). Every probability used is exact, so E[Z^T Z] = K holds
+// in all modes (tested end to end). Repeated draws
 // and permutations of the same multiset of indices have identical features
 // and are merged (squared weights add), so Dim() is usually well below s.
 //
