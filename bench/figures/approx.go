@@ -43,6 +43,9 @@ func figApprox(zonal, data, out string, quick bool) error {
 		for _, r := range rows {
 			m := str(r, "method")
 			D, _ := num(r, "features")
+			if rows, _ := num(r, "n"); strings.Contains(m, "nystrom") && D >= rows {
+				continue // Nystrom on every point is exact, not an approximation
+			}
 			lam, _ := num(r, "lambda")
 			e, _ := num(r, "eps_lambda")
 			if lam == 0.01 {
@@ -53,7 +56,13 @@ func figApprox(zonal, data, out string, quick bool) error {
 				eps1 = add(eps1, m, D, e)
 			}
 		}
-		title := fmt.Sprintf("%s (d = %d, n = %s), Gaussian sigma = %.3g", s.name, s.d, n, sigma)
+		used := n
+		if len(rows) > 0 {
+			if v, ok := num(rows[0], "n"); ok {
+				used = strconv.Itoa(int(v)) // sets smaller than -n use every row
+			}
+		}
+		title := fmt.Sprintf("%s (d = %d, n = %s), Gaussian sigma = %.3g", s.name, s.d, used, sigma)
 		base := "approx_" + strings.ToLower(s.name)
 		if err := (chart{title: title, xlabel: "features D", ylabel: "relative spectral error", logX: true, logY: true, xticks: dTicks(features)}).save(out, base+"_relspec", spec); err != nil {
 			return err

@@ -119,7 +119,7 @@ func clean(xy plotter.XYs, logX, logY bool) plotter.XYs {
 func headroom(p *plot.Plot, logX, logY bool) {
 	if logY {
 		p.Y.Min /= 1.5
-		p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, 0.45)
+		p.Y.Max *= math.Min(math.Pow(p.Y.Max/p.Y.Min, 0.45), 1e3)
 	} else {
 		r := p.Y.Max - p.Y.Min
 		p.Y.Min -= 0.05 * r
