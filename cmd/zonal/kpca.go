@@ -211,8 +211,12 @@ func runKPCA(args []string, stdout, stderr io.Writer) error {
 }
 
 // progressLine returns a progress callback that rewrites one stderr line at
-// most once a second, and ends it at the last point.
+// most once a second, and ends it at the last point; when w is not a terminal
+// (a pipe, a file, CI) it stays silent.
 func progressLine(w io.Writer) func(done, total int) {
+	if !isTerminal(w) {
+		return func(int, int) {}
+	}
 	var last time.Time
 	return func(done, total int) {
 		if done == total {
