@@ -17,12 +17,14 @@ import (
 // (i_1..i_p) in [d+1]^p and hold x'_{i_1}...x'_{i_p} over the points, with
 // x' = (sqrt(gamma) x, sqrt(coef0)); for the Gaussian kernel they are the
 // rows sqrt(1/l!) exp(-|x|^2/2) x_{i_1}...x_{i_l} of every Taylor degree
-// l = 0..q (x already divided by sigma). Each sampled row r, drawn c_r times
-// out of s with probability p_r, becomes the feature
+// l = 0..q (x already divided by sigma). Each row r drawn at least once in
+// s draws of probability p_r becomes the feature
 //
-//	z_r(x) = sqrt(coef_l c_r / (s p_r)) omega(x) prod_j x'_{i_j},
+//	z_r(x) = sqrt(coef_l / pi_r) omega(x) prod_j x'_{i_j},  pi_r = 1 - (1-p_r)^s,
 //
-// so E[Z^T Z] = K (Z is n x Dim over the training points). Rows that are
+// (Horvitz-Thompson: pi_r is the probability that r is drawn at all), so
+// E[Z^T Z] = K (Z is n x Dim over the training points); a row with
+// s p_r >> 1 gets weight ~1 and no variance. Rows that are
 // permutations of one another have identical features and are merged
 // (squared weights add), so Dim() <= s.
 type Adaptive struct {

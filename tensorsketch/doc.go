@@ -37,9 +37,11 @@
 //
 // # Adaptive sampling (Algorithm 1 and the RowSampler)
 //
-// A row r of Phi (a tuple (i_1..i_l) of one block) sampled with probability
-// p_r among s draws contributes the feature sqrt(coef_l/(s p_r)) omega(x)
-// x'_{i_1}...x'_{i_l}; E[Z^T Z] = K whatever the p_r. Ridge leverage
+// A row r of Phi (a tuple (i_1..i_l) of one block) drawn at least once in s
+// draws of probability p_r contributes the feature sqrt(coef_l/pi_r)
+// omega(x) x'_{i_1}...x'_{i_l} with pi_r = 1 - (1-p_r)^s (Horvitz-Thompson;
+// about 1/(s p_r) for rare rows, 1 for rows drawn surely); E[Z^T Z] = K
+// whatever the p_r. Ridge leverage
 // scores tau_r = Phi_r (K + lambda I)^{-1} Phi_r^T make Z^T Z an
 // (eps, lambda)-spectral approximation of K,
 // (1-eps)(K + lambda I) <= Z^T Z + lambda I <= (1+eps)(K + lambda I),

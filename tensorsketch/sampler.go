@@ -528,7 +528,7 @@ func (s *rowSampler) emit(l int, idx []int32, c int, prob float64) {
 }
 
 // merge combines the emissions into rows: equal multisets of indices have
-// equal features, so their squared weights coef_l c / (s p) add.
+// equal features, so their squared weights coef_l / pi add.
 func (s *rowSampler) merge() []sampledRow {
 	type acc struct {
 		idx []int32
@@ -544,7 +544,12 @@ func (s *rowSampler) merge() []sampledRow {
 		for _, i := range e.idx {
 			key = fmt.Appendf(key, "%d,", i)
 		}
-		w2 := s.e.coef(e.l) * float64(e.c) / (float64(s.draws) * e.prob)
+		// Horvitz-Thompson: the ordered row is drawn at least once with
+		// probability pi = 1 - (1-p)^s, so weighting it by 1/pi (whatever its
+		// count c) is unbiased; rows with s p >> 1 get weight ~1 and no
+		// variance, instead of c/(s p).
+		pi := -math.Expm1(float64(s.draws) * math.Log1p(-e.prob))
+		w2 := s.e.coef(e.l) / pi
 		if a, ok := byKey[string(key)]; ok {
 			a.w2 += w2
 			a.cnt += e.c
