@@ -144,24 +144,31 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 		return nil
 	}
 	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
-	mults := []float64{1, 2, 5}
-	if hi-lo > 4 {
-		mults = []float64{1}
-	}
-	var ts []plot.Tick
-	for e := lo; e <= hi; e++ {
-		for _, m := range mults {
-			v := m * math.Pow(10, e)
-			if v < min || v > max {
-				continue
-			}
-			ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 3, 64)})
+	for _, mults := range [][]float64{{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+		if len(mults) == 1 && hi-lo <= 4 {
+			continue // few decades: label more than the powers of ten
 		}
-		for m := 1.0; m < 10; m++ {
-			if v := m * math.Pow(10, e); v >= min && v <= max {
-				ts = append(ts, plot.Tick{Value: v}) // minor
+		var ts []plot.Tick
+		labelled := 0
+		for e := lo; e <= hi; e++ {
+			for m := 1.0; m < 10; m++ {
+				v := m * math.Pow(10, e)
+				if v < min || v > max {
+					continue
+				}
+				t := plot.Tick{Value: v} // minor unless m is in mults
+				for _, k := range mults {
+					if k == m {
+						t.Label = strconv.FormatFloat(v, 'g', 3, 64)
+						labelled++
+					}
+				}
+				ts = append(ts, t)
 			}
 		}
+		if labelled >= 2 {
+			return ts
+		}
 	}
-	return ts
+	return nil
 }

@@ -45,7 +45,11 @@ func figTradeoff(zonal, data, out string, quick bool) error {
 			ss = add(ss, r.name, t, 1-acc)
 		}
 	}
-	if err := (chart{title: "MNIST (60000/10000 unless noted), Gaussian sigma = 8.63", xlabel: "fit time (s)", ylabel: "test classification error", logX: true, logY: true, points: true}).save(out, "tradeoff_mnist", ss); err != nil {
+	rows := "60000"
+	if sub != "0" {
+		rows = sub
+	}
+	if err := (chart{title: "MNIST (" + rows + " training rows unless noted, 10000 test), Gaussian sigma = 8.63", xlabel: "fit time (s)", ylabel: "test classification error", logX: true, logY: true, points: true}).save(out, "tradeoff_mnist", ss); err != nil {
 		return err
 	}
 
