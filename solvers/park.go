@@ -30,7 +30,9 @@ type ParKOptions struct {
 	// Seed+q, so Q = 1 draws the same centres as FitFalkon with Seed).
 	Seed uint64
 	// Workers bounds the cells fitted at once; zero means GOMAXPROCS.
-	// Each running cell gets MemoryBudget / Workers.
+	// Cell q gets the share MemoryBudget n_q / n of the budget, so cells
+	// running together never exceed it whatever their number, and the
+	// big cells of an unbalanced partition can still cache their K_nM.
 	Workers int
 }
 
@@ -151,7 +153,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 		Iterations: opts.Iterations,
 		Tol:        opts.Tol,
 	}
-	cellOpts.MemoryBudget = budgetOr(opts.MemoryBudget) / int64(workers)
+	budget := budgetOr(opts.MemoryBudget)
 	var mu sync.Mutex
 	done := 0
 	cellOpts.Progress = nil
@@ -174,6 +176,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 			yq := gatherRows(y, rows)
 			co := cellOpts
 			co.Centers = mq
+			co.MemoryBudget = max(1, int64(float64(budget)*float64(nq)/float64(n)))
 			co.Seed = opts.Seed + uint64(q)
 			yc, mean := centerTargets(yq)
 			lq := lambda * float64(n) / float64(nq)

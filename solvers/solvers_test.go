@@ -320,6 +320,14 @@ func TestMemoryBudget(t *testing.T) {
 	if !errors.Is(err, ErrMemory) {
 		t.Fatalf("FALKON: err = %v", err)
 	}
+	// ParK shares the budget among cells in proportion to their rows.
+	_, err = FitParK(bg, testGauss{1}, x, y, 1e-3, ParKOptions{Cells: 2, Centers: 50, Options: Options{MemoryBudget: 1000}})
+	if !errors.Is(err, ErrMemory) {
+		t.Fatalf("ParK: err = %v", err)
+	}
+	if _, err := FitParK(bg, testGauss{1}, x, y, 1e-3, ParKOptions{Cells: 2, Centers: 50, Options: Options{MemoryBudget: 1 << 20}}); err != nil {
+		t.Fatalf("ParK with 1 MiB: %v", err)
+	}
 }
 
 // TestJitter: a matrix that is positive semi-definite up to rounding gets
