@@ -176,7 +176,7 @@ func (Backend) CholSolve(l blas64.General, b blas64.General) {
 // eigenvectors into the columns of A (gonum's Dsyev: tridiagonal reduction
 // and implicit QL/QR). NaN or Inf in the lower triangle is an error wrapping
 // ErrNaN.
-func (Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
+func (bk Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
 	n := check.Square("SymEig A", a)
 	if len(w) != n {
 		check.Panicf("SymEig: len(w) = %d, want %d", len(w), n)
@@ -199,10 +199,10 @@ func (Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
 			}
 		}
 	}()
-	job := lapack.EVNone
 	if vectors {
-		job = lapack.EVCompute
+		return bk.symEigVectors(a, w)
 	}
+	job := lapack.EVNone
 	var impl gonum.Implementation
 	work := make([]float64, 1)
 	impl.Dsyev(job, blas.Lower, n, a.Data, a.Stride, w, work, -1)
