@@ -68,15 +68,33 @@ func MatrixIntoContext(ctx context.Context, dst *mat.Dense, b backend.Backend, k
 			return err
 		}
 	}
-	dg := dst.RawMatrix()
+	return matrixGeneral(ctx, dst.RawMatrix(), b, k, xg, yg, y == x, nil, nil)
+}
+
+// matrixGeneral writes K(xg, yg) to dg for validated (finite, same width)
+// inputs. same says that xg and yg are the same matrix. xn and yn, when not
+// nil, hold the squared row norms of xg and yg (callers that apply a map to
+// many batches keep the landmarks' norms; serving passes pooled buffers);
+// nil means compute them here.
+func matrixGeneral(ctx context.Context, dg blas64.General, b backend.Backend, k Kernel, xg, yg blas64.General, same bool, xn, yn []float64) error {
+	nx, ny, d := xg.Rows, yg.Rows, xg.Cols
+	norms := func() ([]float64, []float64) {
+		if yn == nil {
+			yn = rowSqNorms(yg)
+		}
+		if xn == nil {
+			if same {
+				xn = yn
+			} else {
+				xn = rowSqNorms(xg)
+			}
+		}
+		return xn, yn
+	}
 	if g, ok := k.(Gaussian); ok && b.Name() == "purego" {
 		// The pure-Go backend's GEMM is package asm's; its fused Gaussian
 		// block applies the exponential while each strip is in cache.
-		yn := rowSqNorms(yg)
-		xn := yn
-		if y != x {
-			xn = rowSqNorms(xg)
-		}
+		xn, yn := norms()
 		gamma := g.Gamma()
 		return parallelBlocks(ctx, nx, func(i0, i1 int) {
 			xb := subRows(xg, i0, i1)
@@ -85,11 +103,7 @@ func MatrixIntoContext(ctx context.Context, dst *mat.Dense, b backend.Backend, k
 		})
 	}
 	if ik, ok := k.(innerKernel); ok {
-		yn := rowSqNorms(yg)
-		xn := yn
-		if y != x {
-			xn = rowSqNorms(xg)
-		}
+		xn, yn := norms()
 		return parallelBlocks(ctx, nx, func(i0, i1 int) {
 			c := subRows(dg, i0, i1)
 			b.Gemm(blas.NoTrans, blas.Trans, 1, subRows(xg, i0, i1), yg, 0, c)
@@ -138,6 +152,17 @@ func parallelBlocksOf(ctx context.Context, n, bs int, f func(i0, i1 int)) error 
 	workers := runtime.GOMAXPROCS(0)
 	if workers > nb {
 		workers = nb
+	}
+	if workers <= 1 {
+		// One block (serving a row or a small batch) or one core: no
+		// goroutine, no allocation.
+		for i0 := 0; i0 < n; i0 += bs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			f(i0, min(n, i0+bs))
+		}
+		return nil
 	}
 	var (
 		wg   sync.WaitGroup

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/backend"
@@ -27,7 +29,14 @@ type Nystrom struct {
 	c    *mat.Dense // m x d landmarks
 	msqr *mat.Dense // m x m, K_CC^{-1/2}
 	rank int
+
+	cnOnce sync.Once
+	cn     []float64 // squared norms of the landmarks, computed once
+	bufs   sync.Pool // *nystromBuf: scratch for Transform
 }
+
+// nystromBuf is Transform's scratch: a block of K(x, C) and the rows' norms.
+type nystromBuf struct{ k, xn []float64 }
 
 // NewNystrom builds the Nystrom map of k for the given landmarks (copied).
 // Errors: ErrEmpty, ErrNotFinite, ErrParam (K_CC is zero).
@@ -129,17 +138,40 @@ func (ny *Nystrom) Transform(dst *mat.Dense, x mat.Matrix) error {
 	if err != nil {
 		return err
 	}
+	xg, err := general(x)
+	if err != nil {
+		return err
+	}
 	m := ny.Dim()
 	const chunk = 1024
-	kb := mat.NewDense(min(chunk, n), m, nil)
+	rows := min(chunk, n)
+	ny.cnOnce.Do(func() { ny.cn = rowSqNorms(ny.c.RawMatrix()) })
+	buf, _ := ny.bufs.Get().(*nystromBuf)
+	if buf == nil {
+		buf = new(nystromBuf)
+	}
+	defer ny.bufs.Put(buf)
+	if cap(buf.k) < rows*m {
+		buf.k = make([]float64, rows*m)
+	}
+	if cap(buf.xn) < rows {
+		buf.xn = make([]float64, rows)
+	}
 	dg := dst.RawMatrix()
+	cg := ny.c.RawMatrix()
 	for i0 := 0; i0 < n; i0 += chunk {
 		i1 := min(n, i0+chunk)
-		blk := kb.Slice(0, i1-i0, 0, m).(*mat.Dense)
-		if err := MatrixInto(blk, ny.b, ny.k, rowView(x, i0, i1), ny.c); err != nil {
+		xb := subRows(xg, i0, i1)
+		xn := buf.xn[:i1-i0]
+		for i := range xn {
+			r := xb.Data[i*xb.Stride : i*xb.Stride+xb.Cols]
+			xn[i] = dot(r, r)
+		}
+		blk := blas64.General{Rows: i1 - i0, Cols: m, Stride: m, Data: buf.k[:(i1-i0)*m]}
+		if err := matrixGeneral(context.Background(), blk, ny.b, ny.k, xb, cg, false, xn, ny.cn); err != nil {
 			return err
 		}
-		ny.b.Gemm(blas.NoTrans, blas.NoTrans, 1, blk.RawMatrix(), ny.msqr.RawMatrix(), 0, subRows(dg, i0, i1))
+		ny.b.Gemm(blas.NoTrans, blas.NoTrans, 1, blk, ny.msqr.RawMatrix(), 0, subRows(dg, i0, i1))
 	}
 	return nil
 }
