@@ -145,7 +145,7 @@ func figBackend(out string, quick bool) error {
 	if err := (chart{title: "Gemm C = A B (n x n), 2 threads", xlabel: "n", ylabel: "GFLOP/s", logX: true, xticks: toF(gemmN)}).save(out, "backend_gemm", gemm); err != nil {
 		return err
 	}
-	if err := (chart{title: fmt.Sprintf("X^T X for X of %d x n (n^2 %d flops counted once)", syrkRows, syrkRows), xlabel: "n", ylabel: "GFLOP/s", logX: true, xticks: toF(syrkK)}).save(out, "backend_syrk", syrk); err != nil {
+	if err := (chart{title: fmt.Sprintf("X^T X for X of %d x n (%d n^2 flops: one triangle)", syrkRows, syrkRows), xlabel: "n", ylabel: "GFLOP/s", logX: true, xticks: toF(syrkK)}).save(out, "backend_syrk", syrk); err != nil {
 		return err
 	}
 	return (chart{title: "Cholesky n x n (n^3/3 flops)", xlabel: "n", ylabel: "GFLOP/s", logX: true, xticks: toF(cholN)}).save(out, "backend_cholesky", chol)
