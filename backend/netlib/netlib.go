@@ -37,22 +37,11 @@ func SetThreads(n int) { setThreads(max(n, 1)) }
 // Threads returns OpenBLAS's current thread count.
 func Threads() int { return getThreads() }
 
-func normT(t blas.Transpose) blas.Transpose {
-	if t == blas.ConjTrans {
-		return blas.Trans
-	}
-	return t
-}
-
 // Gemm computes C = alpha*op(A)*op(B) + beta*C (cblas_dgemm). With beta == 0,
 // C is not read.
 func (Backend) Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	m, n, k := check.Gemm(tA, tB, a, b, c)
-	if m == 0 || n == 0 {
-		return
-	}
-	if k == 0 || alpha == 0 {
-		check.ScaleGeneral(beta, c)
+	m, n, k, compute := check.GemmTrivial(tA, tB, alpha, a, b, beta, c)
+	if !compute {
 		return
 	}
 	if beta == 0 {
@@ -60,7 +49,7 @@ func (Backend) Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, b
 		// NaN-ignoring semantics never depend on the library version.
 		check.ScaleGeneral(0, c)
 	}
-	impl.Dgemm(normT(tA), normT(tB), m, n, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride)
+	impl.Dgemm(check.NormT(tA), check.NormT(tB), m, n, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride)
 }
 
 // Syrk computes the full symmetric C = alpha*A^T*A + beta*C (t == Trans) or
@@ -77,7 +66,7 @@ func (Backend) Syrk(t blas.Transpose, alpha float64, a blas64.General, beta floa
 		if beta == 0 {
 			scaleLower(0, c)
 		}
-		impl.Dsyrk(blas.Lower, normT(t), n, k, alpha, a.Data, a.Stride, beta, c.Data, c.Stride)
+		impl.Dsyrk(blas.Lower, check.NormT(t), n, k, alpha, a.Data, a.Stride, beta, c.Data, c.Stride)
 	}
 	check.MirrorLower(c)
 }
@@ -108,7 +97,7 @@ func (Backend) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.
 	if beta == 0 {
 		check.ScaleVector(0, y)
 	}
-	impl.Dgemv(normT(t), m, n, alpha, a.Data, a.Stride, x.Data, x.Inc, beta, y.Data, y.Inc)
+	impl.Dgemv(check.NormT(t), m, n, alpha, a.Data, a.Stride, x.Data, x.Inc, beta, y.Data, y.Inc)
 }
 
 // Dot returns x . y.
@@ -198,7 +187,7 @@ func (Backend) TriSolve(t blas.Transpose, l blas64.General, b blas64.General) {
 	if n == 0 || nrhs == 0 {
 		return
 	}
-	impl.Dtrsm(blas.Left, blas.Lower, normT(t), blas.NonUnit, n, nrhs, 1, l.Data, l.Stride, b.Data, b.Stride)
+	impl.Dtrsm(blas.Left, blas.Lower, check.NormT(t), blas.NonUnit, n, nrhs, 1, l.Data, l.Stride, b.Data, b.Stride)
 }
 
 // CholSolve solves L*L^T*X = B in place by two triangular solves.

@@ -3,6 +3,8 @@ package purego
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/zonal-ml/zonal/backend/internal/check"
 )
 
 // Implementation is a gonum blas.Float64 (and the rest of gonum's BLAS
@@ -60,7 +62,7 @@ func (Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a
 	case k < 0:
 		panic(kLT0)
 	}
-	tA, tB = normT(tA), normT(tB)
+	tA, tB = check.NormT(tA), check.NormT(tB)
 	// Rows and columns of A and B as stored.
 	ar, ac := m, k
 	if tA == blas.Trans {
@@ -130,7 +132,7 @@ func (Implementation) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha flo
 	case k < 0:
 		panic(kLT0)
 	}
-	tA = normT(tA)
+	tA = check.NormT(tA)
 	ar, ac := n, k
 	if tA == blas.Trans {
 		ar, ac = k, n

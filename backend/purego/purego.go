@@ -34,25 +34,13 @@ func New() Backend { return Backend{} }
 // Name returns "purego".
 func (Backend) Name() string { return "purego" }
 
-// normT maps ConjTrans to Trans (the two are the same for real matrices).
-func normT(t blas.Transpose) blas.Transpose {
-	if t == blas.ConjTrans {
-		return blas.Trans
-	}
-	return t
-}
-
 // Gemm computes C = alpha*op(A)*op(B) + beta*C. With beta == 0, C is not read.
 func (Backend) Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	m, n, k := check.Gemm(tA, tB, a, b, c)
-	if m == 0 || n == 0 {
+	m, n, k, compute := check.GemmTrivial(tA, tB, alpha, a, b, beta, c)
+	if !compute {
 		return
 	}
-	if k == 0 || alpha == 0 {
-		check.ScaleGeneral(beta, c)
-		return
-	}
-	gemm(normT(tA), normT(tB), m, n, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride)
+	gemm(check.NormT(tA), check.NormT(tB), m, n, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride)
 }
 
 // Syrk computes the full symmetric C = alpha*A^T*A + beta*C (t == Trans) or
@@ -66,7 +54,7 @@ func (Backend) Syrk(t blas.Transpose, alpha float64, a blas64.General, beta floa
 	if k == 0 || alpha == 0 {
 		scaleTri(blas.Lower, n, beta, c.Data, c.Stride)
 	} else {
-		syrkTri(blas.Lower, normT(t), n, k, alpha, a.Data, a.Stride, beta, c.Data, c.Stride)
+		syrkTri(blas.Lower, check.NormT(t), n, k, alpha, a.Data, a.Stride, beta, c.Data, c.Stride)
 	}
 	check.MirrorLower(c)
 }
@@ -84,7 +72,7 @@ func (Backend) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.
 	// y and x are cut to their exact extent: gonum v0.17's pure-Go (noasm)
 	// GemvT with beta == 0 and incY == 1 clears all of len(y), not just y.N
 	// elements.
-	gemv(normT(t), m, n, alpha, a.Data, a.Stride, x.Data[:extent(x)], x.Inc, beta, y.Data[:extent(y)], y.Inc)
+	gemv(check.NormT(t), m, n, alpha, a.Data, a.Stride, x.Data[:extent(x)], x.Inc, beta, y.Data[:extent(y)], y.Inc)
 }
 
 // extent returns the length of the part of v.Data the vector occupies.
@@ -158,7 +146,7 @@ func (Backend) TriSolve(t blas.Transpose, l blas64.General, b blas64.General) {
 	if n == 0 || nrhs == 0 {
 		return
 	}
-	trsm(blas.Left, blas.Lower, normT(t), blas.NonUnit, n, nrhs, 1, l.Data, l.Stride, b.Data, b.Stride)
+	trsm(blas.Left, blas.Lower, check.NormT(t), blas.NonUnit, n, nrhs, 1, l.Data, l.Stride, b.Data, b.Stride)
 }
 
 // CholSolve solves L*L^T*X = B in place.

@@ -198,3 +198,26 @@ func ZeroUpper(c blas64.General) {
 		clear(c.Data[i*c.Stride+i+1 : i*c.Stride+c.Cols])
 	}
 }
+
+// NormT maps ConjTrans to Trans (the two are the same for real matrices).
+func NormT(t blas.Transpose) blas.Transpose {
+	if t == blas.ConjTrans {
+		return blas.Trans
+	}
+	return t
+}
+
+// GemmTrivial checks a Gemm call's shapes and handles the cases that need no
+// product (an empty C; k == 0 or alpha == 0, where C = beta*C). It returns
+// the dimensions and whether the caller still has to compute the product.
+func GemmTrivial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) (m, n, k int, compute bool) {
+	m, n, k = Gemm(tA, tB, a, b, c)
+	if m == 0 || n == 0 {
+		return m, n, k, false
+	}
+	if k == 0 || alpha == 0 {
+		ScaleGeneral(beta, c)
+		return m, n, k, false
+	}
+	return m, n, k, true
+}
