@@ -152,7 +152,7 @@ func TestFitIdentities(t *testing.T) {
 		xt := randPoints(33, 4, 3, 1)
 		// Transform at any time straight from the Incremental (all held
 		// components) agrees with its snapshot's leading r scores.
-		allS := mat.NewDense(4, 30, nil)
+		allS := mat.NewDense(4, inc.Rank(), nil)
 		if err := inc.Transform(allS, xt); err != nil {
 			t.Fatal(err)
 		}

@@ -38,39 +38,48 @@
 // eigenvectors [U 0; 0 1] and eigenvalues Lambda and c.
 //
 // Without mean adjustment b_i = k(x_i, x_{m+1}), kappa = k(x_{m+1}, x_{m+1}):
-// two updates. With mean adjustment, let s_i = sum_j K_ij be the row sums and
-// S = 1^T K 1 the total of the uncentred m x m matrix, a_i = k(x_i, x_{m+1}),
-// k = k(x_{m+1}, x_{m+1}), n = m+1, and s'_i = s_i + a_i (i <= m),
-// s'_n = 1^T a + k, S' = S + 2 1^T a + k the sums after the addition. Then
+// two updates.
 //
-//	b_i   = a_i - s'_i/n - s'_n/n + S'/n^2,
-//	kappa = k - 2 s'_n/n + S'/n^2,
+// With mean adjustment the paper adds two more updates for the change of
+// the centring (four in all); this package needs only two, by working in a
+// basis of 1^perp that grows with the data. The Helmert vectors
 //
-// and the leading m x m block of K'_{n} differs from K'_m by
+//	h_k = (1, .., 1, -k, 0, .., 0) / sqrt(k (k+1))   (k ones),  k = 1..n-1,
 //
-//	D_ij = u_i + u_j + c0,  u_i = s_i/m - s'_i/n,  c0 = S'/n^2 - S/m^2,
+// form an orthonormal basis Q_n of 1^perp in R^n, and Q_{m+1} = [[Q_m; 0] h_m]:
+// adding a point only appends h_m. As K' = H K H = Q Q^T K Q Q^T, K'_n is
+// Q_n C_n Q_n^T with C_n = Q_n^T K_n Q_n, and C_{m+1} borders C_m:
 //
-// i.e. D = w 1^T + 1 w^T with w = u + (c0/2) 1, a symmetric rank-two matrix.
-// For any alpha > 0, w 1^T + 1 w^T = (1/2) p p^T - (1/2) q q^T with
-// p = alpha 1 + w/alpha and q = alpha 1 - w/alpha (both padded with a zero
-// for the new point); alpha = sqrt(|w| / sqrt(m)) balances |alpha 1| and
-// |w/alpha|. So with mean adjustment
+//	C_{m+1} = [ C_m    b_C   ],  b_C = Q_m^T (K_m 1 - m a) / sqrt(m(m+1)),
+//	          [ b_C^T  kappa ]   kappa = (1^T K_m 1 - 2m 1^T a + m^2 k) / (m(m+1)),
 //
-//	K'_{n} = diag(K'_m, c) + (1/gamma)([b;s][b;s]^T - [b;t][b;t]^T)
-//	         + (1/2)([p;0][p;0]^T - [q;0][q;0]^T):
+// (a_i = k(x_i, x_{m+1}), k = k(x_{m+1}, x_{m+1})), so the two-update bordering
+// above applies to C. Mapped back by Q_{m+1} it reads
 //
-// four updates. Each symmetric rank-one update U Lambda U^T + rho v v^T is
-// solved by the backend's secular-equation update
-// (backend.Backend.RankOneUpdate). Every point is incorporated: a term whose
-// vector is exactly zero is the identity and is not applied, nothing else is
-// ever dropped (Stats.Skipped is always 0; it exists because the reference
-// implementation skips points whose update fails).
+//	K'_{m+1} = [K'_m 0; 0 0] + c h_m h_m^T + (1/gamma)(v_s v_s^T - v_t v_t^T),
+//	v_s = [g; 0] + s h_m,  v_t = [g; 0] + t h_m,
+//
+// with g = Q_m b_C = H_m (K_m 1 - m a) / sqrt(m(m+1)) (centring a vector: O(m))
+// and |b_C| = |g|. The expansion puts h_m (eigenvalue c) where e_{m+1} was, and
+// the held eigenvectors stay in 1^perp: with mean adjustment the state holds
+// the m-1 eigenpairs orthogonal to 1 and not the null vector 1/sqrt(m) of
+// K' (Rank is m-1). Init does the same in batch: it diagonalises
+// C = Q^T K' Q and sets U = Q V; applying Q or Q^T costs O(n) per vector
+// through prefix sums.
+//
+// Each symmetric rank-one update U Lambda U^T + rho v v^T is solved by the
+// backend's secular-equation update (backend.Backend.RankOneUpdate). Every
+// point is incorporated: a term whose vector is exactly zero is the identity
+// and is not applied, nothing else is ever dropped (Stats.Skipped is always
+// 0; it exists because the reference implementation skips points whose
+// update fails).
 //
 // # Truncation
 //
 // With Options.Components = r > 0 only the top r eigenpairs are kept. The new
-// point expands the basis to [U_r 0; 0 1] plus the normalised components of
-// the update vectors outside it (at most three more columns, with eigenvalue
+// point expands the basis to [U_r; 0] and e_{m+1} (h_m with mean adjustment)
+// plus the normalised components of the update vectors outside it (at most
+// two more columns, with eigenvalue
 // 0 in the current approximation), so every rank-one update is exact within
 // that span; afterwards the smallest eigenpairs are dropped back to r. As the
 // bordering is linear in the previous matrix, the error is exactly the sum of
@@ -86,8 +95,9 @@
 //
 // Incremental.Remove deletes a point: it is moved to the last position and the
 // terms that would add it to the remaining points are applied with opposite
-// signs in reverse order, which leaves diag(M_{n-1}, c); the eigenvector e_n
-// is then split off with a Householder reflection of the last row of U.
+// signs in reverse order, which leaves diag(M_{n-1}, c) (with mean
+// adjustment [K'_{n-1} 0; 0 0] + c h h^T); the eigenvector e_n (or h) is then
+// split off with a Householder reflection of its coordinates U^T e_n (U^T h).
 //
 // # Drift
 //

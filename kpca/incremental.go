@@ -115,7 +115,9 @@ func NewIncremental(k kernels.Kernel, dim int, opts Options) (*Incremental, erro
 // Len returns the number of points incorporated.
 func (s *Incremental) Len() int { return s.n }
 
-// Rank returns the number of eigenpairs held (n, or min(n, Components)).
+// Rank returns the number of eigenpairs held: n, or n-1 with mean adjustment
+// (the null vector 1/sqrt(n) of K' is not held), capped at Components when
+// that is positive.
 func (s *Incremental) Rank() int { return s.eig.r }
 
 // InputDim returns the dimension of the points.
@@ -155,7 +157,8 @@ func (s *Incremental) grow(need int) {
 }
 
 // Add incorporates the point x (length InputDim) into the decomposition:
-// one expansion and two (four with mean adjustment) rank-one updates. On
+// one expansion and two rank-one updates (see the package documentation for
+// the mean-adjusted form). On
 // error the point is not added and the state is unchanged unless the error
 // came from the backend's update (then the Incremental must be discarded;
 // errors.Is(err, ErrState) on later calls).
@@ -192,15 +195,11 @@ func (s *Incremental) Add(x []float64) error {
 
 	// The rank-one terms, from the state before the addition.
 	var c float64
+	var dir []float64
 	var terms []rankOne
 	if s.opts.MeanAdjust {
-		if m == 0 {
-			c = 0 // the centred 1 x 1 matrix is 0
-		} else {
-			bv, kappa, mean := centredTerms(s.rowSum[:m], s.total, a, kxx)
-			var border []rankOne
-			c, border = borderTerms(bv, kappa)
-			terms = append(border, mean...)
+		if m > 0 {
+			c, dir, terms = helmertTerms(s.rowSum[:m], s.total, a, kxx)
 		}
 	} else {
 		c, terms = borderTerms(a, kxx)
@@ -229,7 +228,11 @@ func (s *Incremental) Add(x []float64) error {
 			extra = append(extra, t.v)
 		}
 	}
-	s.eig.expand(c, extra)
+	if s.opts.MeanAdjust && m == 0 {
+		s.eig.addZeroRow() // K'_1 = 0: no eigenvector orthogonal to 1
+	} else {
+		s.eig.expand(c, dir, extra)
+	}
 	for _, t := range terms {
 		if err := s.eig.apply(s.b, t); err != nil {
 			s.eig.n = -1 // poison: the decomposition no longer matches
@@ -462,7 +465,7 @@ func (s *Incremental) EstimateDrift(p int, seed uint64) Drift {
 }
 
 // Reorthogonalize refreshes the basis by a Rayleigh-Ritz step on the span of
-// U: with U^T U = L L^T and Q = U L^{-T}, it diagonalises Q^T M Q = W Theta W^T
+// U (with mean adjustment, of U's projection onto 1^perp): with U^T U = L L^T and Q = U L^{-T}, it diagonalises Q^T M Q = W Theta W^T
 // and sets U = Q W, Lambda = Theta. If U^T U is not positive definite the
 // decomposition is recomputed in batch from M (top Components pairs).
 func (s *Incremental) Reorthogonalize() error {
@@ -471,6 +474,22 @@ func (s *Incremental) Reorthogonalize() error {
 	}
 	n, r := s.n, s.eig.r
 	u := s.eig.u()
+	if s.opts.MeanAdjust {
+		// The eigenvectors of K' with nonzero eigenvalue lie in 1^perp:
+		// project the columns there first (subtract each column's mean).
+		mean := make([]float64, r)
+		for i := 0; i < n; i++ {
+			for j, v := range u.Data[i*u.Stride : i*u.Stride+r] {
+				mean[j] += v
+			}
+		}
+		for i := 0; i < n; i++ {
+			row := u.Data[i*u.Stride : i*u.Stride+r]
+			for j := range row {
+				row[j] -= mean[j] / float64(n)
+			}
+		}
+	}
 	m := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
 	s.matrixInto(m)
 	gram := blas64.General{Rows: r, Cols: r, Stride: r, Data: make([]float64, r*r)}
@@ -507,20 +526,102 @@ func (s *Incremental) Reorthogonalize() error {
 }
 
 // rebatch recomputes the decomposition of m (n x n, destroyed) from scratch.
+// With mean adjustment the eigenvectors are computed in the Helmert basis Q
+// of 1^perp (C = Q^T K' Q, U = Q V), so the state holds the n-1 eigenpairs
+// orthogonal to 1 and not the null vector 1/sqrt(n).
 func (s *Incremental) rebatch(m blas64.General) error {
 	n := m.Rows
-	w := make([]float64, n)
+	if s.opts.MeanAdjust {
+		if n == 1 {
+			s.eig.set(nil, blas64.General{Rows: 1, Cols: 0, Stride: 1, Data: []float64{0}})
+			s.eig.reserve(s.rowCap, s.colCap(s.rowCap))
+			return nil
+		}
+		m = helmertLeft(transpose(helmertLeft(m)))
+	}
+	k := m.Rows
+	w := make([]float64, k)
 	if err := s.b.SymEig(m, w, true); err != nil {
 		return fmt.Errorf("kpca: batch recomputation: %w", err)
 	}
-	r := n
-	if c := s.opts.Components; c > 0 && c < n {
+	r := k
+	if c := s.opts.Components; c > 0 && c < k {
 		r = c
 	}
-	u := blas64.General{Rows: n, Cols: r, Stride: m.Stride, Data: m.Data[n-r:]}
-	s.eig.set(w[n-r:], u)
+	u := blas64.General{Rows: k, Cols: r, Stride: m.Stride, Data: m.Data[k-r:]}
+	if s.opts.MeanAdjust {
+		u = helmertApply(u)
+	}
+	s.eig.set(w[k-r:], u)
 	s.eig.reserve(s.rowCap, s.colCap(s.rowCap))
 	return nil
+}
+
+// helmertLeft returns Q^T a ((rows-1) x cols) for the Helmert basis
+// Q = [h_1 .. h_{n-1}] of 1^perp in R^n, h_k = (1, .., 1, -k, 0, ..)/sqrt(k(k+1))
+// with k ones: row k of the result is (a_1 + .. + a_k - k a_{k+1})/sqrt(k(k+1))
+// (rows a_i), O(rows cols).
+func helmertLeft(a blas64.General) blas64.General {
+	n, c := a.Rows, a.Cols
+	out := blas64.General{Rows: n - 1, Cols: c, Stride: c, Data: make([]float64, (n-1)*c)}
+	prefix := make([]float64, c)
+	for k := 1; k < n; k++ {
+		prev := a.Data[(k-1)*a.Stride : (k-1)*a.Stride+c]
+		for j, v := range prev {
+			prefix[j] += v
+		}
+		fk := float64(k)
+		inv := 1 / math.Sqrt(fk*(fk+1))
+		row := a.Data[k*a.Stride : k*a.Stride+c]
+		dst := out.Data[(k-1)*c : k*c]
+		for j := range dst {
+			dst[j] = (prefix[j] - fk*row[j]) * inv
+		}
+	}
+	return out
+}
+
+// helmertApply returns Q v (n x cols) for v with n-1 rows (see helmertLeft):
+// row i is sum_{k>i} v_k/sqrt(k(k+1)) - i v_i/sqrt(i(i+1)) (1-based k, i),
+// accumulated from the bottom.
+func helmertApply(v blas64.General) blas64.General {
+	n, c := v.Rows+1, v.Cols
+	out := blas64.General{Rows: n, Cols: c, Stride: max(c, 1), Data: make([]float64, n*max(c, 1))}
+	suffix := make([]float64, c)
+	for i := n - 1; i >= 0; i-- {
+		// suffix = sum over k >= i+1 (1-based k = row k-1 of v) of v_k/sqrt(k(k+1)).
+		if i < n-1 {
+			k := i + 1
+			fk := float64(k)
+			inv := 1 / math.Sqrt(fk*(fk+1))
+			src := v.Data[(k-1)*v.Stride : (k-1)*v.Stride+c]
+			for j, x := range src {
+				suffix[j] += x * inv
+			}
+		}
+		dst := out.Data[i*out.Stride : i*out.Stride+c]
+		copy(dst, suffix)
+		if i > 0 {
+			fi := float64(i)
+			inv := fi / math.Sqrt(fi*(fi+1))
+			src := v.Data[(i-1)*v.Stride : (i-1)*v.Stride+c]
+			for j, x := range src {
+				dst[j] -= x * inv
+			}
+		}
+	}
+	return out
+}
+
+// transpose returns a^T in new storage.
+func transpose(a blas64.General) blas64.General {
+	out := blas64.General{Rows: a.Cols, Cols: a.Rows, Stride: a.Rows, Data: make([]float64, a.Rows*a.Cols)}
+	for i := 0; i < a.Rows; i++ {
+		for j, v := range a.Data[i*a.Stride : i*a.Stride+a.Cols] {
+			out.Data[j*a.Rows+i] = v
+		}
+	}
+	return out
 }
 
 // Init replaces the state by a batch eigendecomposition of the rows of x
@@ -623,8 +724,9 @@ func (s *Incremental) Clone() *Incremental {
 // Remove deletes point i (0-based, in the current order) from the
 // decomposition: a downdate. The point is moved to the last position, the
 // rank-one terms that would add it to the others are applied with opposite
-// signs in reverse order (leaving diag(M_{n-1}, c)), and the eigenvector e_n
-// is split off by a Householder reflection of the last row of U. The other
+// signs in reverse order (leaving diag(M_{n-1}, c), or [K'_{n-1} 0; 0 0] +
+// c h h^T with mean adjustment), and the eigenvector e_n (h) is split off
+// by a Householder reflection of its coordinates in U. The other
 // points keep their order. Only the full decomposition can be downdated
 // (Components == 0); otherwise the error wraps ErrState.
 func (s *Incremental) Remove(i int) error {
@@ -667,12 +769,11 @@ func (s *Incremental) Remove(i int) error {
 	s.total -= 2*sa + kii
 	s.n = n - 1
 
+	var dir []float64
 	var terms []rankOne
 	if s.opts.MeanAdjust {
 		if n > 1 {
-			bv, kappa, mean := centredTerms(s.rowSum[:n-1], s.total, a, kii)
-			_, border := borderTerms(bv, kappa)
-			terms = append(border, mean...)
+			_, dir, terms = helmertTerms(s.rowSum[:n-1], s.total, a, kii)
 		}
 	} else {
 		_, terms = borderTerms(a, kii)
@@ -686,7 +787,11 @@ func (s *Incremental) Remove(i int) error {
 		}
 		s.stats.Updates++
 	}
-	s.eig.removeLastRow()
+	if s.opts.MeanAdjust && n == 1 {
+		s.eig.n = 0 // the last point: no column to split off
+	} else {
+		s.eig.splitOff(dir)
+	}
 	s.stats.Points--
 	s.stats.UpdateTime += time.Since(start)
 	s.stats.UpdateCPU += cpuTime() - startCPU

@@ -214,12 +214,13 @@ func TestBorderTerms(t *testing.T) {
 	}
 }
 
-// TestCentredTermsReproduceBatch: the expansion plus the four rank-one terms
-// of the package documentation turn H_m K_m H_m into H_{m+1} K_{m+1} H_{m+1}
-// computed directly from its definition. Kernel entries are <= 1, the terms
-// are O(|b| + sqrt(m)); rounding is ~ m eps, so 1e-12 absolute is safe and a
-// wrong sign or a missing 1/n factor shows at the 1e-2 level.
-func TestCentredTermsReproduceBatch(t *testing.T) {
+// TestHelmertTermsReproduceBatch: [K'_m 0; 0 0] + c h h^T plus the two
+// rank-one terms of the package documentation give H_{m+1} K_{m+1} H_{m+1}
+// computed directly from its definition, and h is a unit vector orthogonal
+// to 1 and to [1; 0]'s complement in 1^perp. Kernel entries are <= 1, the
+// terms are O(|b| + sqrt(m)); rounding is ~ m eps, so 1e-12 absolute is safe
+// and a wrong sign or a missing 1/n factor shows at the 1e-2 level.
+func TestHelmertTermsReproduceBatch(t *testing.T) {
 	k := gaussian(t, 1.5)
 	x := randPoints(5, 25, 3, 1)
 	full := kernelMatrix(t, k, x)
@@ -237,16 +238,26 @@ func TestCentredTermsReproduceBatch(t *testing.T) {
 		for i := range a {
 			a[i] = full.At(i, m)
 		}
-		bv, kappa, mean := centredTerms(rowSum, total, a, full.At(m, m))
-		c, border := borderTerms(bv, kappa)
-		terms := append(border, mean...)
-		if len(terms) != 4 {
-			t.Fatalf("m=%d: %d terms, want 4", m, len(terms))
+		c, h, terms := helmertTerms(rowSum, total, a, full.At(m, m))
+		if len(terms) != 2 || len(h) != m+1 {
+			t.Fatalf("m=%d: %d terms, len(h) %d; want 2 and %d", m, len(terms), len(h), m+1)
+		}
+		sh, hh := 0.0, 0.0
+		for _, v := range h {
+			sh += v
+			hh += v * v
+		}
+		if math.Abs(sh) > 1e-14*float64(m) || math.Abs(hh-1) > 1e-14*float64(m) {
+			t.Fatalf("m=%d: 1^T h = %g, |h|^2 = %g", m, sh, hh)
 		}
 		cm := centredBatch(km)
 		got := mat.NewDense(m+1, m+1, nil)
 		got.Slice(0, m, 0, m).(*mat.Dense).Copy(cm)
-		got.Set(m, m, c)
+		for i := 0; i <= m; i++ {
+			for j := 0; j <= m; j++ {
+				got.Set(i, j, got.At(i, j)+c*h[i]*h[j])
+			}
+		}
 		for _, tm := range terms {
 			for i := 0; i <= m; i++ {
 				for j := 0; j <= m; j++ {
@@ -304,6 +315,15 @@ func adversarialCases(t *testing.T) []incCase {
 	return cases
 }
 
+// rankOf is the number of eigenpairs a full decomposition of m points holds:
+// m, or m-1 with mean adjustment (the null vector 1/sqrt(m) is not held).
+func rankOf(m int, mean bool) int {
+	if mean {
+		return m - 1
+	}
+	return m
+}
+
 // TestIncrementalMatchesBatch: after every single Add, with and without mean
 // adjustment, the held eigenpairs equal a batch eigendecomposition of the
 // same matrix, the reconstruction and orthogonality drift stay at rounding
@@ -337,8 +357,17 @@ func TestIncrementalMatchesBatch(t *testing.T) {
 							t.Fatalf("point %d: stored matrix differs from batch by %g", i, dd)
 						}
 						vals, vecs := inc.Eigen()
-						if len(vals) != m {
-							t.Fatalf("point %d: %d eigenvalues, want %d (point skipped?)", i, len(vals), m)
+						if len(vals) != rankOf(m, mean) {
+							t.Fatalf("point %d: %d eigenvalues, want %d (point skipped?)", i, len(vals), rankOf(m, mean))
+						}
+						if mean {
+							// The held vectors span 1^perp: |1^T U|/sqrt(m)
+							// is rounding (m eps), 1e-12 leaves margin.
+							for j := 0; j < len(vals); j++ {
+								if sum := mat.Sum(vecs.ColView(j)); math.Abs(sum) > 1e-12*math.Sqrt(float64(m)) {
+									t.Fatalf("point %d: eigenvector %d has 1^T u = %g", i, j, sum)
+								}
+							}
 						}
 						bv, bvec := batchEig(t, want)
 						compareEigen(t, fmt.Sprintf("point %d", i), vals, vecs, bv, bvec, scale)
@@ -353,13 +382,10 @@ func TestIncrementalMatchesBatch(t *testing.T) {
 						}
 					}
 					st := inc.Stats()
-					if st.Points != n || st.Skipped != 0 || inc.Len() != n || inc.Rank() != n {
+					if st.Points != n || st.Skipped != 0 || inc.Len() != n || inc.Rank() != rankOf(n, mean) {
 						t.Fatalf("stats %+v, len %d, rank %d", st, inc.Len(), inc.Rank())
 					}
 					per := 2
-					if mean {
-						per = 4
-					}
 					// The first point has no border (two terms that only set
 					// the 1x1 corner without mean adjustment, none with it);
 					// a term is left out only when its vector is exactly 0.
@@ -633,6 +659,9 @@ func TestRemove(t *testing.T) {
 					t.Fatalf("%s mean=%v: stored matrix after removing %d differs by %g", b.Name(), mean, pos, dd)
 				}
 				vals, vecs := inc.Eigen()
+				if len(vals) != rankOf(len(keep), mean) {
+					t.Fatalf("%s mean=%v: %d eigenpairs after removal, want %d", b.Name(), mean, len(vals), rankOf(len(keep), mean))
+				}
 				bv, bvec := batchEig(t, want)
 				compareEigen(t, fmt.Sprintf("%s mean=%v remove %d", b.Name(), mean, pos), vals, vecs, bv, bvec, scale)
 				if dr := inc.Drift(); dr.Orth > 1e-12 {

@@ -96,7 +96,7 @@ func (ny *Nystrom) Add(c []float64) error {
 	}
 	copy(ny.c[m*ny.dim:], c)
 	ny.m = m + 1
-	ny.eig.expand(cc, nil)
+	ny.eig.expand(cc, nil, nil)
 	for _, t := range terms {
 		if err := ny.eig.apply(ny.b, t); err != nil {
 			ny.eig.n = -1

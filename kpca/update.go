@@ -38,42 +38,48 @@ func borderTerms(b []float64, kappa float64) (c float64, terms []rankOne) {
 	return c, []rankOne{{1 / gamma, v1}, {-1 / gamma, v2}}
 }
 
-// centredTerms returns, for the mean-adjusted matrix, the border b, kappa of
-// K'_{m+1} and the two rank-one terms (length m+1) that add w 1^T + 1 w^T to
-// the leading block. rowSum and total are the sums of the uncentred m x m
-// matrix before the addition, a and k the new kernel column and diagonal.
-func centredTerms(rowSum []float64, total float64, a []float64, k float64) (b []float64, kappa float64, terms []rankOne) {
+// helmertTerms returns, for the mean-adjusted matrix, the expansion value c,
+// the unit vector h (length m+1) that takes the place of e_{m+1} in the
+// expansion, and the two rank-one terms (vectors of length m+1) that turn
+// [K'_m 0; 0 0] + c h h^T into K'_{m+1} (see the package documentation).
+// rowSum and total are the sums of the uncentred m x m matrix before the
+// addition, a and k the new kernel column and diagonal; m = len(a) >= 1.
+func helmertTerms(rowSum []float64, total float64, a []float64, k float64) (c float64, h []float64, terms []rankOne) {
 	m := len(a)
-	n := float64(m + 1)
 	fm := float64(m)
-	sa := 0.0
-	for _, ai := range a {
+	nrm := math.Sqrt(fm * (fm + 1))
+	// h = ([1_m; 0] - m e_{m+1}) / sqrt(m(m+1)).
+	h = make([]float64, m+1)
+	for i := range a {
+		h[i] = 1 / nrm
+	}
+	h[m] = -fm / nrm
+	// g = (K_m 1 - m a)/sqrt(m(m+1)), centred: the border in the old block.
+	g := make([]float64, m)
+	sa, sg := 0.0, 0.0
+	for i, ai := range a {
+		g[i] = (rowSum[i] - fm*ai) / nrm
 		sa += ai
+		sg += g[i]
 	}
-	sNew := sa + k
-	totNew := total + 2*sa + k
-	mean2 := totNew / (n * n)
-	b = make([]float64, m)
-	w := make([]float64, m)
-	c0 := mean2 - total/(fm*fm)
-	for i := 0; i < m; i++ {
-		si := rowSum[i] + a[i]
-		b[i] = a[i] - si/n - sNew/n + mean2
-		w[i] = rowSum[i]/fm - si/n + c0/2
+	for i := range g {
+		g[i] -= sg / fm
 	}
-	kappa = k - 2*sNew/n + mean2
-	nw := norm2(w)
-	if nw == 0 {
-		return b, kappa, nil
+	kappa := (total - 2*fm*sa + fm*fm*k) / (fm * (fm + 1))
+	c, border := borderTerms(g, kappa)
+	// borderTerms' vectors are [g; s] in the basis ([I_m; 0], e): map the last
+	// coordinate onto h.
+	for _, t := range border {
+		s := t.v[m]
+		for i := 0; i <= m; i++ {
+			if i < m {
+				t.v[i] += s * h[i]
+			} else {
+				t.v[i] = s * h[m]
+			}
+		}
 	}
-	alpha := math.Sqrt(nw / math.Sqrt(fm))
-	p := make([]float64, m+1)
-	q := make([]float64, m+1)
-	for i := 0; i < m; i++ {
-		p[i] = alpha + w[i]/alpha
-		q[i] = alpha - w[i]/alpha
-	}
-	return b, kappa, []rankOne{{0.5, p}, {-0.5, q}}
+	return c, h, border
 }
 
 // norm2 returns the Euclidean norm of x without overflow.
@@ -126,11 +132,12 @@ func (e *eigState) reserve(nCap, cCap int) {
 }
 
 // expand appends one row and one column: the new eigenvalue c with the
-// eigenvector e_{n+1}, and then one column of eigenvalue 0 for each vector in
+// eigenvector dir (a unit vector of length n+1 orthogonal to [U; 0]; nil
+// means e_{n+1}), and then one column of eigenvalue 0 for each vector in
 // extra (length n+1) that has a component outside the expanded basis (its
 // normalised residual after two Gram-Schmidt passes). Columns are kept in
 // ascending order of their values. It returns the number of extra columns.
-func (e *eigState) expand(c float64, extra [][]float64) int {
+func (e *eigState) expand(c float64, dir []float64, extra [][]float64) int {
 	old := e.u()
 	n1, r1 := e.n+1, e.r+1
 	// Residual columns, orthogonal to [U 0; 0 1] and to each other.
@@ -142,7 +149,7 @@ func (e *eigState) expand(c float64, extra [][]float64) int {
 		}
 		w := append([]float64(nil), v...)
 		for pass := 0; pass < 2; pass++ {
-			// w -= [U 0; 0 1] ([U 0; 0 1]^T w), then against earlier residuals.
+			// w -= [U; 0] ([U; 0]^T w), then against dir and earlier residuals.
 			if e.r > 0 && e.n > 0 {
 				z := make([]float64, e.r)
 				for i := 0; i < e.n; i++ {
@@ -160,15 +167,13 @@ func (e *eigState) expand(c float64, extra [][]float64) int {
 					w[i] -= s
 				}
 			}
-			w[e.n] = 0
+			if dir == nil {
+				w[e.n] = 0
+			} else {
+				subtractProjection(w, dir)
+			}
 			for _, q := range res {
-				s := 0.0
-				for i := range q {
-					s += q[i] * w[i]
-				}
-				for i := range q {
-					w[i] -= s * q[i]
-				}
+				subtractProjection(w, q)
 			}
 		}
 		nw := norm2(w)
@@ -180,11 +185,31 @@ func (e *eigState) expand(c float64, extra [][]float64) int {
 		}
 		res = append(res, w)
 	}
-	rNew := r1 + len(res)
+	e.place(c, dir, res)
+	return len(res)
+}
+
+// subtractProjection sets w -= (q^T w) q for a unit vector q.
+func subtractProjection(w, q []float64) {
+	s := 0.0
+	for i := range q {
+		s += q[i] * w[i]
+	}
+	for i := range q {
+		w[i] -= s * q[i]
+	}
+}
+
+// place writes the expanded basis [U; 0], dir (value c) and the residual
+// columns res (value 0) to the other buffer, ordered by value.
+func (e *eigState) place(c float64, dir []float64, res [][]float64) {
+	old := e.u()
+	n1 := e.n + 1
+	rNew := e.r + 1 + len(res)
 	// Values of the new columns in order: old (ascending), c, zeros; merge.
 	type col struct {
 		val float64
-		src int // >= 0: old column; -1: e_{n+1}; <= -2: residual -src-2
+		src int // >= 0: old column; -1: dir; <= -2: residual -src-2
 	}
 	cols := make([]col, 0, rNew)
 	for j := 0; j < e.r; j++ {
@@ -208,9 +233,12 @@ func (e *eigState) expand(c float64, extra [][]float64) int {
 					row[j] = 0
 				}
 			case cl.src == -1:
-				if i == e.n {
+				switch {
+				case dir != nil:
+					row[j] = dir[i]
+				case i == e.n:
 					row[j] = 1
-				} else {
+				default:
 					row[j] = 0
 				}
 			default:
@@ -223,7 +251,19 @@ func (e *eigState) expand(c float64, extra [][]float64) int {
 		e.d[j] = cl.val
 	}
 	e.n, e.r, e.cur, e.off = n1, rNew, 1-e.cur, 0
-	return len(res)
+}
+
+// addZeroRow appends a row of zeros to U (a new point that adds no column:
+// the first point of a mean-adjusted decomposition, whose centred matrix is
+// the 1 x 1 zero held by no eigenvector orthogonal to 1).
+func (e *eigState) addZeroRow() {
+	old := e.u()
+	dst := e.buf[1-e.cur]
+	for i := 0; i < e.n; i++ {
+		copy(dst[i*e.st:i*e.st+e.r], old.Data[i*old.Stride:i*old.Stride+e.r])
+	}
+	clear(dst[e.n*e.st : e.n*e.st+e.r])
+	e.n, e.cur, e.off = e.n+1, 1-e.cur, 0
 }
 
 // apply performs U diag(d) U^T + rho v v^T through the backend.
@@ -280,31 +320,43 @@ func (e *eigState) moveRowToEnd(i int) {
 	copy(u.Data[(e.n-1)*u.Stride:], tmp)
 }
 
-// removeLastRow undoes an expansion: with diag(M, c) = U diag(d) U^T, the
-// last row of U is (up to rounding) supported on the eigenvector e_n. A
-// Householder reflection H with (last row) H = -sign * |last row| e_j^T,
-// applied to the columns, makes column j equal to +-e_n and zeroes the last
-// entry of every other column; column j and the last row are then removed.
-// It returns the eigenvalue removed.
-func (e *eigState) removeLastRow() float64 {
+// splitOff undoes an expansion: with U diag(d) U^T = [M 0; 0 0] + c g g^T
+// for a unit vector g orthogonal to the columns of [M's eigenvectors; 0]
+// (g = e_n when nil), the coordinates z = U^T g are (up to rounding)
+// supported on the eigenvector g. A Householder reflection H with
+// z^T H = -sign * |z| e_j^T, applied to the columns, makes column j equal to
+// +-g and leaves every other column orthogonal to g; with g in the span of
+// e_n and [1; 0] (g = e_n, or the vector h of a mean-adjusted expansion,
+// the other columns being orthogonal to 1) their last entries are then 0.
+// Column j and the last row are removed; it returns the eigenvalue removed.
+func (e *eigState) splitOff(g []float64) float64 {
 	u := e.u()
 	n, r := e.n, e.r
-	last := u.Data[(n-1)*u.Stride : (n-1)*u.Stride+r]
+	z := make([]float64, r)
+	if g == nil {
+		copy(z, u.Data[(n-1)*u.Stride:(n-1)*u.Stride+r])
+	} else {
+		for i := 0; i < n; i++ {
+			row := u.Data[i*u.Stride : i*u.Stride+r]
+			for k, v := range row {
+				z[k] += v * g[i]
+			}
+		}
+	}
 	j := 0
-	for k := range last {
-		if math.Abs(last[k]) > math.Abs(last[j]) {
+	for k := range z {
+		if math.Abs(z[k]) > math.Abs(z[j]) {
 			j = k
 		}
 	}
-	// Householder vector h = x + sign(x_j)|x| e_j, H = I - 2 h h^T / h^T h.
-	x := append([]float64(nil), last...)
-	nx := norm2(x)
-	if nx > 0 {
-		h := x
+	// Householder vector h = z + sign(z_j)|z| e_j, H = I - 2 h h^T / h^T h.
+	nz := norm2(z)
+	if nz > 0 {
+		h := z
 		if h[j] >= 0 {
-			h[j] += nx
+			h[j] += nz
 		} else {
-			h[j] -= nx
+			h[j] -= nz
 		}
 		hh := 0.0
 		for _, v := range h {
