@@ -3,7 +3,9 @@ package secular
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -109,7 +111,9 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 	zn := nrm2(zw)
 
 	// Gather U's columns in working order into q (n x m).
-	q := blas64.General{Rows: n, Cols: m, Stride: m, Data: make([]float64, n*m)}
+	qBuf := getBuf(n * m)
+	defer putBuf(qBuf)
+	q := blas64.General{Rows: n, Cols: m, Stride: m, Data: *qBuf}
 	for row := 0; row < n; row++ {
 		src := u.Data[row*u.Stride:]
 		dst := q.Data[row*m : row*m+m]
@@ -191,7 +195,9 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 		isActive[a] = true
 	}
 
-	lam, utT, err := solveInner(find, active, dw, zw, rn)
+	delBuf := getBuf(len(active) * len(active))
+	defer putBuf(delBuf)
+	lam, utT, err := solveInner(find, active, dw, zw, rn, *delBuf)
 	if err != nil {
 		return err
 	}
@@ -201,7 +207,9 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 	if kk > 0 {
 		qa := q
 		if kk < m {
-			qa = blas64.General{Rows: n, Cols: kk, Stride: kk, Data: make([]float64, n*kk)}
+			qaBuf := getBuf(n * kk)
+			defer putBuf(qaBuf)
+			qa = blas64.General{Rows: n, Cols: kk, Stride: kk, Data: *qaBuf}
 			for row := 0; row < n; row++ {
 				src := q.Data[row*m:]
 				dst := qa.Data[row*kk : row*kk+kk]
@@ -210,7 +218,9 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 				}
 			}
 		}
-		t = blas64.General{Rows: n, Cols: kk, Stride: kk, Data: make([]float64, n*kk)}
+		tBuf := getBuf(n * kk)
+		defer putBuf(tBuf)
+		t = blas64.General{Rows: n, Cols: kk, Stride: kk, Data: *tBuf}
 		if n > 0 {
 			gemm(blas.NoTrans, blas.Trans, 1, qa, utT, 0, t)
 		}
@@ -239,8 +249,10 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 // (dA = dw[active] strictly increasing, ||zA|| <= 1): it returns the roots
 // ascending and the TRANSPOSE of the K x K orthogonal eigenvector matrix
 // (row j is the eigenvector of root j), built from the Gu-Eisenstat
-// recomputed zhat.
-func solveInner(find RootFinder, active []int, dw, zw []float64, rn float64) ([]float64, blas64.General, error) {
+// recomputed zhat, in buf (length >= K*K). The O(K^2) work (K roots of
+// O(K) each, the products and the normalisation) is split over up to
+// GOMAXPROCS goroutines by ranges of roots.
+func solveInner(find RootFinder, active []int, dw, zw []float64, rn float64, buf []float64) ([]float64, blas64.General, error) {
 	kk := len(active)
 	if kk == 0 {
 		return nil, blas64.General{Stride: 1}, nil
@@ -257,63 +269,144 @@ func solveInner(find RootFinder, active []int, dw, zw []float64, rn float64) ([]
 	}
 	// Row j of del holds d_i - lambda_j, i = 0..K-1; it is overwritten by
 	// the eigenvector of root j at the end.
-	del := blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: make([]float64, kk*kk)}
-	for j := 0; j < kk; j++ {
-		f := find
-		if f == nil || kk <= 2 {
-			f = laed4 // the inputs are valid by construction: skip Laed4's O(K) checks
+	del := blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: buf[:kk*kk]}
+	chunks := splitRange(kk)
+	// Roots: each worker owns rows [lo, hi) of del and lam.
+	errsBy := make([]error, len(chunks))
+	parallel(chunks, func(c, lo, hi int) {
+		for j := lo; j < hi; j++ {
+			f := find
+			if f == nil || kk <= 2 {
+				f = laed4 // the inputs are valid by construction: skip Laed4's O(K) checks
+			}
+			row := del.Data[j*kk : (j+1)*kk]
+			l, err := f(j, dA, zA, rn, row)
+			if (err != nil || !finite(l)) && find != nil {
+				// A supplied root finder failed (e.g. dlaed4's info != 0):
+				// retry with the Go iteration rather than lose the update.
+				l, err = laed4(j, dA, zA, rn, row)
+			}
+			if err != nil {
+				errsBy[c] = fmt.Errorf("secular: Update: root %d of %d: %w (%w)", j, kk, errs.ErrNoConvergence, err)
+				return
+			}
+			if !finite(l) {
+				errsBy[c] = fmt.Errorf("secular: Update: root %d of %d is %g: %w", j, kk, l, errs.ErrNoConvergence)
+				return
+			}
+			lam[j] = l
 		}
-		row := del.Data[j*kk : (j+1)*kk]
-		l, err := f(j, dA, zA, rn, row)
-		if (err != nil || !finite(l)) && find != nil {
-			// A supplied root finder failed (e.g. dlaed4's info != 0):
-			// retry with the Go iteration rather than lose the update.
-			l, err = laed4(j, dA, zA, rn, row)
-		}
+	})
+	for _, err := range errsBy {
 		if err != nil {
-			return nil, del, fmt.Errorf("secular: Update: root %d of %d: %w (%w)", j, kk, errs.ErrNoConvergence, err)
+			return nil, del, err
 		}
-		if !finite(l) {
-			return nil, del, fmt.Errorf("secular: Update: root %d of %d is %g: %w", j, kk, l, errs.ErrNoConvergence)
-		}
-		lam[j] = l
 	}
 	// Gu-Eisenstat: zhat_i^2 = (lambda_i - d_i) prod_{j!=i} (d_i - lambda_j)/(d_i - d_j),
-	// every factor positive by interlacing.
-	// The products are accumulated root by root so del is read by rows.
-	zh := make([]float64, kk)
-	for i := range zh {
-		zh[i] = 1
-	}
-	for j := 0; j < kk; j++ {
-		row := del.Data[j*kk : (j+1)*kk]
-		dj := dA[j]
-		for i, x := range row {
-			if i == j {
-				zh[i] *= -x
-			} else {
-				zh[i] *= x / (dA[i] - dj)
+	// every factor positive by interlacing. Each worker multiplies the
+	// factors of its roots (read by rows of del) into its own partial
+	// products; the partials are then multiplied together.
+	part := make([][]float64, len(chunks))
+	parallel(chunks, func(c, lo, hi int) {
+		zh := make([]float64, kk)
+		for i := range zh {
+			zh[i] = 1
+		}
+		for j := lo; j < hi; j++ {
+			row := del.Data[j*kk : (j+1)*kk]
+			dj := dA[j]
+			for i, x := range row {
+				if i == j {
+					zh[i] *= -x
+				} else {
+					zh[i] *= x / (dA[i] - dj)
+				}
 			}
+		}
+		part[c] = zh
+	})
+	zh := part[0]
+	for _, p := range part[1:] {
+		for i, v := range p {
+			zh[i] *= v
 		}
 	}
 	for i, w := range zh {
 		zh[i] = math.Copysign(math.Sqrt(math.Abs(w)), zA[i])
 	}
-	for j := 0; j < kk; j++ {
-		row := del.Data[j*kk : (j+1)*kk]
-		for i := range row {
-			row[i] = zh[i] / row[i]
+	parallel(chunks, func(c, lo, hi int) {
+		for j := lo; j < hi; j++ {
+			row := del.Data[j*kk : (j+1)*kk]
+			for i := range row {
+				row[i] = zh[i] / row[i]
+			}
+			nrm := nrm2(row)
+			if !(nrm > 0) || math.IsInf(nrm, 0) {
+				errsBy[c] = fmt.Errorf("secular: Update: eigenvector %d of %d has norm %g: %w", j, kk, nrm, errs.ErrNoConvergence)
+				return
+			}
+			for i := range row {
+				row[i] /= nrm
+			}
 		}
-		nrm := nrm2(row)
-		if !(nrm > 0) || math.IsInf(nrm, 0) {
-			return nil, del, fmt.Errorf("secular: Update: eigenvector %d of %d has norm %g: %w", j, kk, nrm, errs.ErrNoConvergence)
-		}
-		for i := range row {
-			row[i] /= nrm
+	})
+	for _, err := range errsBy {
+		if err != nil {
+			return nil, del, err
 		}
 	}
 	return lam, del, nil
 }
+
+// minChunk is the fewest roots per goroutine: below it the O(K) work of a
+// root is too small to pay for a goroutine.
+const minChunk = 64
+
+// splitRange splits [0, k) into up to GOMAXPROCS contiguous ranges of at
+// least minChunk elements (one range when k is small).
+func splitRange(k int) [][2]int {
+	p := min(runtime.GOMAXPROCS(0), k/minChunk)
+	if p < 1 {
+		p = 1
+	}
+	out := make([][2]int, p)
+	for c := range out {
+		out[c] = [2]int{c * k / p, (c + 1) * k / p}
+	}
+	return out
+}
+
+// parallel runs f(c, lo, hi) for every chunk, the last one on the calling
+// goroutine, and waits for all.
+func parallel(chunks [][2]int, f func(c, lo, hi int)) {
+	var wg sync.WaitGroup
+	for c := 0; c < len(chunks)-1; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			f(c, chunks[c][0], chunks[c][1])
+		}(c)
+	}
+	last := len(chunks) - 1
+	f(last, chunks[last][0], chunks[last][1])
+	wg.Wait()
+}
+
+// bufPool recycles the O(n m) and O(K^2) work arrays of Update: at m = 1000
+// a fresh set costs about as much to fault in and zero as the root finding.
+var bufPool sync.Pool
+
+// getBuf returns a slice of length n (contents unspecified).
+func getBuf(n int) *[]float64 {
+	if p, ok := bufPool.Get().(*[]float64); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	b := make([]float64, n)
+	return &b
+}
+
+func putBuf(p *[]float64) { bufPool.Put(p) }
 
 // placeAll sorts the eigenvalues ascending and writes them with their
 // columns: column fromT[k] of t when fromT[k] >= 0, else column k of q

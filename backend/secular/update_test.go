@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"testing"
 
@@ -110,7 +111,14 @@ func checkUpdate(t *testing.T, name string, d []float64, u blas64.General, rho f
 
 func TestUpdateRandom(t *testing.T) {
 	rng := newRand(10)
-	for _, m := range []int{0, 1, 2, 3, 4, 10, 60} {
+	// 130 and 300 have two or more ranges of >= 64 roots each, so the
+	// root finding and Gu-Eisenstat products run on several goroutines
+	// (when GOMAXPROCS > 1; see TestUpdateParallelSplit).
+	sizes := []int{0, 1, 2, 3, 4, 10, 60, 130, 300}
+	if testing.Short() {
+		sizes = sizes[:len(sizes)-1] // the dense references dominate under -race
+	}
+	for _, m := range sizes {
 		for _, extra := range []int{0, 5} {
 			n := m + extra
 			for _, rho := range []float64{-1e8, -2, -0.01, 0, 1e-8, 0.5, 3, 1e8} {
@@ -598,4 +606,34 @@ func TestUpdateLargeClustered(t *testing.T) {
 		checkUpdate(t, fmt.Sprintf("clustered m=%d rho=%g", m, rho), d, u, rho, v, dOut, uOut)
 		t.Logf("m=%d rho=%g: ||U^T U - I||_max = %.3g (bound %.3g)", m, rho, orthErr(uOut), 20*float64(m)*eps)
 	}
+}
+
+// TestUpdateParallelSplit: with GOMAXPROCS = 4 a 300-root problem is split
+// in four ranges; the result is the same to the last bit as with one
+// goroutine, except for the order of the Gu-Eisenstat partial products,
+// which changes zhat by a few ulps: eigenvalues must agree exactly (the
+// roots do not depend on the split) and vectors to 1e-13.
+func TestUpdateParallelSplit(t *testing.T) {
+	rng := newRand(12)
+	const m = 300
+	d := randVec(rng, m)
+	sort.Float64s(d)
+	u := randOrtho(t, rng, m, m)
+	v := randVec(rng, m)
+	prev := runtime.GOMAXPROCS(1)
+	d1, u1 := update(t, nil, d, u, 0.7, v)
+	runtime.GOMAXPROCS(4)
+	d4, u4 := update(t, nil, d, u, 0.7, v)
+	runtime.GOMAXPROCS(prev)
+	for i := range d1 {
+		if d1[i] != d4[i] {
+			t.Fatalf("eigenvalue %d: %.17g with one goroutine, %.17g with four", i, d1[i], d4[i])
+		}
+	}
+	for i := range u1.Data {
+		if e := math.Abs(u1.Data[i] - u4.Data[i]); e > 1e-13 {
+			t.Fatalf("entry %d: %.17g vs %.17g", i, u1.Data[i], u4.Data[i])
+		}
+	}
+	checkUpdate(t, "split in four", d, u, 0.7, v, d4, u4)
 }
