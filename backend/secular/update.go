@@ -64,11 +64,6 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 	if !finite(rho) || !allFinite(d) || !allFinite(v) {
 		return fmt.Errorf("secular: Update: d, rho or v: %w", errs.ErrNaN)
 	}
-	for r := 0; r < n; r++ {
-		if !allFinite(u.Data[r*u.Stride : r*u.Stride+m]) {
-			return fmt.Errorf("secular: Update: u row %d: %w", r, errs.ErrNaN)
-		}
-	}
 	if gemm == nil {
 		gemm = blas64.Gemm
 	}
@@ -78,6 +73,16 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 	z := make([]float64, m)
 	if n > 0 {
 		blas64.Gemv(blas.Trans, 1, u, blas64.Vector{N: n, Inc: 1, Data: v}, 0, blas64.Vector{N: m, Inc: 1, Data: z})
+	}
+	// A NaN or Inf in U reaches z through every nonzero v_i (Inf * x and
+	// NaN * x are not finite for finite x != 0), so U needs a pass of its own
+	// only when v has zeros or z is not finite.
+	if !allFinite(z) || hasZero(v) {
+		for r := 0; r < n; r++ {
+			if !allFinite(u.Data[r*u.Stride : r*u.Stride+m]) {
+				return fmt.Errorf("secular: Update: u row %d: %w", r, errs.ErrNaN)
+			}
+		}
 	}
 	if !allFinite(z) {
 		return fmt.Errorf("secular: Update: z = U^T v overflows: %w", errs.ErrNaN)
@@ -452,6 +457,15 @@ func checkGeneral(name string, a blas64.General) error {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func hasZero(x []float64) bool {
+	for _, v := range x {
+		if v == 0 {
+			return true
+		}
+	}
+	return false
+}
 
 func allFinite(x []float64) bool {
 	for _, v := range x {

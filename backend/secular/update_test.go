@@ -323,6 +323,14 @@ func TestUpdateErrors(t *testing.T) {
 		{"NaN rho", func() error { return secular.Update(nil, nil, d, u, math.NaN(), v, dOut, uOut) }, errs.ErrNaN},
 		{"Inf rho", func() error { return secular.Update(nil, nil, d, u, math.Inf(1), v, dOut, uOut) }, errs.ErrNaN},
 		{"Inf in U", func() error { return secular.Update(nil, nil, d, uNaN, 1, v, dOut, uOut) }, errs.ErrNaN},
+		// Row 1 of uNaN holds the Inf: with v_1 = 0 it does not reach z.
+		{"Inf in U where v is 0", func() error { return secular.Update(nil, nil, d, uNaN, 1, withNaN(v, 1, 0), dOut, uOut) }, errs.ErrNaN},
+		{"NaN in U", func() error {
+			b := general(m, m)
+			copy(b.Data, u.Data)
+			b.Data[m*m-1] = math.NaN()
+			return secular.Update(nil, nil, d, b, 1, v, dOut, uOut)
+		}, errs.ErrNaN},
 		{"overflowing rho|z|^2", func() error {
 			return secular.Update(nil, nil, d, u, 1e300, scaleVec(randVec(rng, m), 1e10), dOut, uOut)
 		}, errs.ErrNaN},
