@@ -1,7 +1,6 @@
 package tensorsketch
 
 import (
-	"context"
 	"sort"
 	"testing"
 
@@ -43,20 +42,9 @@ func TestAdaptiveNearExactLeverage(t *testing.T) {
 		tau := ridgeLeverage(phi, lambda)
 		var ea, ex []float64
 		for seed := uint64(1); seed <= seeds; seed++ {
-			ad, err := FitAdaptive(context.Background(), x, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: seed, Backend: bk})
-			if err != nil {
-				t.Fatal(err)
-			}
-			z := mat.NewDense(n, ad.Dim(), nil)
-			if err := ad.Transform(z, x); err != nil {
-				t.Fatal(err)
-			}
-			eps, err := kernels.EpsLambda(bk, K, z, lambda)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, eps := adaptiveEps(t, x, K, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: seed, Backend: bk})
 			ea = append(ea, eps)
-			eps, err = kernels.EpsLambda(bk, K, leverageFeatures(phi, tau, s, seed), lambda)
+			eps, err := kernels.EpsLambda(bk, K, leverageFeatures(phi, tau, s, seed), lambda)
 			if err != nil {
 				t.Fatal(err)
 			}

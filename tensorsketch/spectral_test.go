@@ -61,18 +61,7 @@ func TestSpectralApproximationDigits(t *testing.T) {
 			sd += math.Max(v, 0) / (math.Max(v, 0) + lambda)
 		}
 		s := int(math.Ceil(C * sd * math.Log(float64(n))))
-		ad, err := FitAdaptive(context.Background(), x, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: 1, Backend: bk})
-		if err != nil {
-			t.Fatal(err)
-		}
-		z := mat.NewDense(n, ad.Dim(), nil)
-		if err := ad.Transform(z, x); err != nil {
-			t.Fatal(err)
-		}
-		eps, err := kernels.EpsLambda(bk, K, z, lambda)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ad, eps := adaptiveEps(t, x, K, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: 1, Backend: bk})
 		t.Logf("%v: s_lambda %.1f, s = %d draws, %d features, eps_lambda %.3f", e, sd, s, ad.Dim(), eps)
 		if eps > bound {
 			t.Errorf("%v: eps_lambda %.3f > %.1f with s = %.0f s_lambda ln n", e, eps, bound, C)
@@ -81,4 +70,24 @@ func TestSpectralApproximationDigits(t *testing.T) {
 			t.Errorf("%v: %d features from %d draws: repeated draws were not merged", e, ad.Dim(), s)
 		}
 	}
+}
+
+// adaptiveEps fits the sampler on x with opts and returns it with the
+// eps_lambda (lambda = opts.Lambda) of its features against the exact K.
+func adaptiveEps(t *testing.T, x, K *mat.Dense, k Polynomial, opts AdaptiveOptions) (*Adaptive, float64) {
+	t.Helper()
+	n, _ := x.Dims()
+	ad, err := FitAdaptive(context.Background(), x, k, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := mat.NewDense(n, ad.Dim(), nil)
+	if err := ad.Transform(z, x); err != nil {
+		t.Fatal(err)
+	}
+	eps, err := kernels.EpsLambda(opts.Backend, K, z, opts.Lambda)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ad, eps
 }
