@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sort"
 	"testing"
@@ -250,12 +251,8 @@ func scaleVec(x []float64, s float64) []float64 {
 // at least 3 poles and normalised z, that Gemm goes through the caller, and
 // that a failing RootFinder is backed up by the Go iteration.
 func TestUpdateRootFinderHook(t *testing.T) {
-	rng := newRand(12)
 	const m = 30
-	d := randVec(rng, m)
-	sort.Float64s(d)
-	u := randOrtho(t, rng, m, m)
-	v := randVec(rng, m)
+	d, u, v := randProblem(t, newRand(12), m)
 	calls := 0
 	find := func(i int, d, z []float64, rho float64, delta []float64) (float64, error) {
 		calls++
@@ -622,12 +619,8 @@ func TestUpdateLargeClustered(t *testing.T) {
 // which changes zhat by a few ulps: eigenvalues must agree exactly (the
 // roots do not depend on the split) and vectors to 1e-13.
 func TestUpdateParallelSplit(t *testing.T) {
-	rng := newRand(12)
 	const m = 300
-	d := randVec(rng, m)
-	sort.Float64s(d)
-	u := randOrtho(t, rng, m, m)
-	v := randVec(rng, m)
+	d, u, v := randProblem(t, newRand(12), m)
 	prev := runtime.GOMAXPROCS(1)
 	d1, u1 := update(t, nil, d, u, 0.7, v)
 	runtime.GOMAXPROCS(4)
@@ -644,4 +637,12 @@ func TestUpdateParallelSplit(t *testing.T) {
 		}
 	}
 	checkUpdate(t, "split in four", d, u, 0.7, v, d4, u4)
+}
+
+// randProblem returns sorted random d, a random m x m orthogonal U and a
+// random v.
+func randProblem(t *testing.T, rng *rand.Rand, m int) ([]float64, blas64.General, []float64) {
+	d := randVec(rng, m)
+	sort.Float64s(d)
+	return d, randOrtho(t, rng, m, m), randVec(rng, m)
 }
