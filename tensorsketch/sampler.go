@@ -791,8 +791,16 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 	}
 	// Level 0 at lambda_0 = tr(K)/s, where the ridge leverage scores sum to
 	// at most s, so B = 0 is a valid start; then halve lambda down to o.Lambda.
+	// With B = 0 a level samples by row norms |Phi_r|^2/lambda, not by
+	// leverage, so the final level must have a predecessor: when
+	// tr(K)/s <= o.Lambda, level 0 is at 2 o.Lambda (where the scores sum to
+	// at most s/2).
+	l0 := trK / float64(o.Samples)
+	if l0 <= o.Lambda {
+		l0 = 2 * o.Lambda
+	}
 	var lam []float64
-	for l0 := trK / float64(o.Samples); l0 > o.Lambda && len(lam) < 60; l0 /= 2 {
+	for ; l0 > o.Lambda && len(lam) < 60; l0 /= 2 {
 		lam = append(lam, l0)
 	}
 	lam = append(lam, o.Lambda)
