@@ -759,6 +759,10 @@ func newRowSampler(ctx context.Context, xr *rows, om []float64, e expansion, o A
 	return s, nil
 }
 
+// minLevels: the recursion starts at lambda_0 >= minLevels * Lambda, so it
+// runs at least log2(minLevels) + 1 levels.
+const minLevels = 8
+
 // fitAdaptive runs Algorithm 1 (recursive ridge-leverage-score sampling)
 // on the prepared rows.
 func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o AdaptiveOptions) ([]sampledRow, []LevelStat, error) {
@@ -792,13 +796,12 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 	// Level 0 at lambda_0 = tr(K)/s, where the ridge leverage scores sum to
 	// at most s, so B = 0 is a valid start; then halve lambda down to o.Lambda.
 	// With B = 0 a level samples by row norms |Phi_r|^2/lambda, not by
-	// leverage, so the final level must have a predecessor: when
-	// tr(K)/s <= o.Lambda, level 0 is at 2 o.Lambda (where the scores sum to
-	// at most s/2).
-	l0 := trK / float64(o.Samples)
-	if l0 <= o.Lambda {
-		l0 = 2 * o.Lambda
-	}
+	// leverage, and each halving only partly corrects that, so level 0 is at
+	// least 8 o.Lambda (four levels; there the scores sum to at most s/8):
+	// starting at 2 o.Lambda when tr(K)/s <= o.Lambda put 25-50% of the
+	// draws on the constant row of a polynomial kernel whose exact leverage
+	// share is 14% (TestAdaptiveDegreeShares); from 8 o.Lambda, 10-14%.
+	l0 := max(trK/float64(o.Samples), minLevels*o.Lambda)
 	var lam []float64
 	for ; l0 > o.Lambda && len(lam) < 60; l0 /= 2 {
 		lam = append(lam, l0)
