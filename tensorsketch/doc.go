@@ -70,7 +70,12 @@
 // diagonal mass, with a uniform floor so that every coordinate keeps a
 // positive probability; the points are found through a column index, so
 // with a small SupportSample the work is linear in nnz(X) (see
-// BenchmarkRowSamplerDensity). A fraction RowNormMix of the sampling mass
+// BenchmarkRowSamplerDensity: with SupportSample 256 the time per nonzero
+// varies by 1.14x (degree 2) and 1.64x (degree 3) from 1% to 100% density,
+// with the default 2048 by 7x and 11x). The sampled conditionals cost
+// accuracy: on 400 digits rows with s = 1024, SupportSample 256 gave
+// eps_lambda 0.63 and 1.69 where the default gives 0.43 and 0.82 (lambda 1
+// and 0.1), hence the default. A fraction RowNormMix of the sampling mass
 // follows the row norms |Phi_r|^2/tr(K), which bounds the weight of any
 // drawn row, and the recursion stops early when a level after the first
 // estimates a statistical dimension above half the draws (ExactLambda
