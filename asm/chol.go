@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
+
+	"github.com/zonal-ml/zonal/internal/floatpool"
 )
 
 // Block sizes of the recursive factorizations: problems of this order or
@@ -113,8 +115,8 @@ func trsmRLT(m, n int, l []float64, ldl int, b []float64, ldb int) {
 func trsmRLTLeaf(m, n int, l []float64, ldl int, b []float64, ldb int) {
 	const chunk = 256
 	p := cur()
-	buf := getBuf(n * min(chunk, m))
-	defer putBuf(buf)
+	buf := floatpool.Get(n * min(chunk, m))
+	defer floatpool.Put(buf)
 	for i0 := 0; i0 < m; i0 += chunk {
 		mc := min(chunk, m-i0)
 		t := (*buf)[:n*mc]

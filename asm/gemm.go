@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
+
+	"github.com/zonal-ml/zonal/internal/floatpool"
 )
 
 // gemmKernel describes a micro-kernel and the cache blocking used with it.
@@ -69,20 +71,6 @@ type gemmProblem struct {
 	tri         int
 	epi         func(i0, rows, j0, cols int) // applied to finished strips of C
 }
-
-var bufPool sync.Pool
-
-// getBuf returns a pooled slice of length at least n.
-func getBuf(n int) *[]float64 {
-	if p, ok := bufPool.Get().(*[]float64); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
-	}
-	s := make([]float64, n)
-	return &s
-}
-
-func putBuf(p *[]float64) { bufPool.Put(p) }
 
 func isTrans(t blas.Transpose) bool {
 	switch t {
@@ -276,7 +264,7 @@ func (g *gemmProblem) runSplitK(p int) {
 			sub.b = g.b[k0*g.ldb:]
 		}
 		if t > 0 {
-			parts[t] = getBuf(g.m * g.n)
+			parts[t] = floatpool.Get(g.m * g.n)
 			sub.c, sub.ldc, sub.beta = *parts[t], g.n, 0
 		}
 		wg.Add(1)
@@ -301,7 +289,7 @@ func (g *gemmProblem) runSplitK(p int) {
 			}
 			cur().axpy(1, part[i*g.n+j0:i*g.n+j1], g.c[i*g.ldc+j0:i*g.ldc+j1])
 		}
-		putBuf(parts[t])
+		floatpool.Put(parts[t])
 	}
 }
 
@@ -320,13 +308,13 @@ func (g *gemmProblem) block(i0, i1, j0, j1 int) {
 	ncMax := min(nc, (j1-j0+nr-1)/nr*nr)
 	mcMax := min(mc, (i1-i0+mr-1)/mr*mr)
 	resident := g.k*ncMax <= bResidentMax && i1-i0 > mc
-	pa := getBuf(mcMax*kcMax + mr*nr)
-	defer putBuf(pa)
+	pa := floatpool.Get(mcMax*kcMax + mr*nr)
+	defer floatpool.Put(pa)
 	ap := (*pa)[:mcMax*kcMax]
 	tmp := (*pa)[mcMax*kcMax:]
 	if resident {
-		pb := getBuf(g.k * ncMax)
-		defer putBuf(pb)
+		pb := floatpool.Get(g.k * ncMax)
+		defer floatpool.Put(pb)
 		bp := *pb
 		for jc := j0; jc < j1; jc += nc {
 			ncb := min(nc, j1-jc)
@@ -351,8 +339,8 @@ func (g *gemmProblem) block(i0, i1, j0, j1 int) {
 		}
 		return
 	}
-	pb := getBuf(kcMax * ncMax)
-	defer putBuf(pb)
+	pb := floatpool.Get(kcMax * ncMax)
+	defer floatpool.Put(pb)
 	bp := *pb
 	for jc := j0; jc < j1; jc += nc {
 		ncb := min(nc, j1-jc)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/zonal-ml/zonal/backend/internal/errs"
+	"github.com/zonal-ml/zonal/internal/floatpool"
 )
 
 // GemmFunc computes C = alpha*op(A)*op(B) + beta*C (a Backend's Gemm).
@@ -116,8 +117,8 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 	zn := nrm2(zw)
 
 	// Gather U's columns in working order into q (n x m).
-	qBuf := getBuf(n * m)
-	defer putBuf(qBuf)
+	qBuf := floatpool.Get(n * m)
+	defer floatpool.Put(qBuf)
 	q := blas64.General{Rows: n, Cols: m, Stride: m, Data: *qBuf}
 	for row := 0; row < n; row++ {
 		src := u.Data[row*u.Stride:]
@@ -200,8 +201,8 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 		isActive[a] = true
 	}
 
-	delBuf := getBuf(len(active) * len(active))
-	defer putBuf(delBuf)
+	delBuf := floatpool.Get(len(active) * len(active))
+	defer floatpool.Put(delBuf)
 	lam, utT, err := solveInner(find, active, dw, zw, rn, *delBuf)
 	if err != nil {
 		return err
@@ -212,8 +213,8 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 	if kk > 0 {
 		qa := q
 		if kk < m {
-			qaBuf := getBuf(n * kk)
-			defer putBuf(qaBuf)
+			qaBuf := floatpool.Get(n * kk)
+			defer floatpool.Put(qaBuf)
 			qa = blas64.General{Rows: n, Cols: kk, Stride: kk, Data: *qaBuf}
 			for row := 0; row < n; row++ {
 				src := q.Data[row*m:]
@@ -223,8 +224,8 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 				}
 			}
 		}
-		tBuf := getBuf(n * kk)
-		defer putBuf(tBuf)
+		tBuf := floatpool.Get(n * kk)
+		defer floatpool.Put(tBuf)
 		t = blas64.General{Rows: n, Cols: kk, Stride: kk, Data: *tBuf}
 		if n > 0 {
 			gemm(blas.NoTrans, blas.Trans, 1, qa, utT, 0, t)
@@ -396,22 +397,6 @@ func parallel(chunks [][2]int, f func(c, lo, hi int)) {
 	f(last, chunks[last][0], chunks[last][1])
 	wg.Wait()
 }
-
-// bufPool recycles the O(n m) and O(K^2) work arrays of Update: at m = 1000
-// a fresh set costs about as much to fault in and zero as the root finding.
-var bufPool sync.Pool
-
-// getBuf returns a slice of length n (contents unspecified).
-func getBuf(n int) *[]float64 {
-	if p, ok := bufPool.Get().(*[]float64); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
-	}
-	b := make([]float64, n)
-	return &b
-}
-
-func putBuf(p *[]float64) { bufPool.Put(p) }
 
 // placeAll sorts the eigenvalues ascending and writes them with their
 // columns: column fromT[k] of t when fromT[k] >= 0, else column k of q
