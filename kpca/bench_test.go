@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// BenchmarkAdd times one Add (expansion + 2 or 4 rank-one updates) to a
+// BenchmarkAdd times one Add (expansion + 2 rank-one updates, with or without mean adjustment) to a
 // decomposition of m points, against BenchmarkBatchEig at the same m.
 // Data: points in R^10, Gaussian kernel with sigma = sqrt(10) (~ the median
 // distance of standard normal points), so the spectrum decays like a real
