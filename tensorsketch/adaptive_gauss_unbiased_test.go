@@ -1,10 +1,7 @@
 package tensorsketch
 
 import (
-	"math"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // TestAdaptiveGaussianUnbiased is TestAdaptiveUnbiased for the Gaussian kernel
@@ -21,45 +18,7 @@ func TestAdaptiveGaussianUnbiased(t *testing.T) {
 	if testing.Short() {
 		R = 300
 	}
-	for _, L := range []int{0, 4} {
-		sum := make([]float64, n*n)
-		sum2 := make([]float64, n*n)
-		for s := 1; s <= R; s++ {
-			ad, err := FitAdaptiveGaussian(nil, x, 0.7, 5, AdaptiveOptions{Samples: 40, Lambda: 0.1, Seed: uint64(s), SupportSample: L})
-			if err != nil {
-				t.Fatal(err)
-			}
-			z := mat.NewDense(n, ad.Dim(), nil)
-			if err := ad.Transform(z, x); err != nil {
-				t.Fatal(err)
-			}
-			g := gram(z)
-			for i := 0; i < n; i++ {
-				for j := i; j < n; j++ {
-					v := g.At(i, j)
-					sum[i*n+j] += v
-					sum2[i*n+j] += v * v
-				}
-			}
-		}
-		worst := 0.0
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				m := sum[i*n+j] / float64(R)
-				v := (sum2[i*n+j]/float64(R) - m*m) * float64(R) / float64(R-1)
-				se := math.Sqrt(math.Max(v, 0) / float64(R))
-				if se == 0 {
-					if m != K.At(i, j) {
-						t.Errorf("L=%d entry (%d,%d): constant %v != %v", L, i, j, m, K.At(i, j))
-					}
-					continue
-				}
-				worst = math.Max(worst, math.Abs(m-K.At(i, j))/se)
-			}
-		}
-		t.Logf("SupportSample %d: largest |mean - K| / SE over the entries = %.2f", L, worst)
-		if worst > 5.5 {
-			t.Errorf("SupportSample %d: an entry of the mean of Z Z^T is %.1f standard errors from K", L, worst)
-		}
-	}
+	checkUnbiasedFits(t, x, K, R, func(seed uint64, L int) (*Adaptive, error) {
+		return FitAdaptiveGaussian(nil, x, 0.7, 5, AdaptiveOptions{Samples: 40, Lambda: 0.1, Seed: seed, SupportSample: L})
+	})
 }
