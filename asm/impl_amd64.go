@@ -46,19 +46,7 @@ func avx512Impl() *impl {
 }
 
 // expVec512 is expVec with eight lanes.
-func expVec512(dst, src []float64) {
-	n := len(src)
-	dst = dst[:n]
-	if n >= 8 {
-		expAVX512(dst, src)
-	}
-	if r := n & 7; r != 0 {
-		var buf [8]float64
-		copy(buf[:], src[n-r:])
-		expAVX512(buf[:], buf[:])
-		copy(dst[n-r:], buf[:r])
-	}
-}
+func expVec512(dst, src []float64) { expLanes(dst, src, 8, expAVX512) }
 
 func gaussVec512(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float64) {
 	if rows == 0 || cols == 0 {
@@ -79,16 +67,21 @@ func gaussVec512(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float
 // expVec runs the vector kernel on whole groups of four and the last one to
 // three elements through a padded group, so every element gets the same
 // algorithm.
-func expVec(dst, src []float64) {
+func expVec(dst, src []float64) { expLanes(dst, src, 4, expAVX2) }
+
+// expLanes runs kern (lanes = 4 or 8 elements per step; it handles
+// len(src) rounded down to a multiple of lanes) on src, and the last
+// len(src) mod lanes elements through a zero-padded group.
+func expLanes(dst, src []float64, lanes int, kern func(dst, src []float64)) {
 	n := len(src)
 	dst = dst[:n]
-	if n >= 4 {
-		expAVX2(dst, src)
+	if n >= lanes {
+		kern(dst, src)
 	}
-	if r := n & 3; r != 0 {
-		var buf [4]float64
-		copy(buf[:], src[n-r:])
-		expAVX2(buf[:], buf[:])
+	if r := n % lanes; r != 0 {
+		var buf [8]float64
+		copy(buf[:lanes], src[n-r:])
+		kern(buf[:lanes], buf[:lanes])
 		copy(dst[n-r:], buf[:r])
 	}
 }
