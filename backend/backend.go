@@ -24,16 +24,6 @@ import (
 	"github.com/zonal-ml/zonal/backend/internal/errs"
 )
 
-// Sentinel errors; test with errors.Is.
-var (
-	ErrNotPositiveDefinite = errs.ErrNotPositiveDefinite
-	ErrNoConvergence       = errs.ErrNoConvergence
-	ErrShape               = errs.ErrShape
-	ErrNaN                 = errs.ErrNaN
-	// ErrUnknownBackend: a backend name that is unknown or not compiled in.
-	ErrUnknownBackend = errUnknown
-)
-
 // NotPositiveDefiniteError carries the failing pivot of a Cholesky factorization.
 type NotPositiveDefiniteError = errs.NotPositiveDefiniteError
 
@@ -69,7 +59,7 @@ type Backend interface {
 	// Cholesky factors the symmetric positive definite A = L*L^T in place,
 	// reading only the lower triangle. On success the lower triangle holds L
 	// and the strict upper triangle is set to zero. On failure it returns a
-	// *NotPositiveDefiniteError (errors.Is(err, ErrNotPositiveDefinite))
+	// *NotPositiveDefiniteError (errors.Is(err, zonal.ErrNotPositiveDefinite))
 	// naming the failing pivot, and A's contents are unspecified.
 	Cholesky(a blas64.General) error
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/backend/backendtest"
 )
@@ -61,7 +62,7 @@ func TestNames(t *testing.T) {
 
 func TestByNameUnknown(t *testing.T) {
 	_, err := backend.ByName("cuda")
-	if !errors.Is(err, backend.ErrUnknownBackend) {
+	if !errors.Is(err, zonal.ErrUnknown) {
 		t.Fatalf("ByName(cuda) error = %v, want ErrUnknownBackend", err)
 	}
 	for _, n := range backend.Names() {
@@ -93,7 +94,7 @@ func TestEnvOverride(t *testing.T) {
 func TestFromEnvError(t *testing.T) {
 	t.Setenv(backend.EnvVar, "bogus")
 	_, err := backend.FromEnv()
-	if !errors.Is(err, backend.ErrUnknownBackend) || !strings.Contains(err.Error(), backend.EnvVar) {
+	if !errors.Is(err, zonal.ErrUnknown) || !strings.Contains(err.Error(), backend.EnvVar) {
 		t.Fatalf("FromEnv with %s=bogus: err = %v, want ErrUnknownBackend naming the variable", backend.EnvVar, err)
 	}
 	// Default never fails: it falls back to the compiled-in default.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -15,7 +16,7 @@ const wantDefault = "purego"
 
 func TestNetlibNotCompiled(t *testing.T) {
 	_, err := backend.ByName("netlib")
-	if !errors.Is(err, backend.ErrUnknownBackend) || !strings.Contains(err.Error(), "-tags netlib") {
+	if !errors.Is(err, zonal.ErrUnknown) || !strings.Contains(err.Error(), "-tags netlib") {
 		t.Errorf("ByName(netlib) without the tag: err = %v, want a hint about -tags netlib", err)
 	}
 }

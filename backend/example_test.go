@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -31,7 +32,7 @@ func ExampleByName() {
 // that lists the compiled-in backends.
 func ExampleByName_unknown() {
 	_, err := backend.ByName("cuda")
-	fmt.Println(errors.Is(err, backend.ErrUnknownBackend))
+	fmt.Println(errors.Is(err, zonal.ErrUnknown))
 	// Output: true
 }
 

@@ -1,15 +1,14 @@
 package backend
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
 	"sync"
-)
 
-var errUnknown = errors.New("unknown backend")
+	"github.com/zonal-ml/zonal"
+)
 
 // EnvVar names the environment variable that overrides the default backend.
 const EnvVar = "ZONAL_BACKEND"
@@ -50,7 +49,7 @@ func Names() []string {
 }
 
 // ByName returns the compiled-in backend with the given name. An unknown or
-// uncompiled name is an error (wrapping ErrUnknownBackend) that lists the
+// uncompiled name is an error (wrapping zonal.ErrUnknown) that lists the
 // available ones.
 func ByName(name string) (Backend, error) {
 	mu.RLock()
@@ -61,7 +60,7 @@ func ByName(name string) (Backend, error) {
 		if name == "netlib" {
 			hint = " (netlib needs the build tag: go build -tags netlib, with libopenblas-dev and liblapacke-dev installed)"
 		}
-		return nil, fmt.Errorf("backend: %w %q; available: %s%s", errUnknown, name, strings.Join(Names(), ", "), hint)
+		return nil, fmt.Errorf("backend: %w %q; available: %s%s", zonal.ErrUnknown, name, strings.Join(Names(), ", "), hint)
 	}
 	return e.b, nil
 }

@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -39,24 +40,24 @@ func NewCSR(rows, cols int, rowPtr, col []int, val []float64) (*CSR, error) {
 // Validate checks the invariants: Rows, Cols >= 0; len(RowPtr) == Rows+1,
 // RowPtr[0] == 0, RowPtr non-decreasing, RowPtr[Rows] == len(Col) ==
 // len(Val); every column in [0, Cols) and strictly increasing within its
-// row. A violation is an error wrapping ErrRange (indices) or ErrShape
+// row. A violation is an error wrapping zonal.ErrRange (indices) or zonal.ErrShape
 // (lengths) that names the row.
 func (m *CSR) Validate() error {
 	if m.Rows < 0 || m.Cols < 0 {
-		return fmt.Errorf("%w: CSR has negative shape %d x %d", ErrShape, m.Rows, m.Cols)
+		return fmt.Errorf("%w: CSR has negative shape %d x %d", zonal.ErrShape, m.Rows, m.Cols)
 	}
 	if len(m.RowPtr) != m.Rows+1 {
-		return fmt.Errorf("%w: CSR len(RowPtr) = %d, want Rows+1 = %d", ErrShape, len(m.RowPtr), m.Rows+1)
+		return fmt.Errorf("%w: CSR len(RowPtr) = %d, want Rows+1 = %d", zonal.ErrShape, len(m.RowPtr), m.Rows+1)
 	}
 	if len(m.Col) != len(m.Val) {
-		return fmt.Errorf("%w: CSR len(Col) = %d != len(Val) = %d", ErrShape, len(m.Col), len(m.Val))
+		return fmt.Errorf("%w: CSR len(Col) = %d != len(Val) = %d", zonal.ErrShape, len(m.Col), len(m.Val))
 	}
 	if m.RowPtr[0] != 0 || m.RowPtr[m.Rows] != len(m.Col) {
-		return fmt.Errorf("%w: CSR RowPtr[0] = %d, RowPtr[Rows] = %d, want 0 and nnz = %d", ErrShape, m.RowPtr[0], m.RowPtr[m.Rows], len(m.Col))
+		return fmt.Errorf("%w: CSR RowPtr[0] = %d, RowPtr[Rows] = %d, want 0 and nnz = %d", zonal.ErrShape, m.RowPtr[0], m.RowPtr[m.Rows], len(m.Col))
 	}
 	for i := 0; i < m.Rows; i++ {
 		if m.RowPtr[i] > m.RowPtr[i+1] {
-			return fmt.Errorf("%w: CSR RowPtr decreases at row %d (%d > %d)", ErrShape, i, m.RowPtr[i], m.RowPtr[i+1])
+			return fmt.Errorf("%w: CSR RowPtr decreases at row %d (%d > %d)", zonal.ErrShape, i, m.RowPtr[i], m.RowPtr[i+1])
 		}
 	}
 	for i := 0; i < m.Rows; i++ {
@@ -65,10 +66,10 @@ func (m *CSR) Validate() error {
 		for k := lo; k < hi; k++ {
 			j := m.Col[k]
 			if j < 0 || j >= m.Cols {
-				return fmt.Errorf("%w: CSR row %d: column %d not in [0, %d)", ErrRange, i, j, m.Cols)
+				return fmt.Errorf("%w: CSR row %d: column %d not in [0, %d)", zonal.ErrRange, i, j, m.Cols)
 			}
 			if j <= prev {
-				return fmt.Errorf("%w: CSR row %d: column %d does not increase (previous %d)", ErrRange, i, j, prev)
+				return fmt.Errorf("%w: CSR row %d: column %d does not increase (previous %d)", zonal.ErrRange, i, j, prev)
 			}
 			prev = j
 		}
@@ -136,14 +137,14 @@ func (m *CSR) Row(i int) (cols []int, vals []float64) {
 }
 
 // RowDot returns the inner product of row i with the dense vector x,
-// sum_k Val[k] x[Col[k]], in O(nnz of row i). It is an error (ErrRange) if i
-// is not in [0, Rows) and (ErrShape) if len(x) != Cols.
+// sum_k Val[k] x[Col[k]], in O(nnz of row i). It is an error (zonal.ErrRange) if i
+// is not in [0, Rows) and (zonal.ErrShape) if len(x) != Cols.
 func (m *CSR) RowDot(i int, x []float64) (float64, error) {
 	if i < 0 || i >= m.Rows {
-		return 0, fmt.Errorf("%w: CSR.RowDot row %d not in [0, %d)", ErrRange, i, m.Rows)
+		return 0, fmt.Errorf("%w: CSR.RowDot row %d not in [0, %d)", zonal.ErrRange, i, m.Rows)
 	}
 	if len(x) != m.Cols {
-		return 0, fmt.Errorf("%w: CSR.RowDot len(x) = %d, want %d", ErrShape, len(x), m.Cols)
+		return 0, fmt.Errorf("%w: CSR.RowDot len(x) = %d, want %d", zonal.ErrShape, len(x), m.Cols)
 	}
 	cols, vals := m.Row(i)
 	var s float64
@@ -166,7 +167,7 @@ func (m *CSR) RowNorm2(i int) float64 {
 // MulVec computes dst = m x (len(dst) == Rows, len(x) == Cols) in O(nnz).
 func (m *CSR) MulVec(dst, x []float64) error {
 	if len(dst) != m.Rows || len(x) != m.Cols {
-		return fmt.Errorf("%w: CSR.MulVec: %d x %d matrix, len(dst) = %d, len(x) = %d", ErrShape, m.Rows, m.Cols, len(dst), len(x))
+		return fmt.Errorf("%w: CSR.MulVec: %d x %d matrix, len(dst) = %d, len(x) = %d", zonal.ErrShape, m.Rows, m.Cols, len(dst), len(x))
 	}
 	for i := range dst {
 		cols, vals := m.Row(i)
@@ -185,7 +186,7 @@ func (m *CSR) MulDense(dst *mat.Dense, b mat.Matrix) error {
 	br, bc := b.Dims()
 	dr, dc := dst.Dims()
 	if br != m.Cols || dr != m.Rows || dc != bc {
-		return fmt.Errorf("%w: CSR.MulDense: (%d x %d)(%d x %d) into %d x %d", ErrShape, m.Rows, m.Cols, br, bc, dr, dc)
+		return fmt.Errorf("%w: CSR.MulDense: (%d x %d)(%d x %d) into %d x %d", zonal.ErrShape, m.Rows, m.Cols, br, bc, dr, dc)
 	}
 	bd, ok := b.(*mat.Dense)
 	if !ok {
@@ -209,12 +210,12 @@ func (m *CSR) MulDense(dst *mat.Dense, b mat.Matrix) error {
 }
 
 // Subset returns a new CSR holding the given rows in the given order
-// (copied). An index outside [0, Rows) is an error wrapping ErrRange.
+// (copied). An index outside [0, Rows) is an error wrapping zonal.ErrRange.
 func (m *CSR) Subset(rows []int) (*CSR, error) {
 	nnz := 0
 	for k, r := range rows {
 		if r < 0 || r >= m.Rows {
-			return nil, fmt.Errorf("%w: CSR.Subset rows[%d] = %d not in [0, %d)", ErrRange, k, r, m.Rows)
+			return nil, fmt.Errorf("%w: CSR.Subset rows[%d] = %d not in [0, %d)", zonal.ErrRange, k, r, m.Rows)
 		}
 		nnz += m.RowPtr[r+1] - m.RowPtr[r]
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
@@ -125,7 +126,7 @@ func TestCSRRowIterationAndSubset(t *testing.T) {
 			t.Fatalf("Subset row %d != row %d", k, r)
 		}
 	}
-	if _, err := s.Subset([]int{10}); !errors.Is(err, ErrRange) {
+	if _, err := s.Subset([]int{10}); !errors.Is(err, zonal.ErrRange) {
 		t.Errorf("Subset out of range: %v", err)
 	}
 }
@@ -142,18 +143,18 @@ func TestCSRErrors(t *testing.T) {
 		break_ func(*CSR)
 		is     error
 	}{
-		{"negative shape", func(m *CSR) { m.Cols = -1 }, ErrShape},
-		{"rowptr length", func(m *CSR) { m.RowPtr = m.RowPtr[:2] }, ErrShape},
-		{"col/val length", func(m *CSR) { m.Val = m.Val[:2] }, ErrShape},
-		{"rowptr start", func(m *CSR) { m.RowPtr[0] = 1 }, ErrShape},
-		{"rowptr end", func(m *CSR) { m.RowPtr[2] = 2 }, ErrShape},
-		{"rowptr decreasing", func(m *CSR) { m.RowPtr[1] = 4; m.RowPtr[2] = 3 }, ErrShape},
+		{"negative shape", func(m *CSR) { m.Cols = -1 }, zonal.ErrShape},
+		{"rowptr length", func(m *CSR) { m.RowPtr = m.RowPtr[:2] }, zonal.ErrShape},
+		{"col/val length", func(m *CSR) { m.Val = m.Val[:2] }, zonal.ErrShape},
+		{"rowptr start", func(m *CSR) { m.RowPtr[0] = 1 }, zonal.ErrShape},
+		{"rowptr end", func(m *CSR) { m.RowPtr[2] = 2 }, zonal.ErrShape},
+		{"rowptr decreasing", func(m *CSR) { m.RowPtr[1] = 4; m.RowPtr[2] = 3 }, zonal.ErrShape},
 		{"rowptr decreasing, increasing columns", func(m *CSR) {
 			m.RowPtr, m.Col = []int{0, 4, 3}, []int{0, 1, 2}
-		}, ErrShape},
-		{"column too big", func(m *CSR) { m.Col[2] = 3 }, ErrRange},
-		{"negative column", func(m *CSR) { m.Col[0] = -1 }, ErrRange},
-		{"not increasing", func(m *CSR) { m.Col[1] = 0 }, ErrRange},
+		}, zonal.ErrShape},
+		{"column too big", func(m *CSR) { m.Col[2] = 3 }, zonal.ErrRange},
+		{"negative column", func(m *CSR) { m.Col[0] = -1 }, zonal.ErrRange},
+		{"not increasing", func(m *CSR) { m.Col[1] = 0 }, zonal.ErrRange},
 	}
 	for _, c := range cases {
 		m := good()
@@ -166,19 +167,19 @@ func TestCSRErrors(t *testing.T) {
 		}
 	}
 	m := good()
-	if _, err := m.RowDot(2, []float64{1, 2, 3}); !errors.Is(err, ErrRange) {
+	if _, err := m.RowDot(2, []float64{1, 2, 3}); !errors.Is(err, zonal.ErrRange) {
 		t.Errorf("RowDot row 2: %v", err)
 	}
-	if _, err := m.RowDot(-1, []float64{1, 2, 3}); !errors.Is(err, ErrRange) {
+	if _, err := m.RowDot(-1, []float64{1, 2, 3}); !errors.Is(err, zonal.ErrRange) {
 		t.Errorf("RowDot row -1: %v", err)
 	}
-	if _, err := m.RowDot(0, []float64{1, 2}); !errors.Is(err, ErrShape) {
+	if _, err := m.RowDot(0, []float64{1, 2}); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("RowDot short x: %v", err)
 	}
-	if err := m.MulVec(make([]float64, 2), make([]float64, 2)); !errors.Is(err, ErrShape) {
+	if err := m.MulVec(make([]float64, 2), make([]float64, 2)); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("MulVec: %v", err)
 	}
-	if err := m.MulDense(mat.NewDense(2, 2, nil), mat.NewDense(2, 2, nil)); !errors.Is(err, ErrShape) {
+	if err := m.MulDense(mat.NewDense(2, 2, nil), mat.NewDense(2, 2, nil)); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("MulDense: %v", err)
 	}
 	func() {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -30,7 +31,7 @@ import (
 // and, for a bad value, the column.
 //
 // A CSV cannot be padded: when opts.MinCols or opts.MaxCols is set, a
-// feature count outside [MinCols, MaxCols] is an error wrapping ErrRange.
+// feature count outside [MinCols, MaxCols] is an error wrapping zonal.ErrRange.
 func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -84,7 +85,7 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 		if opts.TargetOptional && (target < 0 || (opts.Target == "" && names[target] != "y")) {
 			target = -1 // no target column: all features
 		} else if target < 0 {
-			return nil, fmt.Errorf("dataset: line %d (header): %s: %w", headerLine, msg, ErrTarget)
+			return nil, fmt.Errorf("dataset: line %d (header): %s: %w", headerLine, msg, zonal.ErrParam)
 		}
 	}
 	feat := make([]string, 0, ncol)
@@ -95,13 +96,13 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 	}
 	d := len(feat)
 	if d == 0 {
-		return nil, fmt.Errorf("%w: CSV header has no feature column", ErrEmpty)
+		return nil, fmt.Errorf("%w: CSV header has no feature column", zonal.ErrEmpty)
 	}
 	if opts.MinCols > 0 && d < opts.MinCols {
-		return nil, fmt.Errorf("%w: CSV has %d feature columns, want at least MinCols = %d", ErrRange, d, opts.MinCols)
+		return nil, fmt.Errorf("%w: CSV has %d feature columns, want at least MinCols = %d", zonal.ErrRange, d, opts.MinCols)
 	}
 	if opts.MaxCols > 0 && d > opts.MaxCols {
-		return nil, fmt.Errorf("%w: CSV has %d feature columns, want at most MaxCols = %d", ErrRange, d, opts.MaxCols)
+		return nil, fmt.Errorf("%w: CSV has %d feature columns, want at most MaxCols = %d", zonal.ErrRange, d, opts.MaxCols)
 	}
 
 	var xs chunked[float64]
@@ -123,7 +124,7 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 			return nil, lineErr(lr.line, nil, "row has %d fields, the header has %d", len(rec), ncol)
 		}
 		if n+1 > MaxDenseElements/d {
-			return nil, lineErr(lr.line, ErrTooLarge, "more than MaxDenseElements = %d values", MaxDenseElements)
+			return nil, lineErr(lr.line, zonal.ErrTooLarge, "more than MaxDenseElements = %d values", MaxDenseElements)
 		}
 		for j, f := range rec {
 			v, st := parseNumber(f)
@@ -234,7 +235,7 @@ func csvValueErr(line int, st numStatus, f []byte, column string) error {
 	tok := quote(f)
 	switch st {
 	case numNonFinite:
-		return lineErr(line, ErrNonFinite, "column %q is %s (NaN/Inf not allowed)", column, tok)
+		return lineErr(line, zonal.ErrNonFinite, "column %q is %s (NaN/Inf not allowed)", column, tok)
 	case numOverflow:
 		return lineErr(line, nil, "number %s in column %q is out of float64 range", tok, column)
 	}

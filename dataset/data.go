@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,18 +33,18 @@ type Options struct {
 	TargetOptional bool
 
 	// AllowNonFinite accepts NaN, Inf and Infinity (any case, optional sign)
-	// as values and labels. By default they are errors wrapping ErrNonFinite.
+	// as values and labels. By default they are errors wrapping zonal.ErrNonFinite.
 	// Numbers too large for float64 (1e400) are always errors.
 	AllowNonFinite bool
 
 	// MinCols pads a LIBSVM file to at least this many feature columns.
 	// LIBSVM omits zeros, so a test file whose highest index is below the
 	// model's dimension d is normal: read it with MinCols = d. For CSV, a
-	// file with fewer feature columns is an error wrapping ErrRange.
+	// file with fewer feature columns is an error wrapping zonal.ErrRange.
 	MinCols int
 	// MaxCols, when positive, is the largest feature count accepted: a LIBSVM
 	// index above it, or a CSV with more feature columns, is an error
-	// wrapping ErrRange (with the line number). Use MinCols = MaxCols = d to
+	// wrapping zonal.ErrRange (with the line number). Use MinCols = MaxCols = d to
 	// read test data for a model of dimension d.
 	MaxCols int
 
@@ -61,16 +62,16 @@ type Options struct {
 
 func (o *Options) check() error {
 	if o.MinCols < 0 || o.MaxCols < 0 || o.MaxRows < 0 {
-		return fmt.Errorf("%w: negative MinCols, MaxCols or MaxRows", ErrParam)
+		return fmt.Errorf("%w: negative MinCols, MaxCols or MaxRows", zonal.ErrParam)
 	}
 	if o.MaxCols > 0 && o.MinCols > o.MaxCols {
-		return fmt.Errorf("%w: MinCols %d > MaxCols %d", ErrParam, o.MinCols, o.MaxCols)
+		return fmt.Errorf("%w: MinCols %d > MaxCols %d", zonal.ErrParam, o.MinCols, o.MaxCols)
 	}
 	if o.NoDense && o.NoSparse {
-		return fmt.Errorf("%w: NoDense and NoSparse leave nothing to read", ErrParam)
+		return fmt.Errorf("%w: NoDense and NoSparse leave nothing to read", zonal.ErrParam)
 	}
 	if o.MinCols > MaxIndex {
-		return fmt.Errorf("%w: MinCols %d above the limit MaxIndex = %d", ErrTooLarge, o.MinCols, MaxIndex)
+		return fmt.Errorf("%w: MinCols %d above the limit MaxIndex = %d", zonal.ErrTooLarge, o.MinCols, MaxIndex)
 	}
 	return nil
 }
@@ -104,17 +105,17 @@ func (d *Data) Dims() (n, cols int) {
 
 // Subset returns a new Data holding the given rows, in the given order
 // (repeats allowed), copied: X, Y and Sparse rows; Names are shared.
-// An empty rows is an error wrapping ErrEmpty (gonum has no 0-row matrix);
-// an index outside [0, n) is an error wrapping ErrRange.
+// An empty rows is an error wrapping zonal.ErrEmpty (gonum has no 0-row matrix);
+// an index outside [0, n) is an error wrapping zonal.ErrRange.
 func (d *Data) Subset(rows []int) (*Data, error) {
 	n, c := d.Dims()
 	for k, r := range rows {
 		if r < 0 || r >= n {
-			return nil, fmt.Errorf("%w: Subset: rows[%d] = %d not in [0, %d)", ErrRange, k, r, n)
+			return nil, fmt.Errorf("%w: Subset: rows[%d] = %d not in [0, %d)", zonal.ErrRange, k, r, n)
 		}
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("%w: Subset of no rows", ErrEmpty)
+		return nil, fmt.Errorf("%w: Subset of no rows", zonal.ErrEmpty)
 	}
 	out := &Data{Names: d.Names, TargetName: d.TargetName}
 	if d.X != nil {
@@ -147,7 +148,7 @@ func (d *Data) Subset(rows []int) (*Data, error) {
 func ReadFile(path string, opts Options) (*Data, error) {
 	format := strings.ToLower(opts.Format)
 	if path == "-" && format == "" {
-		return nil, fmt.Errorf("%w: reading standard input (\"-\") needs Options.Format", ErrParam)
+		return nil, fmt.Errorf("%w: reading standard input (\"-\") needs Options.Format", zonal.ErrParam)
 	}
 	if format == "" {
 		base := strings.ToLower(filepath.Base(path))
@@ -158,7 +159,7 @@ func ReadFile(path string, opts Options) (*Data, error) {
 		case ".csv":
 			format = "csv"
 		default:
-			return nil, fmt.Errorf("%w: %s: cannot tell the format from the name (want .libsvm, .svm or .csv, optionally .gz); set Options.Format", ErrParam, path)
+			return nil, fmt.Errorf("%w: %s: cannot tell the format from the name (want .libsvm, .svm or .csv, optionally .gz); set Options.Format", zonal.ErrParam, path)
 		}
 	}
 	var read func(*os.File, Options) (*Data, error)
@@ -168,7 +169,7 @@ func ReadFile(path string, opts Options) (*Data, error) {
 	case "csv":
 		read = func(f *os.File, o Options) (*Data, error) { return ReadCSV(f, o) }
 	default:
-		return nil, fmt.Errorf("%w: unknown Options.Format %q (want libsvm or csv)", ErrParam, opts.Format)
+		return nil, fmt.Errorf("%w: unknown Options.Format %q (want libsvm or csv)", zonal.ErrParam, opts.Format)
 	}
 	f := os.Stdin
 	if path != "-" {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,7 +38,7 @@ func Digits() (*Data, error) {
 		digitsData, digitsErr = ReadCSV(bytes.NewReader(digitsCSV), Options{})
 		if digitsErr == nil {
 			if n, d := digitsData.Dims(); n != 1797 || d != 64 {
-				digitsErr = fmt.Errorf("%w: embedded digits are %d x %d, want 1797 x 64", ErrFormat, n, d)
+				digitsErr = fmt.Errorf("%w: embedded digits are %d x %d, want 1797 x 64", zonal.ErrFormat, n, d)
 			}
 		}
 	})

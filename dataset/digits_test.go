@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/zonal-ml/zonal/internal/shareddata"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -55,7 +56,7 @@ func TestDigits(t *testing.T) {
 		t.Error("Digits shares memory between calls")
 	}
 	// The embedded copy agrees with the shared LIBSVM version when present.
-	if dir := sharedDataDir(t); dir != "" {
+	if dir := shareddata.Dir(); dir != "" {
 		l, err := ReadFile(sharedFile(t, "digits.libsvm.gz"), Options{MinCols: 64, MaxCols: 64})
 		if err != nil {
 			t.Fatal(err)

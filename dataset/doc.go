@@ -18,8 +18,8 @@
 // compressed stream needs no special name. Numbers are parsed strictly
 // (decimal only; NaN/Inf rejected unless Options.AllowNonFinite). Any
 // malformed line is an error naming the line number and the problem, of
-// type *ParseError wrapping ErrFormat (and ErrNonFinite, ErrRange or
-// ErrTooLarge where apt); input without rows wraps ErrEmpty. Fixed limits
+// type *ParseError wrapping zonal.ErrFormat (and zonal.ErrNonFinite, zonal.ErrRange or
+// zonal.ErrTooLarge where apt); input without rows wraps zonal.ErrEmpty. Fixed limits
 // (MaxIndex, MaxDenseElements, MaxLineBytes) stop a corrupt file from
 // triggering huge allocations.
 //

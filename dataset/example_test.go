@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
 )
 
@@ -40,7 +41,7 @@ func ExampleOptions_modelDimension() {
 	fmt.Println(d.X.RawRowView(0))
 
 	_, err = dataset.ReadLIBSVM(strings.NewReader("0 2:1\n1 6:1\n"), opts)
-	fmt.Println(errors.Is(err, dataset.ErrRange), err)
+	fmt.Println(errors.Is(err, zonal.ErrRange), err)
 	// Output:
 	// [0 1 0 0 0]
 	// true dataset: line 2: index "6" in "6:1" exceeds MaxCols = 5

@@ -6,11 +6,13 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+
+	"github.com/zonal-ml/zonal"
 )
 
 // Fixed safety limits. They keep a broken or hostile file from making the
 // readers allocate absurd amounts of memory; exceeding one is an error
-// wrapping ErrTooLarge.
+// wrapping zonal.ErrTooLarge.
 const (
 	// MaxIndex is the largest LIBSVM feature index accepted (2^24 = 16777216
 	// columns), whatever Options.MaxCols says.
@@ -175,7 +177,7 @@ func (lr *lineReader) next() (line []byte, ok bool) {
 			b, err = lr.br.ReadSlice('\n')
 			lr.long = append(lr.long, b...)
 			if len(lr.long) > lr.limit {
-				lr.err = &ParseError{Line: lr.line + 1, Kind: ErrTooLarge,
+				lr.err = &ParseError{Line: lr.line + 1, Kind: zonal.ErrTooLarge,
 					Msg: fmt.Sprintf("line longer than %d bytes", lr.limit)}
 				return nil, false
 			}
@@ -216,5 +218,5 @@ func (lr *lineReader) error() error { return lr.err }
 
 // errEmpty builds the error for an input without data rows.
 func errEmpty(lines int, what string) error {
-	return fmt.Errorf("%w: %s (%d lines read)", ErrEmpty, what, lines)
+	return fmt.Errorf("%w: %s (%d lines read)", zonal.ErrEmpty, what, lines)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,12 +28,12 @@ import (
 // SVMrank "qid:<int>" token directly after the label is accepted and ignored.
 //
 // The number of columns d is the highest index seen, raised to opts.MinCols.
-// An index above opts.MaxCols (when set) is an error wrapping ErrRange, and
-// above MaxIndex one wrapping ErrTooLarge, so a corrupt index such as
+// An index above opts.MaxCols (when set) is an error wrapping zonal.ErrRange, and
+// above MaxIndex one wrapping zonal.ErrTooLarge, so a corrupt index such as
 // 1000000000000 fails fast instead of allocating.
 //
 // Every malformed line gives a *ParseError naming the line and the problem
-// (wrapping ErrFormat); input without data lines gives ErrEmpty.
+// (wrapping zonal.ErrFormat); input without data lines gives zonal.ErrEmpty.
 func ReadLIBSVM(r io.Reader, opts Options) (*Data, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -43,10 +44,10 @@ func ReadLIBSVM(r io.Reader, opts Options) (*Data, error) {
 	}
 	defer lr.close()
 	limit := MaxIndex
-	limitKind := ErrTooLarge
+	limitKind := zonal.ErrTooLarge
 	if opts.MaxCols > 0 && opts.MaxCols < limit {
 		limit = opts.MaxCols
-		limitKind = ErrRange
+		limitKind = zonal.ErrRange
 	}
 	p := libsvmParser{allowNonFinite: opts.AllowNonFinite, limit: limit, limitKind: limitKind}
 	p.rowPtr = append(p.rowPtr, 0)
@@ -71,12 +72,12 @@ func ReadLIBSVM(r io.Reader, opts Options) (*Data, error) {
 	}
 	d := max(p.maxIdx, opts.MinCols)
 	if d == 0 {
-		return nil, fmt.Errorf("%w: LIBSVM input has %d rows but no feature (set MinCols)", ErrEmpty, n)
+		return nil, fmt.Errorf("%w: LIBSVM input has %d rows but no feature (set MinCols)", zonal.ErrEmpty, n)
 	}
 	data := &Data{Y: p.y}
 	if !opts.NoDense {
 		if n > MaxDenseElements/d {
-			return nil, fmt.Errorf("%w: dense %d x %d matrix exceeds MaxDenseElements = %d (use Options.NoDense)", ErrTooLarge, n, d, MaxDenseElements)
+			return nil, fmt.Errorf("%w: dense %d x %d matrix exceeds MaxDenseElements = %d (use Options.NoDense)", zonal.ErrTooLarge, n, d, MaxDenseElements)
 		}
 	}
 	if !opts.NoSparse {
@@ -148,7 +149,7 @@ func (p *libsvmParser) number(tok []byte, idx int, lineNo int) (float64, error) 
 		return 0, lineErr(lineNo, nil, "number %s for %s is out of float64 range", quote(tok), what)
 	case numNonFinite:
 		if !p.allowNonFinite {
-			return 0, lineErr(lineNo, ErrNonFinite, "%s is %s (NaN/Inf not allowed)", what, quote(tok))
+			return 0, lineErr(lineNo, zonal.ErrNonFinite, "%s is %s (NaN/Inf not allowed)", what, quote(tok))
 		}
 	}
 	return v, nil
@@ -189,10 +190,10 @@ func (p *libsvmParser) parseLine(line []byte, lineNo int) error {
 		idx, ok := parseIndex(idxTok, p.limit)
 		if !ok {
 			if idx < 0 { // digits only, but above the limit
-				if p.limitKind == ErrRange {
-					return lineErr(lineNo, ErrRange, "index %s in %s exceeds MaxCols = %d", quote(idxTok), quote(tok), p.limit)
+				if p.limitKind == zonal.ErrRange {
+					return lineErr(lineNo, zonal.ErrRange, "index %s in %s exceeds MaxCols = %d", quote(idxTok), quote(tok), p.limit)
 				}
-				return lineErr(lineNo, ErrTooLarge, "index %s in %s exceeds the limit MaxIndex = %d", quote(idxTok), quote(tok), p.limit)
+				return lineErr(lineNo, zonal.ErrTooLarge, "index %s in %s exceeds the limit MaxIndex = %d", quote(idxTok), quote(tok), p.limit)
 			}
 			return lineErr(lineNo, nil, "bad index %s in %s (want a positive decimal integer)", quote(idxTok), quote(tok))
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -131,7 +132,7 @@ func TestReadLIBSVMPaddingAndLimits(t *testing.T) {
 	}
 	// An index in the thousands of millions is refused before any allocation.
 	_, err = ReadLIBSVM(strings.NewReader("1 1:1\n1 1000000000000:1\n"), Options{})
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "line 2") {
+	if !errors.Is(err, zonal.ErrTooLarge) || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("huge index: got %v", err)
 	}
 	// 17 rows of width 2^24 exceed MaxDenseElements = 2^28 as a dense matrix.
@@ -139,7 +140,7 @@ func TestReadLIBSVMPaddingAndLimits(t *testing.T) {
 	for range 17 {
 		b.WriteString("1 16777216:1\n")
 	}
-	if _, err = ReadLIBSVM(strings.NewReader(b.String()), Options{}); !errors.Is(err, ErrTooLarge) {
+	if _, err = ReadLIBSVM(strings.NewReader(b.String()), Options{}); !errors.Is(err, zonal.ErrTooLarge) {
 		t.Fatalf("dense limit: got %v", err)
 	}
 	// ... but are fine as CSR only.
@@ -152,13 +153,13 @@ func TestReadLIBSVMPaddingAndLimits(t *testing.T) {
 	}
 	// Bad options.
 	for _, o := range []Options{{MinCols: -1}, {MinCols: 3, MaxCols: 2}, {MaxRows: -2}} {
-		if _, err := ReadLIBSVM(strings.NewReader(in), o); !errors.Is(err, ErrParam) {
-			t.Errorf("options %+v: got %v, want ErrParam", o, err)
+		if _, err := ReadLIBSVM(strings.NewReader(in), o); !errors.Is(err, zonal.ErrParam) {
+			t.Errorf("options %+v: got %v, want zonal.ErrParam", o, err)
 		}
 	}
 	// Only empty rows: no feature at all.
 	for _, o := range []Options{{}, {NoDense: true}, {NoSparse: true}} {
-		if _, err := ReadLIBSVM(strings.NewReader("1\n2\n"), o); !errors.Is(err, ErrEmpty) {
+		if _, err := ReadLIBSVM(strings.NewReader("1\n2\n"), o); !errors.Is(err, zonal.ErrEmpty) {
 			t.Errorf("rows without features, %+v: got %v", o, err)
 		}
 	}
@@ -181,7 +182,7 @@ func TestAllowNonFinite(t *testing.T) {
 		t.Fatalf("CSV: %v", err)
 	}
 	// Overflow stays an error even then.
-	if _, err := ReadLIBSVM(strings.NewReader("1 1:1e400\n"), Options{AllowNonFinite: true}); !errors.Is(err, ErrFormat) {
+	if _, err := ReadLIBSVM(strings.NewReader("1 1:1e400\n"), Options{AllowNonFinite: true}); !errors.Is(err, zonal.ErrFormat) {
 		t.Fatalf("1e400: got %v", err)
 	}
 }
@@ -225,10 +226,10 @@ func TestReadCSVTarget(t *testing.T) {
 		t.Fatalf("numeric names: %v %v", d, err)
 	}
 	// Feature-count checks for test files of a model with d features.
-	if _, err := ReadCSV(strings.NewReader(in), Options{MinCols: 3}); !errors.Is(err, ErrRange) {
+	if _, err := ReadCSV(strings.NewReader(in), Options{MinCols: 3}); !errors.Is(err, zonal.ErrRange) {
 		t.Errorf("MinCols 3 on 2 features: %v", err)
 	}
-	if _, err := ReadCSV(strings.NewReader(in), Options{MaxCols: 1}); !errors.Is(err, ErrRange) {
+	if _, err := ReadCSV(strings.NewReader(in), Options{MaxCols: 1}); !errors.Is(err, zonal.ErrRange) {
 		t.Errorf("MaxCols 1 on 2 features: %v", err)
 	}
 	if _, err := ReadCSV(strings.NewReader(in), Options{MinCols: 2, MaxCols: 2}); err != nil {
@@ -247,13 +248,13 @@ func TestReadFileFormat(t *testing.T) {
 	if err := os.WriteFile(p, []byte("1 1:2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFile(p, Options{}); !errors.Is(err, ErrParam) {
+	if _, err := ReadFile(p, Options{}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("unknown extension: %v", err)
 	}
 	if d, err := ReadFile(p, Options{Format: "libsvm"}); err != nil || d.X.At(0, 0) != 2 {
 		t.Errorf("Format libsvm: %v", err)
 	}
-	if _, err := ReadFile("-", Options{}); !errors.Is(err, ErrParam) {
+	if _, err := ReadFile("-", Options{}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("stdin without Format: %v", err)
 	}
 	func() { // "-" reads standard input
@@ -271,7 +272,7 @@ func TestReadFileFormat(t *testing.T) {
 		}
 		sameData(t, "stdin", d, &Data{X: denseOf(smallX), Y: smallY})
 	}()
-	if _, err := ReadFile(p, Options{Format: "parquet"}); !errors.Is(err, ErrParam) {
+	if _, err := ReadFile(p, Options{Format: "parquet"}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("bad format: %v", err)
 	}
 	if _, err := ReadFile(filepath.Join(dir, "missing.csv"), Options{}); !errors.Is(err, os.ErrNotExist) {
@@ -321,55 +322,55 @@ func checkErrCases(t *testing.T, read func(string, Options) (*Data, error), case
 
 func TestReadLIBSVMErrors(t *testing.T) {
 	cases := []errCase{
-		{"empty", "", Options{}, 0, ErrEmpty, "no data lines"},
-		{"comments only", "# nothing\n\n   \n", Options{}, 0, ErrEmpty, "3 lines"},
-		{"bad value", "1 1:2\n1 1:abc\n", Options{}, 2, ErrFormat, `bad number "abc"`},
-		{"bad label", "abc 1:2\n", Options{}, 1, ErrFormat, "for the label"},
-		{"empty value", "1 1:\n", Options{}, 1, ErrFormat, "bad number"},
-		{"hex value", "1 1:0x10\n", Options{}, 1, ErrFormat, "bad number"},
-		{"underscore", "1 1:1_0\n", Options{}, 1, ErrFormat, "bad number"},
-		{"double colon", "1 1:2:3\n", Options{}, 1, ErrFormat, "bad number"},
-		{"index 0", "1 1:2\n\n2 0:1\n", Options{}, 3, ErrFormat, "index 0"},
-		{"decreasing", "1 3:1 2:1\n", Options{}, 1, ErrFormat, "does not increase"},
-		{"repeated", "1 2:1 2:1\n", Options{}, 1, ErrFormat, "does not increase"},
-		{"negative index", "1 -1:2\n", Options{}, 1, ErrFormat, "bad index"},
-		{"signed index", "1 +1:2\n", Options{}, 1, ErrFormat, "bad index"},
-		{"no index", "1 :2\n", Options{}, 1, ErrFormat, "bad index"},
-		{"no colon", "1 1:2 foo\n", Options{}, 1, ErrFormat, "not index:value"},
-		{"NaN value", "1 1:nan\n", Options{}, 1, ErrNonFinite, "NaN/Inf not allowed"},
-		{"Inf label", "1 1:1\n-Inf 1:1\n", Options{}, 2, ErrNonFinite, "the label"},
-		{"overflow", "1 1:1e400\n", Options{}, 1, ErrFormat, "out of float64 range"},
-		{"huge index", "1 99999999999999999999999:1\n", Options{}, 1, ErrTooLarge, "MaxIndex"},
-		{"above MaxCols", "1 4:1\n1 5:1\n", Options{MaxCols: 4}, 2, ErrRange, "MaxCols = 4"},
-		{"bad qid", "1 qid:x 1:2\n", Options{}, 1, ErrFormat, "bad qid"},
-		{"huge qid", "1 qid:99999999999999999999 1:2\n", Options{}, 1, ErrFormat, "bad qid"},
-		{"late qid", "1 1:2 qid:3\n", Options{}, 1, ErrFormat, "bad index"},
-		{"space in token", "1 1 :2\n", Options{}, 1, ErrFormat, "not index:value"},
+		{"empty", "", Options{}, 0, zonal.ErrEmpty, "no data lines"},
+		{"comments only", "# nothing\n\n   \n", Options{}, 0, zonal.ErrEmpty, "3 lines"},
+		{"bad value", "1 1:2\n1 1:abc\n", Options{}, 2, zonal.ErrFormat, `bad number "abc"`},
+		{"bad label", "abc 1:2\n", Options{}, 1, zonal.ErrFormat, "for the label"},
+		{"empty value", "1 1:\n", Options{}, 1, zonal.ErrFormat, "bad number"},
+		{"hex value", "1 1:0x10\n", Options{}, 1, zonal.ErrFormat, "bad number"},
+		{"underscore", "1 1:1_0\n", Options{}, 1, zonal.ErrFormat, "bad number"},
+		{"double colon", "1 1:2:3\n", Options{}, 1, zonal.ErrFormat, "bad number"},
+		{"index 0", "1 1:2\n\n2 0:1\n", Options{}, 3, zonal.ErrFormat, "index 0"},
+		{"decreasing", "1 3:1 2:1\n", Options{}, 1, zonal.ErrFormat, "does not increase"},
+		{"repeated", "1 2:1 2:1\n", Options{}, 1, zonal.ErrFormat, "does not increase"},
+		{"negative index", "1 -1:2\n", Options{}, 1, zonal.ErrFormat, "bad index"},
+		{"signed index", "1 +1:2\n", Options{}, 1, zonal.ErrFormat, "bad index"},
+		{"no index", "1 :2\n", Options{}, 1, zonal.ErrFormat, "bad index"},
+		{"no colon", "1 1:2 foo\n", Options{}, 1, zonal.ErrFormat, "not index:value"},
+		{"NaN value", "1 1:nan\n", Options{}, 1, zonal.ErrNonFinite, "NaN/Inf not allowed"},
+		{"Inf label", "1 1:1\n-Inf 1:1\n", Options{}, 2, zonal.ErrNonFinite, "the label"},
+		{"overflow", "1 1:1e400\n", Options{}, 1, zonal.ErrFormat, "out of float64 range"},
+		{"huge index", "1 99999999999999999999999:1\n", Options{}, 1, zonal.ErrTooLarge, "MaxIndex"},
+		{"above MaxCols", "1 4:1\n1 5:1\n", Options{MaxCols: 4}, 2, zonal.ErrRange, "MaxCols = 4"},
+		{"bad qid", "1 qid:x 1:2\n", Options{}, 1, zonal.ErrFormat, "bad qid"},
+		{"huge qid", "1 qid:99999999999999999999 1:2\n", Options{}, 1, zonal.ErrFormat, "bad qid"},
+		{"late qid", "1 1:2 qid:3\n", Options{}, 1, zonal.ErrFormat, "bad index"},
+		{"space in token", "1 1 :2\n", Options{}, 1, zonal.ErrFormat, "not index:value"},
 	}
 	checkErrCases(t, func(s string, o Options) (*Data, error) { return ReadLIBSVM(strings.NewReader(s), o) }, cases)
 }
 
 func TestReadCSVErrors(t *testing.T) {
 	cases := []errCase{
-		{"empty", "", Options{}, 0, ErrEmpty, "no header"},
-		{"header only", "y,a\n", Options{}, 0, ErrEmpty, "no data rows"},
-		{"ragged short", "y,a\n1,2\n3\n", Options{}, 3, ErrFormat, "row has 1 fields, the header has 2"},
-		{"ragged long", "y,a\n1,2,3\n", Options{}, 2, ErrFormat, "row has 3 fields"},
-		{"bad number", "y,a\n\n1,2\n\n1,abc\n", Options{}, 5, ErrFormat, `bad number "abc" in column "a"`},
-		{"empty value", "y,a\n1,\n", Options{}, 2, ErrFormat, "empty value"},
-		{"NA", "y,a\n1,NA\n", Options{}, 2, ErrFormat, "bad number"},
-		{"NaN", "y,a\n1,NaN\n", Options{}, 2, ErrNonFinite, "NaN/Inf not allowed"},
-		{"overflow", "y,a\n1,-1e999\n", Options{}, 2, ErrFormat, "out of float64 range"},
-		{"empty name", "y,,a\n1,2,3\n", Options{}, 1, ErrFormat, "empty name"},
-		{"control character", "y,a\rb\n1,2\n", Options{}, 1, ErrFormat, "control character"},
-		{"duplicate name", "y,a,a\n1,2,3\n", Options{}, 1, ErrFormat, `both named "a"`},
-		{"missing target", "y,a\n1,2\n", Options{Target: "z"}, 0, ErrTarget, `line 1 (header): no column named "z"`},
-		{"target index", "y,a\n1,2\n", Options{Target: "2"}, 0, ErrTarget, "not below"},
-		{"no features", "y\n1\n", Options{}, 0, ErrEmpty, "no feature"},
-		{"unterminated quote", "y,a\n1,\"2\n", Options{}, 2, ErrFormat, "unterminated"},
-		{"quote in field", "y,a\n1,2\"3\n", Options{}, 2, ErrFormat, "quote inside"},
-		{"text after quote", "y,a\n1,\"2\"x\n", Options{}, 2, ErrFormat, "after closing quote"},
-		{"too few columns", "y,a\n1,2\n", Options{MinCols: 2}, 0, ErrRange, "MinCols"},
+		{"empty", "", Options{}, 0, zonal.ErrEmpty, "no header"},
+		{"header only", "y,a\n", Options{}, 0, zonal.ErrEmpty, "no data rows"},
+		{"ragged short", "y,a\n1,2\n3\n", Options{}, 3, zonal.ErrFormat, "row has 1 fields, the header has 2"},
+		{"ragged long", "y,a\n1,2,3\n", Options{}, 2, zonal.ErrFormat, "row has 3 fields"},
+		{"bad number", "y,a\n\n1,2\n\n1,abc\n", Options{}, 5, zonal.ErrFormat, `bad number "abc" in column "a"`},
+		{"empty value", "y,a\n1,\n", Options{}, 2, zonal.ErrFormat, "empty value"},
+		{"NA", "y,a\n1,NA\n", Options{}, 2, zonal.ErrFormat, "bad number"},
+		{"NaN", "y,a\n1,NaN\n", Options{}, 2, zonal.ErrNonFinite, "NaN/Inf not allowed"},
+		{"overflow", "y,a\n1,-1e999\n", Options{}, 2, zonal.ErrFormat, "out of float64 range"},
+		{"empty name", "y,,a\n1,2,3\n", Options{}, 1, zonal.ErrFormat, "empty name"},
+		{"control character", "y,a\rb\n1,2\n", Options{}, 1, zonal.ErrFormat, "control character"},
+		{"duplicate name", "y,a,a\n1,2,3\n", Options{}, 1, zonal.ErrFormat, `both named "a"`},
+		{"missing target", "y,a\n1,2\n", Options{Target: "z"}, 0, zonal.ErrParam, `line 1 (header): no column named "z"`},
+		{"target index", "y,a\n1,2\n", Options{Target: "2"}, 0, zonal.ErrParam, "not below"},
+		{"no features", "y\n1\n", Options{}, 0, zonal.ErrEmpty, "no feature"},
+		{"unterminated quote", "y,a\n1,\"2\n", Options{}, 2, zonal.ErrFormat, "unterminated"},
+		{"quote in field", "y,a\n1,2\"3\n", Options{}, 2, zonal.ErrFormat, "quote inside"},
+		{"text after quote", "y,a\n1,\"2\"x\n", Options{}, 2, zonal.ErrFormat, "after closing quote"},
+		{"too few columns", "y,a\n1,2\n", Options{MinCols: 2}, 0, zonal.ErrRange, "MinCols"},
 	}
 	checkErrCases(t, func(s string, o Options) (*Data, error) { return ReadCSV(strings.NewReader(s), o) }, cases)
 }
@@ -380,17 +381,17 @@ func TestCorruptGzip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Truncated stream.
-	if _, err := ReadLIBSVM(bytes.NewReader(raw[:len(raw)/2]), Options{}); !errors.Is(err, ErrFormat) {
+	if _, err := ReadLIBSVM(bytes.NewReader(raw[:len(raw)/2]), Options{}); !errors.Is(err, zonal.ErrFormat) {
 		t.Errorf("truncated gzip: got %v", err)
 	}
 	// Flipped byte in the CRC trailer.
 	bad := slices.Clone(raw)
 	bad[len(bad)-6] ^= 0xff
-	if _, err := ReadLIBSVM(bytes.NewReader(bad), Options{}); !errors.Is(err, ErrFormat) || !errors.Is(err, gzip.ErrChecksum) {
+	if _, err := ReadLIBSVM(bytes.NewReader(bad), Options{}); !errors.Is(err, zonal.ErrFormat) || !errors.Is(err, gzip.ErrChecksum) {
 		t.Errorf("bad checksum: got %v", err)
 	}
 	// Magic bytes but a broken header.
-	if _, err := ReadCSV(bytes.NewReader([]byte{0x1f, 0x8b, 0, 0}), Options{}); !errors.Is(err, ErrFormat) {
+	if _, err := ReadCSV(bytes.NewReader([]byte{0x1f, 0x8b, 0, 0}), Options{}); !errors.Is(err, zonal.ErrFormat) {
 		t.Errorf("bad gzip header: got %v", err)
 	}
 }
@@ -519,11 +520,11 @@ func TestGzipEarlyErrorStopsReader(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for range 5 {
 		_, err := ReadLIBSVM(bytes.NewReader(buf.Bytes()), Options{})
-		if !errors.Is(err, ErrFormat) {
+		if !errors.Is(err, zonal.ErrFormat) {
 			t.Fatalf("got %v", err)
 		}
 		_, err = ReadCSV(bytes.NewReader(cbuf.Bytes()), Options{})
-		if !errors.Is(err, ErrFormat) {
+		if !errors.Is(err, zonal.ErrFormat) {
 			t.Fatalf("CSV: got %v", err)
 		}
 	}
@@ -565,7 +566,7 @@ func TestLineLengthLimit(t *testing.T) {
 		t.Fatal("over-long line accepted")
 	}
 	var pe *ParseError
-	if err := lr.error(); !errors.Is(err, ErrTooLarge) || !errors.As(err, &pe) || pe.Line != 2 {
+	if err := lr.error(); !errors.Is(err, zonal.ErrTooLarge) || !errors.As(err, &pe) || pe.Line != 2 {
 		t.Fatalf("got %v", err)
 	}
 	// Below the limit the same line is read whole.
@@ -613,7 +614,7 @@ func TestNoSparseMatchesDefault(t *testing.T) {
 	if !mat.Equal(a.X, x) {
 		t.Fatal("read X differs from the written matrix")
 	}
-	if _, err := ReadLIBSVM(bytes.NewReader(raw), Options{NoSparse: true, NoDense: true}); !errors.Is(err, ErrParam) {
+	if _, err := ReadLIBSVM(bytes.NewReader(raw), Options{NoSparse: true, NoDense: true}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("NoSparse+NoDense: %v", err)
 	}
 }

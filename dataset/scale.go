@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -34,7 +35,7 @@ func FitStandardizer(x mat.Matrix) (*Standardizer, error) {
 // is computed in two passes (sum, then a correction sum of the residuals)
 // and the deviation from residuals divided by their largest magnitude, so
 // neither cancellation nor overflow/underflow of squares spoils it. NaN or
-// Inf in x is an error wrapping ErrNonFinite; s is unchanged on error.
+// Inf in x is an error wrapping zonal.ErrNonFinite; s is unchanged on error.
 func (s *Standardizer) Fit(x mat.Matrix) error {
 	mean, scale, err := columnMoments(x)
 	if err != nil {
@@ -60,7 +61,7 @@ func columnMoments(x mat.Matrix) (mean, std []float64, err error) {
 		r := rows(i)
 		for j, v := range r {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, nil, fmt.Errorf("%w: row %d, column %d is %v", ErrNonFinite, i, j, v)
+				return nil, nil, fmt.Errorf("%w: row %d, column %d is %v", zonal.ErrNonFinite, i, j, v)
 			}
 			mean[j] += v
 			lo[j] = min(lo[j], v)
@@ -116,7 +117,7 @@ func columnMoments(x mat.Matrix) (mean, std []float64, err error) {
 func rowsOf(x mat.Matrix) (n, d int, row func(i int) []float64, err error) {
 	n, d = x.Dims()
 	if n == 0 || d == 0 {
-		return 0, 0, nil, fmt.Errorf("%w: %d x %d matrix", ErrEmpty, n, d)
+		return 0, 0, nil, fmt.Errorf("%w: %d x %d matrix", zonal.ErrEmpty, n, d)
 	}
 	if dense, ok := x.(*mat.Dense); ok {
 		return n, d, dense.RawRowView, nil
@@ -131,7 +132,7 @@ func rowsOf(x mat.Matrix) (n, d int, row func(i int) []float64, err error) {
 }
 
 // Apply standardizes x in place: x_ij = (x_ij - Mean[j]) / Scale[j]. x must
-// have len(Mean) columns (ErrShape otherwise). NaN and Inf propagate.
+// have len(Mean) columns (zonal.ErrShape otherwise). NaN and Inf propagate.
 func (s *Standardizer) Apply(x *mat.Dense) error {
 	return applyAffine("Standardizer", s.Mean, s.Scale, x, x)
 }
@@ -163,7 +164,7 @@ type MinMaxScaler struct {
 }
 
 // Fit computes Min and Scale of the columns of x. NaN or Inf is an error
-// wrapping ErrNonFinite. A range that overflows float64 gets Scale 1.
+// wrapping zonal.ErrNonFinite. A range that overflows float64 gets Scale 1.
 func (s *MinMaxScaler) Fit(x mat.Matrix) error {
 	n, d, rows, err := rowsOf(x)
 	if err != nil {
@@ -176,7 +177,7 @@ func (s *MinMaxScaler) Fit(x mat.Matrix) error {
 	for i := 0; i < n; i++ {
 		for j, v := range rows(i) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("MinMaxScaler.Fit: %w: row %d, column %d is %v", ErrNonFinite, i, j, v)
+				return fmt.Errorf("MinMaxScaler.Fit: %w: row %d, column %d is %v", zonal.ErrNonFinite, i, j, v)
 			}
 			lo[j] = min(lo[j], v)
 			hi[j] = max(hi[j], v)
@@ -214,10 +215,10 @@ func (s *MinMaxScaler) Inverse(x *mat.Dense) error {
 
 func checkFitted(who string, shift, scale []float64, d int) error {
 	if shift == nil || len(shift) != len(scale) {
-		return fmt.Errorf("%w: %s is not fitted (len %d and %d)", ErrParam, who, len(shift), len(scale))
+		return fmt.Errorf("%w: %s is not fitted (len %d and %d)", zonal.ErrParam, who, len(shift), len(scale))
 	}
 	if d != len(shift) {
-		return fmt.Errorf("%w: %s fitted on %d columns, given %d", ErrShape, who, len(shift), d)
+		return fmt.Errorf("%w: %s fitted on %d columns, given %d", zonal.ErrShape, who, len(shift), d)
 	}
 	return nil
 }
@@ -228,7 +229,7 @@ func applyAffine(who string, shift, scale []float64, dst *mat.Dense, x mat.Matri
 		return err
 	}
 	if dn, dd := dst.Dims(); dn != n || dd != d {
-		return fmt.Errorf("%w: %s: dst is %d x %d, x is %d x %d", ErrShape, who, dn, dd, n, d)
+		return fmt.Errorf("%w: %s: dst is %d x %d, x is %d x %d", zonal.ErrShape, who, dn, dd, n, d)
 	}
 	xd, isDense := x.(*mat.Dense)
 	for i := 0; i < n; i++ {

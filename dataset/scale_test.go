@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -144,39 +145,39 @@ func TestStandardizerFitMatchesNaiveFormula(t *testing.T) {
 func TestScalerErrors(t *testing.T) {
 	x := mat.NewDense(2, 2, []float64{1, 2, math.NaN(), 4})
 	var s Standardizer
-	if err := s.Fit(x); !errors.Is(err, ErrNonFinite) {
+	if err := s.Fit(x); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("NaN: %v", err)
 	}
 	x.Set(1, 0, math.Inf(-1))
-	if err := s.Fit(x); !errors.Is(err, ErrNonFinite) {
+	if err := s.Fit(x); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("Inf: %v", err)
 	}
 	if s.Mean != nil {
 		t.Error("failed Fit changed the Standardizer")
 	}
-	if err := s.Apply(mat.NewDense(1, 2, nil)); !errors.Is(err, ErrParam) {
+	if err := s.Apply(mat.NewDense(1, 2, nil)); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("Apply before Fit: %v", err)
 	}
-	if err := s.Fit(&mat.Dense{}); !errors.Is(err, ErrEmpty) {
+	if err := s.Fit(&mat.Dense{}); !errors.Is(err, zonal.ErrEmpty) {
 		t.Errorf("empty: %v", err)
 	}
 	if err := s.Fit(mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Apply(mat.NewDense(1, 3, nil)); !errors.Is(err, ErrShape) {
+	if err := s.Apply(mat.NewDense(1, 3, nil)); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("wrong width: %v", err)
 	}
-	if err := s.ApplyTo(mat.NewDense(2, 2, nil), mat.NewDense(1, 2, nil)); !errors.Is(err, ErrShape) {
+	if err := s.ApplyTo(mat.NewDense(2, 2, nil), mat.NewDense(1, 2, nil)); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("wrong dst: %v", err)
 	}
-	if err := s.ApplyVec(make([]float64, 3)); !errors.Is(err, ErrShape) {
+	if err := s.ApplyVec(make([]float64, 3)); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("ApplyVec wrong length: %v", err)
 	}
 	var mm MinMaxScaler
-	if err := mm.Fit(mat.NewDense(1, 1, []float64{math.NaN()})); !errors.Is(err, ErrNonFinite) {
+	if err := mm.Fit(mat.NewDense(1, 1, []float64{math.NaN()})); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("MinMax NaN: %v", err)
 	}
-	if err := mm.Inverse(mat.NewDense(1, 1, nil)); !errors.Is(err, ErrParam) {
+	if err := mm.Inverse(mat.NewDense(1, 1, nil)); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("MinMax Inverse before Fit: %v", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/zonal-ml/zonal"
 )
 
 // streamSplit is the second PCG word for every permutation this package
@@ -78,10 +80,10 @@ type Fold struct {
 // KFold partitions the rows 0..n-1 into k random folds of sizes differing
 // by at most one (fold f tests on rows p[f*n/k : (f+1)*n/k] of a seeded
 // permutation p and trains on the others). Every row is tested exactly
-// once. It is an error (ErrParam) unless 2 <= k <= n.
+// once. It is an error (zonal.ErrParam) unless 2 <= k <= n.
 func KFold(n, k int, seed uint64) ([]Fold, error) {
 	if k < 2 || k > n {
-		return nil, fmt.Errorf("%w: KFold needs 2 <= k <= n, got k = %d, n = %d", ErrParam, k, n)
+		return nil, fmt.Errorf("%w: KFold needs 2 <= k <= n, got k = %d, n = %d", zonal.ErrParam, k, n)
 	}
 	p := permutation(n, seed)
 	folds := make([]Fold, k)
@@ -100,10 +102,10 @@ func KFold(n, k int, seed uint64) ([]Fold, error) {
 
 // Subsample returns m distinct rows of 0..n-1 drawn uniformly without
 // replacement, determined by seed, in increasing order. It is an error
-// (ErrParam) unless 0 <= m <= n.
+// (zonal.ErrParam) unless 0 <= m <= n.
 func Subsample(n, m int, seed uint64) ([]int, error) {
 	if n < 0 || m < 0 || m > n {
-		return nil, fmt.Errorf("%w: Subsample needs 0 <= m <= n, got m = %d, n = %d", ErrParam, m, n)
+		return nil, fmt.Errorf("%w: Subsample needs 0 <= m <= n, got m = %d, n = %d", zonal.ErrParam, m, n)
 	}
 	p := permutation(n, seed)[:m]
 	slices.Sort(p)

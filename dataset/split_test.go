@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/zonal-ml/zonal"
 )
 
 // checkPartition fails unless the lists are sorted, disjoint and cover 0..n-1.
@@ -140,8 +142,8 @@ func TestKFold(t *testing.T) {
 		checkPartition(t, c.n, all)
 	}
 	for _, c := range []struct{ n, k int }{{10, 1}, {10, 11}, {0, 2}, {5, -1}} {
-		if _, err := KFold(c.n, c.k, 1); !errors.Is(err, ErrParam) {
-			t.Errorf("KFold(%d, %d): %v, want ErrParam", c.n, c.k, err)
+		if _, err := KFold(c.n, c.k, 1); !errors.Is(err, zonal.ErrParam) {
+			t.Errorf("KFold(%d, %d): %v, want zonal.ErrParam", c.n, c.k, err)
 		}
 	}
 }
@@ -165,7 +167,7 @@ func TestSubsample(t *testing.T) {
 		t.Fatalf("m = 0: %v %v", none, err)
 	}
 	for _, c := range []struct{ n, m int }{{5, 6}, {5, -1}, {-1, 0}} {
-		if _, err := Subsample(c.n, c.m, 1); !errors.Is(err, ErrParam) {
+		if _, err := Subsample(c.n, c.m, 1); !errors.Is(err, zonal.ErrParam) {
 			t.Errorf("Subsample(%d, %d): %v", c.n, c.m, err)
 		}
 	}
@@ -188,10 +190,10 @@ func TestDataSubset(t *testing.T) {
 	if d.X.At(4, 0) == 123 {
 		t.Fatal("Subset shares X")
 	}
-	if _, err := d.Subset([]int{5}); !errors.Is(err, ErrRange) {
+	if _, err := d.Subset([]int{5}); !errors.Is(err, zonal.ErrRange) {
 		t.Errorf("row 5 of 5: %v", err)
 	}
-	if _, err := d.Subset(nil); !errors.Is(err, ErrEmpty) {
+	if _, err := d.Subset(nil); !errors.Is(err, zonal.ErrEmpty) {
 		t.Errorf("no rows: %v", err)
 	}
 	c := d.Clone()

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -19,7 +20,7 @@ import (
 func WriteLIBSVM(w io.Writer, x mat.Matrix, y []float64) error {
 	n, d := x.Dims()
 	if len(y) != n {
-		return fmt.Errorf("%w: WriteLIBSVM: %d rows, %d labels", ErrShape, n, len(y))
+		return fmt.Errorf("%w: WriteLIBSVM: %d rows, %d labels", zonal.ErrShape, n, len(y))
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var buf []byte
@@ -55,10 +56,10 @@ func WriteLIBSVM(w io.Writer, x mat.Matrix, y []float64) error {
 func WriteCSV(w io.Writer, x mat.Matrix, y []float64, names []string) error {
 	n, d := x.Dims()
 	if y != nil && len(y) != n {
-		return fmt.Errorf("%w: WriteCSV: %d rows, %d targets", ErrShape, n, len(y))
+		return fmt.Errorf("%w: WriteCSV: %d rows, %d targets", zonal.ErrShape, n, len(y))
 	}
 	if names != nil && len(names) != d {
-		return fmt.Errorf("%w: WriteCSV: %d columns, %d names", ErrShape, d, len(names))
+		return fmt.Errorf("%w: WriteCSV: %d columns, %d names", zonal.ErrShape, d, len(names))
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var buf []byte
@@ -73,7 +74,7 @@ func WriteCSV(w io.Writer, x mat.Matrix, y []float64, names []string) error {
 			nm = names[j]
 		}
 		if nm == "" || (y != nil && nm == "y") {
-			return fmt.Errorf("%w: WriteCSV: feature %d has the name %q", ErrParam, j, nm)
+			return fmt.Errorf("%w: WriteCSV: feature %d has the name %q", zonal.ErrParam, j, nm)
 		}
 		if sep {
 			buf = append(buf, ',')
@@ -81,7 +82,7 @@ func WriteCSV(w io.Writer, x mat.Matrix, y []float64, names []string) error {
 		sep = true
 		if strings.ContainsAny(nm, ",\"\r\n") || strings.TrimSpace(nm) != nm {
 			if strings.ContainsAny(nm, "\r\n") {
-				return fmt.Errorf("%w: WriteCSV: feature name %q holds a line break", ErrParam, nm)
+				return fmt.Errorf("%w: WriteCSV: feature name %q holds a line break", zonal.ErrParam, nm)
 			}
 			nm = `"` + strings.ReplaceAll(nm, `"`, `""`) + `"`
 		}

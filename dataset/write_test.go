@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -96,16 +97,16 @@ func TestWriteRoundTrip(t *testing.T) {
 	roundTrip(t, &Data{X: x, Y: y}, true)
 
 	var b bytes.Buffer
-	if err := WriteLIBSVM(&b, x, y[:3]); !errors.Is(err, ErrShape) {
+	if err := WriteLIBSVM(&b, x, y[:3]); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("label count: %v", err)
 	}
-	if err := WriteCSV(&b, x, nil, []string{"a"}); !errors.Is(err, ErrShape) {
+	if err := WriteCSV(&b, x, nil, []string{"a"}); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("name count: %v", err)
 	}
-	if err := WriteCSV(&b, x, nil, []string{"a", "b\nc", "d", "e", "f", "g"}); !errors.Is(err, ErrParam) {
+	if err := WriteCSV(&b, x, nil, []string{"a", "b\nc", "d", "e", "f", "g"}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("line break in name: %v", err)
 	}
-	if err := WriteCSV(&b, x, y, []string{"a", "y", "d", "e", "f", "g"}); !errors.Is(err, ErrParam) {
+	if err := WriteCSV(&b, x, y, []string{"a", "y", "d", "e", "f", "g"}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("feature named y: %v", err)
 	}
 	b.Reset()

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -41,14 +42,14 @@ type FourierMap struct {
 }
 
 // NewFourier returns random Fourier features for a Gaussian or Laplacian k on
-// R^d. Errors: ErrParam for another kernel, odd or non-positive D, or
+// R^d. Errors: zonal.ErrParam for another kernel, odd or non-positive D, or
 // Orthogonal with the Laplacian; d < 1.
 func NewFourier(b backend.Backend, k Kernel, d int, opt FourierOptions) (*FourierMap, error) {
 	if d < 1 {
-		return nil, fmt.Errorf("%w: input dimension must be >= 1, got %d", ErrParam, d)
+		return nil, fmt.Errorf("%w: input dimension must be >= 1, got %d", zonal.ErrParam, d)
 	}
 	if opt.Features < 2 || opt.Features%2 != 0 {
-		return nil, fmt.Errorf("%w: Fourier features need an even D >= 2 (cos/sin pairs), got %d", ErrParam, opt.Features)
+		return nil, fmt.Errorf("%w: Fourier features need an even D >= 2 (cos/sin pairs), got %d", zonal.ErrParam, opt.Features)
 	}
 	m := opt.Features / 2
 	rng := newRand(opt.Seed, 2)
@@ -76,14 +77,14 @@ func NewFourier(b backend.Backend, k Kernel, d int, opt FourierOptions) (*Fourie
 		}
 	case Laplacian:
 		if opt.Orthogonal {
-			return nil, fmt.Errorf("%w: orthogonal random features need a rotation-invariant kernel, not %v", ErrParam, k)
+			return nil, fmt.Errorf("%w: orthogonal random features need a rotation-invariant kernel, not %v", zonal.ErrParam, k)
 		}
 		w = make([]float64, m*d)
 		for i := range w {
 			w[i] = math.Tan(math.Pi*(rng.Float64()-0.5)) / kk.Sigma
 		}
 	default:
-		return nil, fmt.Errorf("%w: random Fourier features need a Gaussian or Laplacian kernel, got %v", ErrParam, k)
+		return nil, fmt.Errorf("%w: random Fourier features need a Gaussian or Laplacian kernel, got %v", zonal.ErrParam, k)
 	}
 	return &FourierMap{b: b, d: d, m: m, w: w, kstring: k.String(), orth: opt.Orthogonal}, nil
 }
@@ -143,7 +144,7 @@ func (f *FourierMap) MarshalBinary() ([]byte, error) {
 
 func init() {
 	RegisterMap("fourier", func(data []byte) (FeatureMap, error) {
-		bad := fmt.Errorf("%w: malformed fourier map encoding", ErrParam)
+		bad := fmt.Errorf("%w: malformed fourier map encoding", zonal.ErrParam)
 		if len(data) < 33 || data[0] != 1 {
 			return nil, bad
 		}

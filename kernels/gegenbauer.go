@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -87,7 +88,7 @@ func Alpha(l, d int) float64 { return math.Exp(LogAlpha(l, d)) }
 // evaluated in log space. The b_{n,l} are non-negative and sum to 1 (t = 1).
 func MonomialCoeffs(n, d int) ([]float64, error) {
 	if n < 0 || d < 2 {
-		return nil, fmt.Errorf("%w: MonomialCoeffs needs n >= 0 and d >= 2, got n=%d d=%d", ErrParam, n, d)
+		return nil, fmt.Errorf("%w: MonomialCoeffs needs n >= 0 and d >= 2, got n=%d d=%d", zonal.ErrParam, n, d)
 	}
 	out := make([]float64, n+1)
 	for l := n % 2; l <= n; l += 2 {
@@ -113,7 +114,7 @@ func logMonomialCoeff(n, l, d int) float64 {
 // computed with the backend's SymEig.
 func GaussGegenbauer(b backend.Backend, n, d int) (nodes, weights []float64, err error) {
 	if n < 1 || n > 4096 || d < 2 {
-		return nil, nil, fmt.Errorf("%w: GaussGegenbauer needs 1 <= n <= 4096 and d >= 2, got n=%d d=%d", ErrParam, n, d)
+		return nil, nil, fmt.Errorf("%w: GaussGegenbauer needs 1 <= n <= 4096 and d >= 2, got n=%d d=%d", zonal.ErrParam, n, d)
 	}
 	mu := float64(d-2) / 2
 	j := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
@@ -156,7 +157,7 @@ func GaussGegenbauer(b backend.Backend, n, d int) (nodes, weights []float64, err
 // analytic kappa). A non-finite kappa value is an error.
 func SeriesCoeffs(b backend.Backend, kappa func(t float64) float64, d, q, npts int) ([]float64, error) {
 	if q < 0 || npts < q+1 {
-		return nil, fmt.Errorf("%w: SeriesCoeffs needs q >= 0 and npts > q, got q=%d npts=%d", ErrParam, q, npts)
+		return nil, fmt.Errorf("%w: SeriesCoeffs needs q >= 0 and npts > q, got q=%d npts=%d", zonal.ErrParam, q, npts)
 	}
 	t, w, err := GaussGegenbauer(b, npts, d)
 	if err != nil {
@@ -171,7 +172,7 @@ func SeriesCoeffs(b backend.Backend, kappa func(t float64) float64, d, q, npts i
 	for i, ti := range t {
 		f := kappa(ti)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%w: kappa(%g) = %g", ErrNotFinite, ti, f)
+			return nil, fmt.Errorf("%w: kappa(%g) = %g", zonal.ErrNonFinite, ti, f)
 		}
 		gegenbauerAll(p, float64(d), ti)
 		for l := range c {

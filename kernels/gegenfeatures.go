@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
 )
@@ -80,29 +81,29 @@ type GegenbauerMap struct {
 // *GZK (user or closed form) or a kernel with a GZK closed form (Gaussian,
 // Polynomial, ExpDot, DotProduct, NTK, ArcCosine; see NewGZKFor). x is a data
 // sample: it fixes d and, unless opt.Radius > 0, the radius used to choose
-// (q, s). Errors: ErrEmpty, ErrNotFinite, ErrParam (bad options, D not a
+// (q, s). Errors: zonal.ErrEmpty, zonal.ErrNonFinite, zonal.ErrParam (bad options, D not a
 // multiple of s, unsupported kernel).
 func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt GegenbauerOptions) (*GegenbauerMap, error) {
 	if x == nil {
-		return nil, fmt.Errorf("%w: nil data", ErrEmpty)
+		return nil, fmt.Errorf("%w: nil data", zonal.ErrEmpty)
 	}
 	n, d := x.Dims()
 	if n == 0 || d == 0 {
-		return nil, fmt.Errorf("%w: data is %dx%d", ErrEmpty, n, d)
+		return nil, fmt.Errorf("%w: data is %dx%d", zonal.ErrEmpty, n, d)
 	}
 	if d < 2 {
-		return nil, fmt.Errorf("%w: Gegenbauer features need d >= 2, got %d", ErrParam, d)
+		return nil, fmt.Errorf("%w: Gegenbauer features need d >= 2, got %d", zonal.ErrParam, d)
 	}
 	xg, err := general(x)
 	if err != nil {
 		return nil, err
 	}
 	if opt.Features < 1 {
-		return nil, fmt.Errorf("%w: number of features must be >= 1, got %d", ErrParam, opt.Features)
+		return nil, fmt.Errorf("%w: number of features must be >= 1, got %d", zonal.ErrParam, opt.Features)
 	}
 	if opt.Q < 0 || opt.S < 0 || opt.MaxQ < 0 || opt.MaxS < 0 || !(opt.Radius >= 0) || !(opt.Tol >= 0) ||
 		math.IsInf(opt.Radius, 0) || math.IsInf(opt.Tol, 0) {
-		return nil, fmt.Errorf("%w: negative or non-finite Gegenbauer option", ErrParam)
+		return nil, fmt.Errorf("%w: negative or non-finite Gegenbauer option", zonal.ErrParam)
 	}
 	tolGiven := opt.Tol > 0
 	if opt.Tol == 0 {
@@ -124,10 +125,10 @@ func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt Gegenb
 	tr := Truncation{Bound: math.NaN()}
 	if gz, ok := k.(*GZK); ok {
 		if gz.rad.d != d {
-			return nil, fmt.Errorf("%w: GZK has d=%d, data has %d columns", ErrDim, gz.rad.d, d)
+			return nil, fmt.Errorf("%w: GZK has d=%d, data has %d columns", zonal.ErrShape, gz.rad.d, d)
 		}
 		if (opt.Q != 0 && opt.Q != gz.rad.q) || (opt.S != 0 && opt.S != gz.rad.s) {
-			return nil, fmt.Errorf("%w: options ask q=%d s=%d but the GZK has q=%d s=%d", ErrParam, opt.Q, opt.S, gz.rad.q, gz.rad.s)
+			return nil, fmt.Errorf("%w: options ask q=%d s=%d but the GZK has q=%d s=%d", zonal.ErrParam, opt.Q, opt.S, gz.rad.q, gz.rad.s)
 		}
 		g, tr.Q, tr.S = gz, gz.rad.q, gz.rad.s
 		if gz.base != nil {
@@ -139,7 +140,7 @@ func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt Gegenb
 		switch k.(type) {
 		case NTK, ArcCosine:
 			if opt.S > 1 {
-				return nil, fmt.Errorf("%w: %v has a GZK of order s = 1, got S=%d", ErrParam, k, opt.S)
+				return nil, fmt.Errorf("%w: %v has a GZK of order s = 1, got S=%d", zonal.ErrParam, k, opt.S)
 			}
 			opt.S = 1
 		}
@@ -180,12 +181,12 @@ func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt Gegenb
 		step = 2 * s
 	}
 	if opt.S != 0 && opt.Features%step != 0 {
-		return nil, fmt.Errorf("%w: D=%d is not a multiple of s=%d%s", ErrParam, opt.Features, s,
+		return nil, fmt.Errorf("%w: D=%d is not a multiple of s=%d%s", zonal.ErrParam, opt.Features, s,
 			map[bool]string{true: " times 2 (antithetic pairs)", false: ""}[opt.Antithetic])
 	}
 	m := opt.Features / step * step / s
 	if m == 0 {
-		return nil, fmt.Errorf("%w: D=%d is smaller than %d (s=%d)", ErrParam, opt.Features, step, s)
+		return nil, fmt.Errorf("%w: D=%d is smaller than %d (s=%d)", zonal.ErrParam, opt.Features, step, s)
 	}
 	nw := m
 	if opt.Antithetic {
@@ -314,10 +315,10 @@ func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 }
 
 // MarshalBinary encodes the map (directions included); maps of user radial
-// functions cannot be encoded (ErrParam).
+// functions cannot be encoded (zonal.ErrParam).
 func (g *GegenbauerMap) MarshalBinary() ([]byte, error) {
 	if g.rad.user != nil {
-		return nil, fmt.Errorf("%w: a Gegenbauer map of user radial functions cannot be serialized", ErrParam)
+		return nil, fmt.Errorf("%w: a Gegenbauer map of user radial functions cannot be serialized", zonal.ErrParam)
 	}
 	var flags float64
 	if g.anti {
@@ -336,7 +337,7 @@ func (g *GegenbauerMap) MarshalBinary() ([]byte, error) {
 }
 
 func decodeGegenbauer(data []byte) (FeatureMap, error) {
-	bad := fmt.Errorf("%w: malformed gegenbauer map encoding", ErrParam)
+	bad := fmt.Errorf("%w: malformed gegenbauer map encoding", zonal.ErrParam)
 	if len(data) < 1+11*8+4 || data[0] != 1 {
 		return nil, bad
 	}
@@ -372,17 +373,17 @@ func init() { RegisterMap("gegenbauer", decodeGegenbauer) }
 // checkTransform validates the shapes of a Transform call and returns n.
 func checkTransform(dst *mat.Dense, x mat.Matrix, d, dim int) (int, error) {
 	if x == nil || dst == nil {
-		return 0, fmt.Errorf("%w: nil matrix", ErrEmpty)
+		return 0, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
 	}
 	n, c := x.Dims()
 	if n == 0 || c == 0 {
-		return 0, fmt.Errorf("%w: input is %dx%d", ErrEmpty, n, c)
+		return 0, fmt.Errorf("%w: input is %dx%d", zonal.ErrEmpty, n, c)
 	}
 	if c != d {
-		return 0, fmt.Errorf("%w: input has %d columns, the map expects %d", ErrDim, c, d)
+		return 0, fmt.Errorf("%w: input has %d columns, the map expects %d", zonal.ErrShape, c, d)
 	}
 	if r, cc := dst.Dims(); r != n || cc != dim {
-		return 0, fmt.Errorf("%w: dst is %dx%d, want %dx%d", ErrDim, r, cc, n, dim)
+		return 0, fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, cc, n, dim)
 	}
 	return n, nil
 }

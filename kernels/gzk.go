@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -68,20 +69,20 @@ func NewGZK(d, q, s int, h func(l int, r float64, dst []float64)) (*GZK, error) 
 		return nil, err
 	}
 	if h == nil {
-		return nil, fmt.Errorf("%w: nil radial function", ErrParam)
+		return nil, fmt.Errorf("%w: nil radial function", zonal.ErrParam)
 	}
 	return &GZK{rad: radial{d: d, q: q, s: s, user: h}}, nil
 }
 
 func checkDQS(d, q, s int) error {
 	if d < 2 || d > 1<<20 {
-		return fmt.Errorf("%w: GZK dimension d must be >= 2, got %d", ErrParam, d)
+		return fmt.Errorf("%w: GZK dimension d must be >= 2, got %d", zonal.ErrParam, d)
 	}
 	if q < 0 || q > 10000 {
-		return fmt.Errorf("%w: GZK degree q must be in 0..10000, got %d", ErrParam, q)
+		return fmt.Errorf("%w: GZK degree q must be in 0..10000, got %d", zonal.ErrParam, q)
 	}
 	if s < 1 || s > 10000 {
-		return fmt.Errorf("%w: GZK order s must be in 1..10000, got %d", ErrParam, s)
+		return fmt.Errorf("%w: GZK order s must be in 1..10000, got %d", zonal.ErrParam, s)
 	}
 	return nil
 }
@@ -129,7 +130,7 @@ func NewGZKFor(b backend.Backend, k Kernel, d, q, s int) (*GZK, error) {
 		}
 	case NTK, ArcCosine:
 		if s != 1 {
-			return nil, fmt.Errorf("%w: %s is homogeneous in |x|: its GZK has order s = 1, got %d", ErrParam, k, s)
+			return nil, fmt.Errorf("%w: %s is homogeneous in |x|: its GZK has order s = 1, got %d", zonal.ErrParam, k, s)
 		}
 		c, err := zonalCoeffs(b, k, d, q)
 		if err != nil {
@@ -145,7 +146,7 @@ func NewGZKFor(b backend.Backend, k Kernel, d, q, s int) (*GZK, error) {
 			rd.expo[l] = deg
 		}
 	default:
-		return nil, fmt.Errorf("%w: no GZK closed form for %v", ErrParam, k)
+		return nil, fmt.Errorf("%w: no GZK closed form for %v", zonal.ErrParam, k)
 	}
 	return &GZK{rad: rd, base: k}, nil
 }
@@ -238,10 +239,10 @@ func (g *GZK) String() string {
 }
 
 // MarshalBinary encodes d, q, s and the base kernel; a GZK with user radial
-// functions cannot be encoded (ErrParam).
+// functions cannot be encoded (zonal.ErrParam).
 func (g *GZK) MarshalBinary() ([]byte, error) {
 	if g.base == nil {
-		return nil, fmt.Errorf("%w: a GZK with user radial functions cannot be serialized", ErrParam)
+		return nil, fmt.Errorf("%w: a GZK with user radial functions cannot be serialized", zonal.ErrParam)
 	}
 	return appendKernel(putFloats(nil, float64(g.rad.d), float64(g.rad.q), float64(g.rad.s)), g.base)
 }
@@ -249,7 +250,7 @@ func (g *GZK) MarshalBinary() ([]byte, error) {
 func init() {
 	RegisterKernel("gzk", func(b []byte) (Kernel, error) {
 		if len(b) < 24 {
-			return nil, fmt.Errorf("%w: malformed gzk encoding", ErrParam)
+			return nil, fmt.Errorf("%w: malformed gzk encoding", zonal.ErrParam)
 		}
 		v, _ := getFloats(b[:24], 3)
 		k, _, err := readKernel(b[24:])
@@ -274,7 +275,7 @@ func appendKernel(dst []byte, k Kernel) ([]byte, error) {
 
 // readKernel decodes a kernel written by appendKernel and returns the rest.
 func readKernel(b []byte) (Kernel, []byte, error) {
-	bad := fmt.Errorf("%w: malformed kernel encoding", ErrParam)
+	bad := fmt.Errorf("%w: malformed kernel encoding", zonal.ErrParam)
 	if len(b) < 4 {
 		return nil, nil, bad
 	}

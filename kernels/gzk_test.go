@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -170,7 +171,7 @@ func TestUserGZK(t *testing.T) {
 	if got := g.Eval(x, y); math.Abs(got-want) > 1e-14 {
 		t.Fatalf("user GZK %g, want %g", got, want)
 	}
-	if _, err := g.MarshalBinary(); !errors.Is(err, ErrParam) {
+	if _, err := g.MarshalBinary(); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("user GZK marshal: %v", err)
 	}
 	for _, err := range []error{
@@ -187,8 +188,8 @@ func TestUserGZK(t *testing.T) {
 			return e
 		}(),
 	} {
-		if !errors.Is(err, ErrParam) {
-			t.Errorf("got %v, want ErrParam", err)
+		if !errors.Is(err, zonal.ErrParam) {
+			t.Errorf("got %v, want zonal.ErrParam", err)
 		}
 	}
 }

@@ -1,25 +1,11 @@
 package kernels
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
-)
-
-// Sentinel errors of the kernels package; test with errors.Is.
-var (
-	// ErrParam: a kernel or map parameter is out of its domain (sigma <= 0, ...).
-	ErrParam = errors.New("kernels: invalid parameter")
-	// ErrDim: an input's dimension does not match the kernel or map.
-	ErrDim = errors.New("kernels: dimension mismatch")
-	// ErrNotFinite: an input holds NaN or Inf.
-	ErrNotFinite = errors.New("kernels: input is not finite")
-	// ErrEmpty: an input has no rows or no columns.
-	ErrEmpty = errors.New("kernels: empty input")
-	// ErrUnknownKind: a serialized kernel or map names a kind that is not registered.
-	ErrUnknownKind = errors.New("kernels: unknown kind")
 )
 
 // Kernel is a positive-definite kernel k(x, y) on R^d.
@@ -85,7 +71,7 @@ func UnmarshalMap(kind string, data []byte) (FeatureMap, error) {
 	dec, ok := mapDecoders[kind]
 	codecMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("%w: feature map %q (is its package imported?)", ErrUnknownKind, kind)
+		return nil, fmt.Errorf("%w: feature map %q (is its package imported?)", zonal.ErrUnknown, kind)
 	}
 	return dec(data)
 }
@@ -106,7 +92,7 @@ func UnmarshalKernel(kind string, data []byte) (Kernel, error) {
 	dec, ok := kernelDecoders[kind]
 	codecMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("%w: kernel %q", ErrUnknownKind, kind)
+		return nil, fmt.Errorf("%w: kernel %q", zonal.ErrUnknown, kind)
 	}
 	return dec(data)
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/zonal-ml/zonal"
 )
 
 // Gaussian is k(x, y) = exp(-|x-y|^2 / (2 sigma^2)). In scikit-learn's
@@ -107,13 +109,13 @@ type Polynomial struct {
 // NewPolynomial returns the polynomial kernel (gamma <x,y> + coef0)^degree.
 func NewPolynomial(degree int, gamma, coef0 float64) (Polynomial, error) {
 	if degree < 1 || degree > 64 {
-		return Polynomial{}, fmt.Errorf("%w: polynomial degree must be in 1..64, got %d", ErrParam, degree)
+		return Polynomial{}, fmt.Errorf("%w: polynomial degree must be in 1..64, got %d", zonal.ErrParam, degree)
 	}
 	if err := checkPositive("polynomial gamma", gamma); err != nil {
 		return Polynomial{}, err
 	}
 	if !(coef0 >= 0) || math.IsInf(coef0, 0) {
-		return Polynomial{}, fmt.Errorf("%w: polynomial coef0 must be finite and >= 0, got %g", ErrParam, coef0)
+		return Polynomial{}, fmt.Errorf("%w: polynomial coef0 must be finite and >= 0, got %g", zonal.ErrParam, coef0)
 	}
 	return Polynomial{Degree: degree, Gamma: gamma, Coef0: coef0}, nil
 }
@@ -204,7 +206,7 @@ type ArcCosine struct{ Order int }
 // NewArcCosine returns the arc-cosine kernel of order 0 or 1.
 func NewArcCosine(order int) (ArcCosine, error) {
 	if order != 0 && order != 1 {
-		return ArcCosine{}, fmt.Errorf("%w: arc-cosine order must be 0 or 1, got %d", ErrParam, order)
+		return ArcCosine{}, fmt.Errorf("%w: arc-cosine order must be 0 or 1, got %d", zonal.ErrParam, order)
 	}
 	return ArcCosine{Order: order}, nil
 }
@@ -265,7 +267,7 @@ type NTK struct{ Depth int }
 // NewNTK returns the ReLU NTK of depth L >= 1.
 func NewNTK(depth int) (NTK, error) {
 	if depth < 1 || depth > 1000 {
-		return NTK{}, fmt.Errorf("%w: NTK depth must be in 1..1000, got %d", ErrParam, depth)
+		return NTK{}, fmt.Errorf("%w: NTK depth must be in 1..1000, got %d", zonal.ErrParam, depth)
 	}
 	return NTK{Depth: depth}, nil
 }
@@ -317,17 +319,17 @@ type DotProduct struct{ Coef []float64 }
 // finite, non-negative, at most 256 of them, and not all zero; they are copied.
 func NewDotProduct(coef []float64) (DotProduct, error) {
 	if len(coef) == 0 || len(coef) > 256 {
-		return DotProduct{}, fmt.Errorf("%w: dot-product kernel needs 1..256 Taylor coefficients, got %d", ErrParam, len(coef))
+		return DotProduct{}, fmt.Errorf("%w: dot-product kernel needs 1..256 Taylor coefficients, got %d", zonal.ErrParam, len(coef))
 	}
 	nz := false
 	for n, c := range coef {
 		if !(c >= 0) || math.IsInf(c, 0) {
-			return DotProduct{}, fmt.Errorf("%w: Taylor coefficient %d is %g; must be finite and >= 0", ErrParam, n, c)
+			return DotProduct{}, fmt.Errorf("%w: Taylor coefficient %d is %g; must be finite and >= 0", zonal.ErrParam, n, c)
 		}
 		nz = nz || c > 0
 	}
 	if !nz {
-		return DotProduct{}, fmt.Errorf("%w: all Taylor coefficients are zero", ErrParam)
+		return DotProduct{}, fmt.Errorf("%w: all Taylor coefficients are zero", zonal.ErrParam)
 	}
 	return DotProduct{Coef: append([]float64(nil), coef...)}, nil
 }
@@ -440,7 +442,7 @@ func init() {
 
 func checkPositive(name string, v float64) error {
 	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("%w: %s must be positive and finite, got %g", ErrParam, name, v)
+		return fmt.Errorf("%w: %s must be positive and finite, got %g", zonal.ErrParam, name, v)
 	}
 	return nil
 }
@@ -495,7 +497,7 @@ func putFloats(b []byte, v ...float64) []byte {
 // getFloats decodes n float64 values (n < 0: all of them, at least one).
 func getFloats(b []byte, n int) ([]float64, error) {
 	if len(b)%8 != 0 || (n >= 0 && len(b) != 8*n) || (n < 0 && len(b) == 0) {
-		return nil, fmt.Errorf("%w: malformed encoding (%d bytes)", ErrParam, len(b))
+		return nil, fmt.Errorf("%w: malformed encoding (%d bytes)", zonal.ErrParam, len(b))
 	}
 	v := make([]float64, len(b)/8)
 	for i := range v {

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -97,8 +98,8 @@ func TestKernelBadParams(t *testing.T) {
 		func() error { _, e := NewDotProduct([]float64{1, -1}); return e }(),
 		func() error { _, e := NewDotProduct([]float64{0, 0}); return e }(),
 	} {
-		if !errors.Is(err, ErrParam) {
-			t.Errorf("got %v, want ErrParam", err)
+		if !errors.Is(err, zonal.ErrParam) {
+			t.Errorf("got %v, want zonal.ErrParam", err)
 		}
 	}
 }
@@ -119,7 +120,7 @@ func TestKernelMarshalRoundTrip(t *testing.T) {
 			t.Errorf("round trip of %v gave %v", k, k2)
 		}
 	}
-	if _, err := UnmarshalKernel("nope", nil); !errors.Is(err, ErrUnknownKind) {
+	if _, err := UnmarshalKernel("nope", nil); !errors.Is(err, zonal.ErrUnknown) {
 		t.Errorf("unknown kind: %v", err)
 	}
 	if _, err := UnmarshalKernel("gaussian", []byte{1, 2}); err == nil {
@@ -186,22 +187,22 @@ func TestMatrixIntoErrors(t *testing.T) {
 	b := backend.Default()
 	k := Gaussian{1}
 	x := randMatrix(1, 4, 3, 1)
-	if err := MatrixInto(mat.NewDense(4, 4, nil), b, k, x, randMatrix(2, 4, 2, 1)); !errors.Is(err, ErrDim) {
+	if err := MatrixInto(mat.NewDense(4, 4, nil), b, k, x, randMatrix(2, 4, 2, 1)); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("d mismatch: %v", err)
 	}
-	if err := MatrixInto(mat.NewDense(3, 4, nil), b, k, x, x); !errors.Is(err, ErrDim) {
+	if err := MatrixInto(mat.NewDense(3, 4, nil), b, k, x, x); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("dst shape: %v", err)
 	}
 	bad := mat.DenseCopyOf(x)
 	bad.Set(2, 1, math.NaN())
-	if err := MatrixInto(mat.NewDense(4, 4, nil), b, k, bad, x); !errors.Is(err, ErrNotFinite) {
+	if err := MatrixInto(mat.NewDense(4, 4, nil), b, k, bad, x); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("NaN: %v", err)
 	}
 	bad.Set(2, 1, math.Inf(-1))
-	if err := MatrixInto(mat.NewDense(4, 4, nil), b, k, x, bad); !errors.Is(err, ErrNotFinite) {
+	if err := MatrixInto(mat.NewDense(4, 4, nil), b, k, x, bad); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("Inf: %v", err)
 	}
-	if _, err := Matrix(b, k, &mat.Dense{}, x); !errors.Is(err, ErrEmpty) {
+	if _, err := Matrix(b, k, &mat.Dense{}, x); !errors.Is(err, zonal.ErrEmpty) {
 		t.Errorf("empty: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -283,7 +284,7 @@ func TestRecursiveRLS(t *testing.T) {
 		t.Fatal("m = n must return all rows")
 	}
 	for _, m := range []int{0, 306} {
-		if _, err := RecursiveRLS(context.Background(), b, k, x, m, 1e-3, 1); !errors.Is(err, ErrParam) {
+		if _, err := RecursiveRLS(context.Background(), b, k, x, m, 1e-3, 1); !errors.Is(err, zonal.ErrParam) {
 			t.Errorf("m=%d: %v", m, err)
 		}
 	}
@@ -356,10 +357,10 @@ func TestMeasures(t *testing.T) {
 		if math.Abs(rf-mat.Norm(&e, 2)/mat.Norm(kk, 2)) > 1e-12 {
 			t.Fatalf("rel_fro %g", rf)
 		}
-		if _, err := EpsLambda(b, kk, z, 0); !errors.Is(err, ErrParam) {
+		if _, err := EpsLambda(b, kk, z, 0); !errors.Is(err, zonal.ErrParam) {
 			t.Fatalf("lambda 0: %v", err)
 		}
-		if _, err := RelSpectral(b, kk, randMatrix(1, 24, 2, 1)); !errors.Is(err, ErrDim) {
+		if _, err := RelSpectral(b, kk, randMatrix(1, 24, 2, 1)); !errors.Is(err, zonal.ErrShape) {
 			t.Fatalf("row mismatch: %v", err)
 		}
 	})
@@ -374,16 +375,16 @@ func TestMapsBadInput(t *testing.T) {
 	nan := mat.DenseCopyOf(x)
 	nan.Set(1, 1, math.NaN())
 	for _, m := range []FeatureMap{g, f, ny} {
-		if err := m.Transform(mat.NewDense(10, m.Dim(), nil), randMatrix(1, 10, 3, 1)); !errors.Is(err, ErrDim) {
+		if err := m.Transform(mat.NewDense(10, m.Dim(), nil), randMatrix(1, 10, 3, 1)); !errors.Is(err, zonal.ErrShape) {
 			t.Errorf("%T d mismatch: %v", m, err)
 		}
-		if err := m.Transform(mat.NewDense(9, m.Dim(), nil), x); !errors.Is(err, ErrDim) {
+		if err := m.Transform(mat.NewDense(9, m.Dim(), nil), x); !errors.Is(err, zonal.ErrShape) {
 			t.Errorf("%T dst rows: %v", m, err)
 		}
-		if err := m.Transform(mat.NewDense(10, m.Dim(), nil), nan); !errors.Is(err, ErrNotFinite) {
+		if err := m.Transform(mat.NewDense(10, m.Dim(), nil), nan); !errors.Is(err, zonal.ErrNonFinite) {
 			t.Errorf("%T NaN: %v", m, err)
 		}
-		if err := m.Transform(&mat.Dense{}, &mat.Dense{}); !errors.Is(err, ErrEmpty) {
+		if err := m.Transform(&mat.Dense{}, &mat.Dense{}); !errors.Is(err, zonal.ErrEmpty) {
 			t.Errorf("%T empty: %v", m, err)
 		}
 	}
@@ -394,36 +395,36 @@ func TestMapsBadInput(t *testing.T) {
 		{func() error {
 			_, e := NewGegenbauerFeatures(b, Gaussian{1}, x, GegenbauerOptions{Features: 13, Q: 3, S: 2})
 			return e
-		}(), ErrParam}, // D not a multiple of s
+		}(), zonal.ErrParam}, // D not a multiple of s
 		{func() error {
 			_, e := NewGegenbauerFeatures(b, Gaussian{1}, x, GegenbauerOptions{Features: 6, Q: 3, S: 2, Antithetic: true})
 			return e
-		}(), ErrParam}, // antithetic needs pairs
+		}(), zonal.ErrParam}, // antithetic needs pairs
 		{func() error {
 			_, e := NewGegenbauerFeatures(b, Gaussian{1}, &mat.Dense{}, GegenbauerOptions{Features: 8})
 			return e
-		}(), ErrEmpty},
+		}(), zonal.ErrEmpty},
 		{func() error {
 			_, e := NewGegenbauerFeatures(b, Gaussian{1}, nan, GegenbauerOptions{Features: 8})
 			return e
-		}(), ErrNotFinite},
+		}(), zonal.ErrNonFinite},
 		{func() error {
 			_, e := NewGegenbauerFeatures(b, Laplacian{1}, x, GegenbauerOptions{Features: 8})
 			return e
-		}(), ErrParam},
+		}(), zonal.ErrParam},
 		{func() error {
 			_, e := NewGegenbauerFeatures(b, Gaussian{1}, x, GegenbauerOptions{Features: 0})
 			return e
-		}(), ErrParam},
-		{func() error { _, e := NewFourier(b, Gaussian{1}, 4, FourierOptions{Features: 7}); return e }(), ErrParam},
+		}(), zonal.ErrParam},
+		{func() error { _, e := NewFourier(b, Gaussian{1}, 4, FourierOptions{Features: 7}); return e }(), zonal.ErrParam},
 		{func() error {
 			_, e := NewFourier(b, Laplacian{1}, 4, FourierOptions{Features: 8, Orthogonal: true})
 			return e
-		}(), ErrParam},
-		{func() error { _, e := NewFourier(b, NTK{1}, 4, FourierOptions{Features: 8}); return e }(), ErrParam},
-		{func() error { _, e := NystromUniform(b, Gaussian{1}, x, 11, 1); return e }(), ErrParam},
-		{func() error { _, e := NewNystrom(b, Gaussian{1}, &mat.Dense{}); return e }(), ErrEmpty},
-		{func() error { _, e := NewNystrom(b, Gaussian{1}, nan); return e }(), ErrNotFinite},
+		}(), zonal.ErrParam},
+		{func() error { _, e := NewFourier(b, NTK{1}, 4, FourierOptions{Features: 8}); return e }(), zonal.ErrParam},
+		{func() error { _, e := NystromUniform(b, Gaussian{1}, x, 11, 1); return e }(), zonal.ErrParam},
+		{func() error { _, e := NewNystrom(b, Gaussian{1}, &mat.Dense{}); return e }(), zonal.ErrEmpty},
+		{func() error { _, e := NewNystrom(b, Gaussian{1}, nan); return e }(), zonal.ErrNonFinite},
 	}
 	for i, c := range cases {
 		if !errors.Is(c.err, c.want) {
@@ -521,10 +522,10 @@ func TestSelectTruncationPredictsError(t *testing.T) {
 	if large.Q+large.S <= small.Q+small.S || math.IsNaN(large.Bound) {
 		t.Errorf("D=8: %+v, D=2^20: %+v", small, large)
 	}
-	if _, err := SelectTruncation(b, k, x, 0, 3); !errors.Is(err, ErrParam) {
+	if _, err := SelectTruncation(b, k, x, 0, 3); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("D=0: %v", err)
 	}
-	if _, err := SelectTruncation(b, Laplacian{1}, x, 10, 3); !errors.Is(err, ErrParam) {
+	if _, err := SelectTruncation(b, Laplacian{1}, x, 10, 3); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("laplacian: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
 )
@@ -36,8 +37,8 @@ func expInPlace(v []float64) { asm.Exp(v, v) }
 // scratch is allocated (dst itself is the caller's: nothing n x n is made
 // here unless the caller asks for it).
 //
-// Errors: ErrDim for mismatched shapes, ErrEmpty for empty inputs,
-// ErrNotFinite for NaN/Inf in X or Y.
+// Errors: zonal.ErrShape for mismatched shapes, zonal.ErrEmpty for empty inputs,
+// zonal.ErrNonFinite for NaN/Inf in X or Y.
 func MatrixInto(dst *mat.Dense, b backend.Backend, k Kernel, x, y mat.Matrix) error {
 	return MatrixIntoContext(context.Background(), dst, b, k, x, y)
 }
@@ -45,18 +46,18 @@ func MatrixInto(dst *mat.Dense, b backend.Backend, k Kernel, x, y mat.Matrix) er
 // MatrixIntoContext is MatrixInto with cancellation between row blocks.
 func MatrixIntoContext(ctx context.Context, dst *mat.Dense, b backend.Backend, k Kernel, x, y mat.Matrix) error {
 	if k == nil {
-		return fmt.Errorf("%w: nil kernel", ErrParam)
+		return fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
 	nx, d := x.Dims()
 	ny, d2 := y.Dims()
 	if nx == 0 || ny == 0 || d == 0 {
-		return fmt.Errorf("%w: kernel matrix of %dx%d and %dx%d inputs", ErrEmpty, nx, d, ny, d2)
+		return fmt.Errorf("%w: kernel matrix of %dx%d and %dx%d inputs", zonal.ErrEmpty, nx, d, ny, d2)
 	}
 	if d != d2 {
-		return fmt.Errorf("%w: X has %d columns, Y has %d", ErrDim, d, d2)
+		return fmt.Errorf("%w: X has %d columns, Y has %d", zonal.ErrShape, d, d2)
 	}
 	if r, c := dst.Dims(); r != nx || c != ny {
-		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", ErrDim, r, c, nx, ny)
+		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, c, nx, ny)
 	}
 	xg, err := general(x)
 	if err != nil {
@@ -127,7 +128,7 @@ func Matrix(b backend.Backend, k Kernel, x, y mat.Matrix) (*mat.Dense, error) {
 	nx, _ := x.Dims()
 	ny, _ := y.Dims()
 	if nx == 0 || ny == 0 {
-		return nil, fmt.Errorf("%w: kernel matrix with %d and %d rows", ErrEmpty, nx, ny)
+		return nil, fmt.Errorf("%w: kernel matrix with %d and %d rows", zonal.ErrEmpty, nx, ny)
 	}
 	dst := mat.NewDense(nx, ny, nil)
 	if err := MatrixInto(dst, b, k, x, y); err != nil {
@@ -205,7 +206,7 @@ func general(m mat.Matrix) (blas64.General, error) {
 	for i := 0; i < g.Rows; i++ {
 		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return g, fmt.Errorf("%w: entry (%d,%d) is %g", ErrNotFinite, i, j, v)
+				return g, fmt.Errorf("%w: entry (%d,%d) is %g", zonal.ErrNonFinite, i, j, v)
 			}
 		}
 	}

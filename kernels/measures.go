@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -40,11 +41,11 @@ type Evaluator struct {
 // for the spectral norm and clamped at 0 in (K + lambda I)^{-1/2}.
 func NewEvaluator(b backend.Backend, k *mat.Dense) (*Evaluator, error) {
 	if k == nil || k.IsEmpty() {
-		return nil, fmt.Errorf("%w: empty kernel matrix", ErrEmpty)
+		return nil, fmt.Errorf("%w: empty kernel matrix", zonal.ErrEmpty)
 	}
 	n, c := k.Dims()
 	if n != c {
-		return nil, fmt.Errorf("%w: kernel matrix is %dx%d", ErrDim, n, c)
+		return nil, fmt.Errorf("%w: kernel matrix is %dx%d", zonal.ErrShape, n, c)
 	}
 	if _, err := general(k); err != nil {
 		return nil, err
@@ -66,18 +67,18 @@ func NewEvaluator(b backend.Backend, k *mat.Dense) (*Evaluator, error) {
 func (e *Evaluator) Measure(ctx context.Context, z *mat.Dense, lambdas []float64) (Measures, error) {
 	n, _ := e.k.Dims()
 	if z == nil || z.IsEmpty() {
-		return Measures{}, fmt.Errorf("%w: empty feature matrix", ErrEmpty)
+		return Measures{}, fmt.Errorf("%w: empty feature matrix", zonal.ErrEmpty)
 	}
 	zr, dz := z.Dims()
 	if zr != n {
-		return Measures{}, fmt.Errorf("%w: Z has %d rows, K is %dx%d", ErrDim, zr, n, n)
+		return Measures{}, fmt.Errorf("%w: Z has %d rows, K is %dx%d", zonal.ErrShape, zr, n, n)
 	}
 	if _, err := general(z); err != nil {
 		return Measures{}, err
 	}
 	for _, l := range lambdas {
 		if !(l > 0) || math.IsInf(l, 0) {
-			return Measures{}, fmt.Errorf("%w: lambda must be positive and finite, got %g", ErrParam, l)
+			return Measures{}, fmt.Errorf("%w: lambda must be positive and finite, got %g", zonal.ErrParam, l)
 		}
 	}
 	zz := mat.NewDense(n, n, nil)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -39,10 +40,10 @@ type Nystrom struct {
 type nystromBuf struct{ k, xn []float64 }
 
 // NewNystrom builds the Nystrom map of k for the given landmarks (copied).
-// Errors: ErrEmpty, ErrNotFinite, ErrParam (K_CC is zero).
+// Errors: zonal.ErrEmpty, zonal.ErrNonFinite, zonal.ErrParam (K_CC is zero).
 func NewNystrom(b backend.Backend, k Kernel, landmarks *mat.Dense) (*Nystrom, error) {
 	if landmarks == nil || landmarks.IsEmpty() {
-		return nil, fmt.Errorf("%w: no landmarks", ErrEmpty)
+		return nil, fmt.Errorf("%w: no landmarks", zonal.ErrEmpty)
 	}
 	c := mat.DenseCopyOf(landmarks)
 	m, _ := c.Dims()
@@ -57,7 +58,7 @@ func NewNystrom(b backend.Backend, k Kernel, landmarks *mat.Dense) (*Nystrom, er
 	}
 	top := mu[m-1]
 	if !(top > 0) {
-		return nil, fmt.Errorf("%w: the landmarks' kernel matrix has no positive eigenvalue", ErrParam)
+		return nil, fmt.Errorf("%w: the landmarks' kernel matrix has no positive eigenvalue", zonal.ErrParam)
 	}
 	floor := top * float64(m) * 0x1p-52
 	vs := mat.NewDense(m, m, nil) // V diag(f)
@@ -84,7 +85,7 @@ func NewNystrom(b backend.Backend, k Kernel, landmarks *mat.Dense) (*Nystrom, er
 func NystromUniform(b backend.Backend, k Kernel, x mat.Matrix, m int, seed uint64) (*Nystrom, error) {
 	n, _ := x.Dims()
 	if m < 1 || m > n {
-		return nil, fmt.Errorf("%w: need 1 <= m <= n landmarks, got m=%d n=%d", ErrParam, m, n)
+		return nil, fmt.Errorf("%w: need 1 <= m <= n landmarks, got m=%d n=%d", zonal.ErrParam, m, n)
 	}
 	idx := newRand(seed, 3).Perm(n)[:m]
 	sort.Ints(idx)
@@ -207,7 +208,7 @@ func (ny *Nystrom) MarshalBinary() ([]byte, error) {
 
 func init() {
 	RegisterMap("nystrom", func(data []byte) (FeatureMap, error) {
-		bad := fmt.Errorf("%w: malformed nystrom map encoding", ErrParam)
+		bad := fmt.Errorf("%w: malformed nystrom map encoding", zonal.ErrParam)
 		if len(data) < 1 || data[0] != 1 {
 			return nil, bad
 		}
@@ -248,17 +249,17 @@ func init() {
 // blocks are formed (at most n x ~m).
 func RecursiveRLS(ctx context.Context, b backend.Backend, k Kernel, x mat.Matrix, m int, lambda float64, seed uint64) ([]int, error) {
 	if x == nil {
-		return nil, fmt.Errorf("%w: nil data", ErrEmpty)
+		return nil, fmt.Errorf("%w: nil data", zonal.ErrEmpty)
 	}
 	n, d := x.Dims()
 	if n == 0 || d == 0 {
-		return nil, fmt.Errorf("%w: data is %dx%d", ErrEmpty, n, d)
+		return nil, fmt.Errorf("%w: data is %dx%d", zonal.ErrEmpty, n, d)
 	}
 	if m < 1 || m > n {
-		return nil, fmt.Errorf("%w: need 1 <= m <= n landmarks, got m=%d n=%d", ErrParam, m, n)
+		return nil, fmt.Errorf("%w: need 1 <= m <= n landmarks, got m=%d n=%d", zonal.ErrParam, m, n)
 	}
 	if math.IsNaN(lambda) || math.IsInf(lambda, 0) {
-		return nil, fmt.Errorf("%w: lambda is %g", ErrParam, lambda)
+		return nil, fmt.Errorf("%w: lambda is %g", zonal.ErrParam, lambda)
 	}
 	xd := mat.DenseCopyOf(x)
 	if _, err := general(xd); err != nil {

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -42,7 +43,7 @@ const (
 // The returned Bound is TruncationBound at the largest row norm of x.
 func SelectTruncation(b backend.Backend, k Kernel, x mat.Matrix, features int, seed uint64) (Truncation, error) {
 	if features < 1 {
-		return Truncation{}, fmt.Errorf("%w: number of features must be >= 1, got %d", ErrParam, features)
+		return Truncation{}, fmt.Errorf("%w: number of features must be >= 1, got %d", zonal.ErrParam, features)
 	}
 	pt, err := newPilot(b, k, x, seed)
 	if err != nil {
@@ -97,11 +98,11 @@ func (pt *pilot) predict(q, s, features int) float64 {
 
 func newPilot(b backend.Backend, k Kernel, x mat.Matrix, seed uint64) (*pilot, error) {
 	if x == nil {
-		return nil, fmt.Errorf("%w: nil data", ErrEmpty)
+		return nil, fmt.Errorf("%w: nil data", zonal.ErrEmpty)
 	}
 	n, d := x.Dims()
 	if n == 0 || d < 2 {
-		return nil, fmt.Errorf("%w: pilot data is %dx%d (need d >= 2)", ErrEmpty, n, d)
+		return nil, fmt.Errorf("%w: pilot data is %dx%d (need d >= 2)", zonal.ErrEmpty, n, d)
 	}
 	xg, err := general(x)
 	if err != nil {
@@ -183,7 +184,7 @@ func newPilot(b backend.Backend, k Kernel, x mat.Matrix, seed uint64) (*pilot, e
 		}
 	}
 	if !(normK > 0) {
-		return nil, fmt.Errorf("%w: the pilot kernel matrix is zero", ErrParam)
+		return nil, fmt.Errorf("%w: the pilot kernel matrix is zero", zonal.ErrParam)
 	}
 	// Second moment E_w |Phi_w^T Phi_w|_F^2 for every (q, s).
 	second := make([]float64, (Q+1)*S)

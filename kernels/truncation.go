@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -33,7 +34,7 @@ type Truncation struct {
 //   - NTK / ArcCosine: (kappa(1) - sum_{l<=q} c_l) R^2 (R^0 for order 0), exact
 //     up to quadrature error because every c_l >= 0 and sum_l c_l = kappa(1).
 //
-// A GZK with user radial functions has no bound (ErrParam).
+// A GZK with user radial functions has no bound (zonal.ErrParam).
 func TruncationBound(b backend.Backend, k Kernel, d int, radius float64, q, s int) (float64, error) {
 	tb, err := newTailTable(b, k, d, radius, q)
 	if err != nil {
@@ -52,10 +53,10 @@ func TruncationBound(b backend.Backend, k Kernel, d int, radius float64, q, s in
 // Bound with tol. NTK and ArcCosine always get s = 1.
 func ChooseTruncation(b backend.Backend, k Kernel, d int, radius, tol float64, maxQ, maxS int) (Truncation, error) {
 	if !(tol > 0) || math.IsInf(tol, 0) {
-		return Truncation{}, fmt.Errorf("%w: truncation tolerance must be positive, got %g", ErrParam, tol)
+		return Truncation{}, fmt.Errorf("%w: truncation tolerance must be positive, got %g", zonal.ErrParam, tol)
 	}
 	if maxQ < 0 || maxS < 1 {
-		return Truncation{}, fmt.Errorf("%w: maxQ must be >= 0 and maxS >= 1, got %d, %d", ErrParam, maxQ, maxS)
+		return Truncation{}, fmt.Errorf("%w: maxQ must be >= 0 and maxS >= 1, got %d, %d", zonal.ErrParam, maxQ, maxS)
 	}
 	if err := checkDQS(d, maxQ, maxS); err != nil {
 		return Truncation{}, err
@@ -98,10 +99,10 @@ type tailTable struct {
 
 func newTailTable(b backend.Backend, k Kernel, d int, radius float64, maxQ int) (*tailTable, error) {
 	if d < 2 {
-		return nil, fmt.Errorf("%w: dimension d must be >= 2, got %d", ErrParam, d)
+		return nil, fmt.Errorf("%w: dimension d must be >= 2, got %d", zonal.ErrParam, d)
 	}
 	if !(radius >= 0) || math.IsInf(radius, 0) {
-		return nil, fmt.Errorf("%w: radius must be finite and >= 0, got %g", ErrParam, radius)
+		return nil, fmt.Errorf("%w: radius must be finite and >= 0, got %g", zonal.ErrParam, radius)
 	}
 	fd := float64(d)
 	switch kk := k.(type) {
@@ -174,9 +175,9 @@ func newTailTable(b backend.Backend, k Kernel, d int, radius float64, maxQ int) 
 		}
 		return tb, nil
 	case *GZK:
-		return nil, fmt.Errorf("%w: no truncation bound for a GZK with user radial functions", ErrParam)
+		return nil, fmt.Errorf("%w: no truncation bound for a GZK with user radial functions", zonal.ErrParam)
 	}
-	return nil, fmt.Errorf("%w: no GZK expansion for %v", ErrParam, k)
+	return nil, fmt.Errorf("%w: no GZK expansion for %v", zonal.ErrParam, k)
 }
 
 func (tb *tailTable) bound(q, s int) float64 {

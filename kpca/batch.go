@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -37,14 +38,14 @@ type Model struct {
 // opts.Components eigenpairs (0: all). It honours ctx before the O(n^3) step.
 func Fit(ctx context.Context, k kernels.Kernel, x mat.Matrix, opts Options) (*Model, error) {
 	if k == nil {
-		return nil, fmt.Errorf("kpca: nil kernel: %w", kernels.ErrParam)
+		return nil, fmt.Errorf("kpca: nil kernel: %w", zonal.ErrParam)
 	}
 	n, d := x.Dims()
 	if n == 0 || d == 0 {
-		return nil, fmt.Errorf("kpca: %dx%d input: %w", n, d, kernels.ErrEmpty)
+		return nil, fmt.Errorf("kpca: %dx%d input: %w", n, d, zonal.ErrEmpty)
 	}
 	if opts.Components < 0 {
-		return nil, fmt.Errorf("kpca: components %d: %w", opts.Components, kernels.ErrParam)
+		return nil, fmt.Errorf("kpca: components %d: %w", opts.Components, zonal.ErrParam)
 	}
 	b := opts.backend()
 	xd := mat.DenseCopyOf(x)
@@ -180,10 +181,10 @@ func (m *Model) kernelRows(x mat.Matrix) (*mat.Dense, []float64, error) {
 	p, d := x.Dims()
 	n, dd := m.x.Dims()
 	if d != dd {
-		return nil, nil, fmt.Errorf("kpca: %d columns, want %d: %w", d, dd, kernels.ErrDim)
+		return nil, nil, fmt.Errorf("kpca: %d columns, want %d: %w", d, dd, zonal.ErrShape)
 	}
 	if p == 0 {
-		return nil, nil, fmt.Errorf("kpca: no rows: %w", kernels.ErrEmpty)
+		return nil, nil, fmt.Errorf("kpca: no rows: %w", zonal.ErrEmpty)
 	}
 	xd := mat.DenseCopyOf(x)
 	if err := checkFinite(xd); err != nil {
@@ -218,7 +219,7 @@ func (m *Model) kernelRows(x mat.Matrix) (*mat.Dense, []float64, error) {
 func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 	p, _ := x.Dims()
 	if r, c := dst.Dims(); r != p || c != len(m.vals) {
-		return fmt.Errorf("kpca: dst is %dx%d, want %dx%d: %w", r, c, p, len(m.vals), kernels.ErrDim)
+		return fmt.Errorf("kpca: dst is %dx%d, want %dx%d: %w", r, c, p, len(m.vals), zonal.ErrShape)
 	}
 	kx, _, err := m.kernelRows(x)
 	if err != nil {

@@ -6,9 +6,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/zonal-ml/zonal/kernels"
 )
 
 // linear is the kernel <x, y>: with it, centred kernel PCA is ordinary PCA,
@@ -176,16 +175,16 @@ func TestFitIdentities(t *testing.T) {
 func TestFitErrors(t *testing.T) {
 	k := gaussian(t, 1)
 	ctx := context.Background()
-	if _, err := Fit(ctx, nil, mat.NewDense(2, 2, nil), Options{}); !errors.Is(err, kernels.ErrParam) {
+	if _, err := Fit(ctx, nil, mat.NewDense(2, 2, nil), Options{}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("nil kernel: %v", err)
 	}
-	if _, err := Fit(ctx, k, &mat.Dense{}, Options{}); !errors.Is(err, kernels.ErrEmpty) {
+	if _, err := Fit(ctx, k, &mat.Dense{}, Options{}); !errors.Is(err, zonal.ErrEmpty) {
 		t.Fatalf("empty: %v", err)
 	}
-	if _, err := Fit(ctx, k, mat.NewDense(2, 2, []float64{1, 2, math.NaN(), 0}), Options{}); !errors.Is(err, kernels.ErrNotFinite) {
+	if _, err := Fit(ctx, k, mat.NewDense(2, 2, []float64{1, 2, math.NaN(), 0}), Options{}); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Fatalf("NaN: %v", err)
 	}
-	if _, err := Fit(ctx, k, mat.NewDense(2, 2, nil), Options{Components: -2}); !errors.Is(err, kernels.ErrParam) {
+	if _, err := Fit(ctx, k, mat.NewDense(2, 2, nil), Options{Components: -2}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("components: %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
@@ -194,13 +193,13 @@ func TestFitErrors(t *testing.T) {
 		t.Fatalf("cancelled: %v", err)
 	}
 	m, _ := Fit(ctx, k, randPoints(1, 5, 2, 1), Options{Components: 2})
-	if err := m.Transform(mat.NewDense(1, 2, nil), mat.NewDense(1, 3, nil)); !errors.Is(err, kernels.ErrDim) {
+	if err := m.Transform(mat.NewDense(1, 2, nil), mat.NewDense(1, 3, nil)); !errors.Is(err, zonal.ErrShape) {
 		t.Fatalf("width: %v", err)
 	}
-	if err := m.Transform(mat.NewDense(1, 3, nil), mat.NewDense(1, 2, nil)); !errors.Is(err, kernels.ErrDim) {
+	if err := m.Transform(mat.NewDense(1, 3, nil), mat.NewDense(1, 2, nil)); !errors.Is(err, zonal.ErrShape) {
 		t.Fatalf("dst: %v", err)
 	}
-	if _, err := m.ReconstructionError(mat.NewDense(1, 2, []float64{math.Inf(1), 0})); !errors.Is(err, kernels.ErrNotFinite) {
+	if _, err := m.ReconstructionError(mat.NewDense(1, 2, []float64{math.Inf(1), 0})); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Fatalf("Inf: %v", err)
 	}
 }
@@ -234,7 +233,7 @@ func TestGrow(t *testing.T) {
 	if err != nil || len(ds) != 4 || ds[len(ds)-1].Points != 40 { // 1, 14, 27, 40
 		t.Fatalf("drift series %v %+v", err, ds)
 	}
-	if err := Grow(context.Background(), GrowConfig{Kernel: gaussian(t, 1), X: x, Start: 41}, nil); !errors.Is(err, kernels.ErrParam) {
+	if err := Grow(context.Background(), GrowConfig{Kernel: gaussian(t, 1), X: x, Start: 41}, nil); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("start > n: %v", err)
 	}
 }

@@ -11,13 +11,10 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
-
-// ErrState reports a call that the current state does not allow (for
-// example a Model of an empty Incremental).
-var ErrState = errors.New("kpca: invalid state")
 
 // Options configure batch and incremental kernel PCA.
 type Options struct {
@@ -93,15 +90,15 @@ type Incremental struct {
 // dimension dim.
 func NewIncremental(k kernels.Kernel, dim int, opts Options) (*Incremental, error) {
 	if k == nil {
-		return nil, fmt.Errorf("kpca: nil kernel: %w", kernels.ErrParam)
+		return nil, fmt.Errorf("kpca: nil kernel: %w", zonal.ErrParam)
 	}
 	if dim <= 0 {
-		return nil, fmt.Errorf("kpca: dimension %d: %w", dim, kernels.ErrParam)
+		return nil, fmt.Errorf("kpca: dimension %d: %w", dim, zonal.ErrParam)
 	}
 	if opts.Components < 0 || opts.CheckEvery < 0 || opts.Probes < 0 ||
 		math.IsNaN(opts.ReorthThreshold) || opts.ReorthThreshold < 0 {
 		return nil, fmt.Errorf("kpca: negative option (components %d, check every %d, probes %d, threshold %g): %w",
-			opts.Components, opts.CheckEvery, opts.Probes, opts.ReorthThreshold, kernels.ErrParam)
+			opts.Components, opts.CheckEvery, opts.Probes, opts.ReorthThreshold, zonal.ErrParam)
 	}
 	if opts.CheckEvery == 0 {
 		opts.CheckEvery = 50
@@ -161,17 +158,17 @@ func (s *Incremental) grow(need int) {
 // the mean-adjusted form). On
 // error the point is not added and the state is unchanged unless the error
 // came from the backend's update (then the Incremental must be discarded;
-// errors.Is(err, ErrState) on later calls).
+// errors.Is(err, zonal.ErrState) on later calls).
 func (s *Incremental) Add(x []float64) error {
 	if s.eig.n != s.n {
-		return fmt.Errorf("kpca: a previous update failed: %w", ErrState)
+		return fmt.Errorf("kpca: a previous update failed: %w", zonal.ErrState)
 	}
 	if len(x) != s.dim {
-		return fmt.Errorf("kpca: point of length %d, want %d: %w", len(x), s.dim, kernels.ErrDim)
+		return fmt.Errorf("kpca: point of length %d, want %d: %w", len(x), s.dim, zonal.ErrShape)
 	}
 	for _, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kpca: point holds %v: %w", v, kernels.ErrNotFinite)
+			return fmt.Errorf("kpca: point holds %v: %w", v, zonal.ErrNonFinite)
 		}
 	}
 	start, startCPU := time.Now(), cpuTime()
@@ -185,11 +182,11 @@ func (s *Incremental) Add(x []float64) error {
 	}
 	kxx := s.k.Eval(x, x)
 	if math.IsNaN(kxx) || math.IsInf(kxx, 0) {
-		return fmt.Errorf("kpca: kernel value k(x,x) = %v: %w", kxx, kernels.ErrNotFinite)
+		return fmt.Errorf("kpca: kernel value k(x,x) = %v: %w", kxx, zonal.ErrNonFinite)
 	}
 	for _, v := range a {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kpca: kernel value %v: %w", v, kernels.ErrNotFinite)
+			return fmt.Errorf("kpca: kernel value %v: %w", v, zonal.ErrNonFinite)
 		}
 	}
 
@@ -269,7 +266,7 @@ func (s *Incremental) Add(x []float64) error {
 func (s *Incremental) AddRows(ctx context.Context, x mat.Matrix, progress func(done, total int)) error {
 	r, c := x.Dims()
 	if c != s.dim {
-		return fmt.Errorf("kpca: %d columns, want %d: %w", c, s.dim, kernels.ErrDim)
+		return fmt.Errorf("kpca: %d columns, want %d: %w", c, s.dim, zonal.ErrShape)
 	}
 	row := make([]float64, c)
 	for i := 0; i < r; i++ {
@@ -348,10 +345,10 @@ func (s *Incremental) Points() *mat.Dense {
 // keeping the top `components` eigenpairs (0: all held).
 func (s *Incremental) Model(components int) (*Model, error) {
 	if s.n == 0 || s.eig.n != s.n {
-		return nil, fmt.Errorf("kpca: no points: %w", ErrState)
+		return nil, fmt.Errorf("kpca: no points: %w", zonal.ErrState)
 	}
 	if components < 0 {
-		return nil, fmt.Errorf("kpca: components %d: %w", components, kernels.ErrParam)
+		return nil, fmt.Errorf("kpca: components %d: %w", components, zonal.ErrParam)
 	}
 	vals, vecs := s.Eigen()
 	trace := 0.0
@@ -496,7 +493,7 @@ func (s *Incremental) Reorthogonalize() error {
 	s.b.Syrk(blas.Trans, 1, u, 0, gram)
 	s.stats.Reorths++
 	if err := s.b.Cholesky(gram); err != nil {
-		if !errors.Is(err, backend.ErrNotPositiveDefinite) {
+		if !errors.Is(err, zonal.ErrNotPositiveDefinite) {
 			return fmt.Errorf("kpca: re-orthogonalisation: %w", err)
 		}
 		return s.rebatch(m)
@@ -629,10 +626,10 @@ func transpose(a blas64.General) blas64.General {
 func (s *Incremental) Init(ctx context.Context, x mat.Matrix) error {
 	r, c := x.Dims()
 	if c != s.dim {
-		return fmt.Errorf("kpca: %d columns, want %d: %w", c, s.dim, kernels.ErrDim)
+		return fmt.Errorf("kpca: %d columns, want %d: %w", c, s.dim, zonal.ErrShape)
 	}
 	if r == 0 {
-		return fmt.Errorf("kpca: no rows: %w", kernels.ErrEmpty)
+		return fmt.Errorf("kpca: no rows: %w", zonal.ErrEmpty)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -701,7 +698,7 @@ func checkFinite(m *mat.Dense) error {
 	for i := 0; i < raw.Rows; i++ {
 		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("kpca: value %v: %w", v, kernels.ErrNotFinite)
+				return fmt.Errorf("kpca: value %v: %w", v, zonal.ErrNonFinite)
 			}
 		}
 	}
@@ -728,16 +725,16 @@ func (s *Incremental) Clone() *Incremental {
 // c h h^T with mean adjustment), and the eigenvector e_n (h) is split off
 // by a Householder reflection of its coordinates in U. The other
 // points keep their order. Only the full decomposition can be downdated
-// (Components == 0); otherwise the error wraps ErrState.
+// (Components == 0); otherwise the error wraps zonal.ErrState.
 func (s *Incremental) Remove(i int) error {
 	if s.eig.n != s.n {
-		return fmt.Errorf("kpca: a previous update failed: %w", ErrState)
+		return fmt.Errorf("kpca: a previous update failed: %w", zonal.ErrState)
 	}
 	if s.opts.Components > 0 {
-		return fmt.Errorf("kpca: Remove needs the full decomposition (Components = 0): %w", ErrState)
+		return fmt.Errorf("kpca: Remove needs the full decomposition (Components = 0): %w", zonal.ErrState)
 	}
 	if i < 0 || i >= s.n {
-		return fmt.Errorf("kpca: Remove(%d) of %d points: %w", i, s.n, kernels.ErrParam)
+		return fmt.Errorf("kpca: Remove(%d) of %d points: %w", i, s.n, zonal.ErrParam)
 	}
 	start, startCPU := time.Now(), cpuTime()
 	n, rc, d := s.n, s.rowCap, s.dim

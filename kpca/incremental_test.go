@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -566,38 +567,38 @@ func TestPeriodicReorth(t *testing.T) {
 
 func TestIncrementalErrors(t *testing.T) {
 	k := gaussian(t, 1)
-	if _, err := NewIncremental(nil, 2, Options{}); !errors.Is(err, kernels.ErrParam) {
+	if _, err := NewIncremental(nil, 2, Options{}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("nil kernel: %v", err)
 	}
-	if _, err := NewIncremental(k, 0, Options{}); !errors.Is(err, kernels.ErrParam) {
+	if _, err := NewIncremental(k, 0, Options{}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("dim 0: %v", err)
 	}
-	if _, err := NewIncremental(k, 2, Options{Components: -1}); !errors.Is(err, kernels.ErrParam) {
+	if _, err := NewIncremental(k, 2, Options{Components: -1}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("components -1: %v", err)
 	}
-	if _, err := NewIncremental(k, 2, Options{ReorthThreshold: math.NaN()}); !errors.Is(err, kernels.ErrParam) {
+	if _, err := NewIncremental(k, 2, Options{ReorthThreshold: math.NaN()}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("NaN threshold: %v", err)
 	}
 	inc, _ := NewIncremental(k, 2, Options{})
-	if _, err := inc.Model(0); !errors.Is(err, ErrState) {
+	if _, err := inc.Model(0); !errors.Is(err, zonal.ErrState) {
 		t.Fatalf("empty model: %v", err)
 	}
-	if err := inc.Add([]float64{1}); !errors.Is(err, kernels.ErrDim) {
+	if err := inc.Add([]float64{1}); !errors.Is(err, zonal.ErrShape) {
 		t.Fatalf("short point: %v", err)
 	}
-	if err := inc.Add([]float64{1, math.NaN()}); !errors.Is(err, kernels.ErrNotFinite) {
+	if err := inc.Add([]float64{1, math.NaN()}); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Fatalf("NaN point: %v", err)
 	}
-	if err := inc.Add([]float64{math.Inf(1), 0}); !errors.Is(err, kernels.ErrNotFinite) {
+	if err := inc.Add([]float64{math.Inf(1), 0}); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Fatalf("Inf point: %v", err)
 	}
 	if inc.Len() != 0 {
 		t.Fatalf("rejected points were added: len %d", inc.Len())
 	}
-	if err := inc.AddRows(context.Background(), mat.NewDense(2, 3, nil), nil); !errors.Is(err, kernels.ErrDim) {
+	if err := inc.AddRows(context.Background(), mat.NewDense(2, 3, nil), nil); !errors.Is(err, zonal.ErrShape) {
 		t.Fatalf("AddRows width: %v", err)
 	}
-	if err := inc.Init(context.Background(), mat.NewDense(2, 3, nil)); !errors.Is(err, kernels.ErrDim) {
+	if err := inc.Init(context.Background(), mat.NewDense(2, 3, nil)); !errors.Is(err, zonal.ErrShape) {
 		t.Fatalf("Init width: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -679,14 +680,14 @@ func TestRemove(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := inc.Remove(0); !errors.Is(err, kernels.ErrParam) {
+			if err := inc.Remove(0); !errors.Is(err, zonal.ErrParam) {
 				t.Fatalf("remove from empty: %v", err)
 			}
 		}
 	}
 	tr, _ := NewIncremental(k, 3, Options{Components: 2})
 	tr.Add([]float64{1, 2, 3})
-	if err := tr.Remove(0); !errors.Is(err, ErrState) {
+	if err := tr.Remove(0); !errors.Is(err, zonal.ErrState) {
 		t.Fatalf("truncated remove: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -46,10 +47,10 @@ type Nystrom struct {
 // b == nil means backend.Default().
 func NewNystrom(k kernels.Kernel, dim int, b backend.Backend) (*Nystrom, error) {
 	if k == nil {
-		return nil, fmt.Errorf("kpca: nil kernel: %w", kernels.ErrParam)
+		return nil, fmt.Errorf("kpca: nil kernel: %w", zonal.ErrParam)
 	}
 	if dim <= 0 {
-		return nil, fmt.Errorf("kpca: dimension %d: %w", dim, kernels.ErrParam)
+		return nil, fmt.Errorf("kpca: dimension %d: %w", dim, zonal.ErrParam)
 	}
 	if b == nil {
 		b = backend.Default()
@@ -64,14 +65,14 @@ func (ny *Nystrom) Len() int { return ny.m }
 // eigendecomposition of K_mm.
 func (ny *Nystrom) Add(c []float64) error {
 	if ny.eig.n != ny.m {
-		return fmt.Errorf("kpca: a previous update failed: %w", ErrState)
+		return fmt.Errorf("kpca: a previous update failed: %w", zonal.ErrState)
 	}
 	if len(c) != ny.dim {
-		return fmt.Errorf("kpca: landmark of length %d, want %d: %w", len(c), ny.dim, kernels.ErrDim)
+		return fmt.Errorf("kpca: landmark of length %d, want %d: %w", len(c), ny.dim, zonal.ErrShape)
 	}
 	for _, v := range c {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kpca: landmark holds %v: %w", v, kernels.ErrNotFinite)
+			return fmt.Errorf("kpca: landmark holds %v: %w", v, zonal.ErrNonFinite)
 		}
 	}
 	m := ny.m
@@ -84,7 +85,7 @@ func (ny *Nystrom) Add(c []float64) error {
 	}
 	kcc := ny.k.Eval(c, c)
 	if math.IsNaN(kcc) || math.IsInf(kcc, 0) {
-		return fmt.Errorf("kpca: kernel value %v: %w", kcc, kernels.ErrNotFinite)
+		return fmt.Errorf("kpca: kernel value %v: %w", kcc, zonal.ErrNonFinite)
 	}
 	cc, terms := borderTerms(a, kcc)
 	if m+1 > ny.rowCap {
@@ -133,7 +134,7 @@ func (ny *Nystrom) Eigen() ([]float64, *mat.Dense) {
 // lambda > RCond * lambda_max, so that F(X) F(Y)^T = K_XC K_CC^+ K_CY.
 func (ny *Nystrom) Map() (*NystromMap, error) {
 	if ny.m == 0 || ny.eig.n != ny.m {
-		return nil, fmt.Errorf("kpca: no landmarks: %w", ErrState)
+		return nil, fmt.Errorf("kpca: no landmarks: %w", zonal.ErrState)
 	}
 	u := ny.eig.u()
 	return newNystromMap(ny.k, ny.b, ny.Landmarks(), ny.eig.d, u, ny.RCond)
@@ -147,11 +148,11 @@ func BatchNystromMap(b backend.Backend, k kernels.Kernel, landmarks mat.Matrix, 
 		b = backend.Default()
 	}
 	if k == nil {
-		return nil, fmt.Errorf("kpca: nil kernel: %w", kernels.ErrParam)
+		return nil, fmt.Errorf("kpca: nil kernel: %w", zonal.ErrParam)
 	}
 	m, d := landmarks.Dims()
 	if m == 0 || d == 0 {
-		return nil, fmt.Errorf("kpca: no landmarks: %w", kernels.ErrEmpty)
+		return nil, fmt.Errorf("kpca: no landmarks: %w", zonal.ErrEmpty)
 	}
 	c := mat.DenseCopyOf(landmarks)
 	if err := checkFinite(c); err != nil {
@@ -185,7 +186,7 @@ func newNystromMap(k kernels.Kernel, b backend.Backend, c *mat.Dense, d []float6
 		}
 	}
 	if len(keep) == 0 {
-		return nil, fmt.Errorf("kpca: landmark kernel matrix is numerically zero: %w", ErrState)
+		return nil, fmt.Errorf("kpca: landmark kernel matrix is numerically zero: %w", zonal.ErrState)
 	}
 	proj := mat.NewDense(m, len(keep), nil)
 	for jj, j := range keep {
@@ -220,13 +221,13 @@ func (nm *NystromMap) Kind() string { return MapKind }
 func (nm *NystromMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	p, d := x.Dims()
 	if d != nm.InputDim() {
-		return fmt.Errorf("kpca: %d columns, want %d: %w", d, nm.InputDim(), kernels.ErrDim)
+		return fmt.Errorf("kpca: %d columns, want %d: %w", d, nm.InputDim(), zonal.ErrShape)
 	}
 	if r, c := dst.Dims(); r != p || c != nm.Dim() {
-		return fmt.Errorf("kpca: dst is %dx%d, want %dx%d: %w", r, c, p, nm.Dim(), kernels.ErrDim)
+		return fmt.Errorf("kpca: dst is %dx%d, want %dx%d: %w", r, c, p, nm.Dim(), zonal.ErrShape)
 	}
 	if p == 0 {
-		return fmt.Errorf("kpca: no rows: %w", kernels.ErrEmpty)
+		return fmt.Errorf("kpca: no rows: %w", zonal.ErrEmpty)
 	}
 	m, _ := nm.c.Dims()
 	kx := mat.NewDense(p, m, nil)
@@ -283,7 +284,7 @@ func (nm *NystromMap) MarshalBinary() ([]byte, error) {
 func UnmarshalNystromMap(data []byte) (*NystromMap, error) {
 	r := bytes.NewReader(data)
 	bad := func(what string) error {
-		return fmt.Errorf("kpca: inc-nystrom map: malformed %s: %w", what, kernels.ErrParam)
+		return fmt.Errorf("kpca: inc-nystrom map: malformed %s: %w", what, zonal.ErrParam)
 	}
 	var ver, n uint32
 	if binary.Read(r, binary.LittleEndian, &ver) != nil || ver != nystromMapVersion {

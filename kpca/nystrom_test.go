@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -158,27 +159,27 @@ func TestNystromMapRoundTrip(t *testing.T) {
 func TestNystromErrors(t *testing.T) {
 	k := gaussian(t, 1)
 	ny, _ := NewNystrom(k, 2, nil)
-	if _, err := ny.Map(); !errors.Is(err, ErrState) {
+	if _, err := ny.Map(); !errors.Is(err, zonal.ErrState) {
 		t.Fatalf("empty map: %v", err)
 	}
-	if err := ny.Add([]float64{1}); !errors.Is(err, kernels.ErrDim) {
+	if err := ny.Add([]float64{1}); !errors.Is(err, zonal.ErrShape) {
 		t.Fatalf("short: %v", err)
 	}
-	if err := ny.Add([]float64{1, math.NaN()}); !errors.Is(err, kernels.ErrNotFinite) {
+	if err := ny.Add([]float64{1, math.NaN()}); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Fatalf("NaN: %v", err)
 	}
-	if _, err := NewNystrom(nil, 2, nil); !errors.Is(err, kernels.ErrParam) {
+	if _, err := NewNystrom(nil, 2, nil); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("nil kernel: %v", err)
 	}
 	ny.Add([]float64{0, 0})
 	nm, _ := ny.Map()
-	if err := nm.Transform(mat.NewDense(1, 1, nil), mat.NewDense(1, 3, nil)); !errors.Is(err, kernels.ErrDim) {
+	if err := nm.Transform(mat.NewDense(1, 1, nil), mat.NewDense(1, 3, nil)); !errors.Is(err, zonal.ErrShape) {
 		t.Fatalf("transform width: %v", err)
 	}
-	if err := nm.Transform(mat.NewDense(2, 1, nil), mat.NewDense(1, 2, nil)); !errors.Is(err, kernels.ErrDim) {
+	if err := nm.Transform(mat.NewDense(2, 1, nil), mat.NewDense(1, 2, nil)); !errors.Is(err, zonal.ErrShape) {
 		t.Fatalf("transform dst: %v", err)
 	}
-	if _, err := NystromErrors(context.Background(), k, randPoints(1, 10, 2, 1), nil, 5, 20, 1, Options{}); !errors.Is(err, kernels.ErrParam) {
+	if _, err := NystromErrors(context.Background(), k, randPoints(1, 10, 2, 1), nil, 5, 20, 1, Options{}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("too many landmarks: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -63,7 +64,7 @@ type Checkpoint struct {
 // (DriftSeries).
 func Grow(ctx context.Context, cfg GrowConfig, emit func(Checkpoint) error) error {
 	if cfg.Kernel == nil || cfg.X == nil {
-		return fmt.Errorf("kpca: Grow needs a kernel and data: %w", kernels.ErrParam)
+		return fmt.Errorf("kpca: Grow needs a kernel and data: %w", zonal.ErrParam)
 	}
 	n, d := cfg.X.Dims()
 	points := cfg.Points
@@ -72,7 +73,7 @@ func Grow(ctx context.Context, cfg GrowConfig, emit func(Checkpoint) error) erro
 	}
 	start := max(cfg.Start, 1)
 	if points > n || start > points || points < 1 || cfg.Every < 0 {
-		return fmt.Errorf("kpca: grow from %d to %d points of %d (every %d): %w", start, points, n, cfg.Every, kernels.ErrParam)
+		return fmt.Errorf("kpca: grow from %d to %d points of %d (every %d): %w", start, points, n, cfg.Every, zonal.ErrParam)
 	}
 	every := cfg.Every
 	if every == 0 {
@@ -211,7 +212,7 @@ func NystromErrors(ctx context.Context, k kernels.Kernel, x mat.Matrix, landmark
 		}
 	}
 	if from < 1 || to < from || to > len(landmarks) || every < 1 {
-		return nil, fmt.Errorf("kpca: Nystrom errors from %d to %d every %d with %d landmarks: %w", from, to, every, len(landmarks), kernels.ErrParam)
+		return nil, fmt.Errorf("kpca: Nystrom errors from %d to %d every %d with %d landmarks: %w", from, to, every, len(landmarks), zonal.ErrParam)
 	}
 	b := opts.backend()
 	xd := mat.DenseCopyOf(x)
@@ -248,7 +249,7 @@ func NystromErrors(ctx context.Context, k kernels.Kernel, x mat.Matrix, landmark
 			return out, err
 		}
 		if landmarks[j] < 0 || landmarks[j] >= n {
-			return out, fmt.Errorf("kpca: landmark index %d of %d rows: %w", landmarks[j], n, kernels.ErrParam)
+			return out, fmt.Errorf("kpca: landmark index %d of %d rows: %w", landmarks[j], n, zonal.ErrParam)
 		}
 		mat.Row(row, landmarks[j], xd)
 		if err := ny.Add(row); err != nil {

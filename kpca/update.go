@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -276,7 +277,7 @@ func (e *eigState) apply(b backend.Backend, t rankOne) error {
 	}
 	for _, x := range e.dTmp {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("kpca: rank-one update produced %v: %w", x, backend.ErrNaN)
+			return fmt.Errorf("kpca: rank-one update produced %v: %w", x, zonal.ErrNonFinite)
 		}
 	}
 	e.d, e.dTmp = e.dTmp, e.d

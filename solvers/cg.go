@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -95,7 +96,7 @@ type CGResult struct {
 //
 // The relative residual of column j is ||b_j - A x_j|| / ||b_j|| (columns with
 // b_j = 0 are solved by x_j = 0). A direction p with p^T A p <= 0 proves A is
-// not positive definite and CG stops with an error wrapping ErrIndefinite;
+// not positive definite and CG stops with an error wrapping zonal.ErrNotPositiveDefinite;
 // likewise r^T P^{-1} r <= 0 for a nonzero r and the preconditioner. Not
 // reaching Tol within MaxIter is not an error: the result says Converged =
 // false. ctx is checked every iteration.
@@ -105,7 +106,7 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 	nb, k := b.Dims()
 	nx, kx := x.Dims()
 	if nb != n || nx != n || kx != k {
-		return res, fmt.Errorf("%w: CG operator of size %d, b is %dx%d, x is %dx%d", ErrShape, n, nb, k, nx, kx)
+		return res, fmt.Errorf("%w: CG operator of size %d, b is %dx%d, x is %dx%d", zonal.ErrShape, n, nb, k, nx, kx)
 	}
 	if err := checkFinite("CG right-hand side", b); err != nil {
 		return res, err
@@ -179,7 +180,7 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 	for j := 0; j < k; j++ {
 		rz[j] = colDot(be, r, z, j)
 		if opts.Precond != nil && rz[j] < 0 {
-			return res, fmt.Errorf("%w: preconditioner gives r^T P^-1 r = %g < 0", ErrIndefinite, rz[j])
+			return res, fmt.Errorf("%w: preconditioner gives r^T P^-1 r = %g < 0", zonal.ErrNotPositiveDefinite, rz[j])
 		}
 	}
 	p.Copy(z)
@@ -215,7 +216,7 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 			}
 			pq := colDot(be, p, q, j)
 			if !(pq > 0) {
-				return res, fmt.Errorf("%w: CG iteration %d, column %d: p^T A p = %g", ErrIndefinite, it, j, pq)
+				return res, fmt.Errorf("%w: CG iteration %d, column %d: p^T A p = %g", zonal.ErrNotPositiveDefinite, it, j, pq)
 			}
 			alpha := rz[j] / pq
 			colAxpy(be, alpha, p, x, j)
@@ -245,7 +246,7 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 			}
 			rzNew := colDot(be, r, z, j)
 			if opts.Precond != nil && !(rzNew > 0) {
-				return res, fmt.Errorf("%w: preconditioner gives r^T P^-1 r = %g", ErrIndefinite, rzNew)
+				return res, fmt.Errorf("%w: preconditioner gives r^T P^-1 r = %g", zonal.ErrNotPositiveDefinite, rzNew)
 			}
 			beta := rzNew / rz[j]
 			rz[j] = rzNew

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -87,8 +88,8 @@ func TestCGIndefinite(t *testing.T) {
 	}
 	x := mat.NewDense(n, 1, nil)
 	_, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{})
-	if !errors.Is(err, ErrIndefinite) {
-		t.Fatalf("err = %v, want ErrIndefinite", err)
+	if !errors.Is(err, zonal.ErrNotPositiveDefinite) {
+		t.Fatalf("err = %v, want zonal.ErrNotPositiveDefinite", err)
 	}
 	// A negative definite preconditioner is caught too.
 	a.Set(4, 4, 5)
@@ -99,8 +100,8 @@ func TestCGIndefinite(t *testing.T) {
 		return nil
 	}}
 	x.Zero()
-	if _, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{Precond: neg}); !errors.Is(err, ErrIndefinite) {
-		t.Fatalf("indefinite preconditioner: err = %v, want ErrIndefinite", err)
+	if _, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{Precond: neg}); !errors.Is(err, zonal.ErrNotPositiveDefinite) {
+		t.Fatalf("indefinite preconditioner: err = %v, want zonal.ErrNotPositiveDefinite", err)
 	}
 }
 
@@ -122,11 +123,11 @@ func TestCGZeroRHSAndCancel(t *testing.T) {
 	if _, err := CG(ctx, DenseOperator{A: a}, b, x, CGOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled: err = %v", err)
 	}
-	if _, err := CG(context.Background(), DenseOperator{A: a}, mat.NewDense(7, 2, nil), x, CGOptions{}); !errors.Is(err, ErrShape) {
+	if _, err := CG(context.Background(), DenseOperator{A: a}, mat.NewDense(7, 2, nil), x, CGOptions{}); !errors.Is(err, zonal.ErrShape) {
 		t.Fatalf("shape: err = %v", err)
 	}
 	b.Set(3, 0, math.NaN())
-	if _, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{}); !errors.Is(err, ErrNotFinite) {
+	if _, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{}); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Fatalf("NaN: err = %v", err)
 	}
 }

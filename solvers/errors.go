@@ -1,32 +1,11 @@
 package solvers
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
-)
-
-// Sentinel errors; test with errors.Is.
-var (
-	// ErrParam: a solver parameter is out of its domain (lambda <= 0, M > n, ...).
-	ErrParam = errors.New("solvers: invalid parameter")
-	// ErrShape: inputs of incompatible sizes (label count != row count, ...).
-	ErrShape = errors.New("solvers: incompatible shapes")
-	// ErrNotFinite: an input holds NaN or Inf.
-	ErrNotFinite = errors.New("solvers: input is not finite")
-	// ErrIndefinite: CG met a direction of non-positive curvature, so the
-	// operator (or the preconditioner) is not positive definite.
-	ErrIndefinite = errors.New("solvers: operator is not positive definite")
-	// ErrMemory: the computation does not fit the memory budget.
-	ErrMemory = errors.New("solvers: memory budget exceeded")
-	// ErrFactor: a Cholesky factorisation failed even after adding jitter.
-	ErrFactor = errors.New("solvers: cannot factor")
-	// ErrFormat: a model file is truncated, corrupted or not a model file.
-	ErrFormat = errors.New("solvers: bad model file")
-	// ErrVersion: a model file was written by an unsupported format version.
-	ErrVersion = errors.New("solvers: unsupported model file version")
 )
 
 // DefaultMemoryBudget is the memory budget (bytes) used when an option leaves
@@ -56,7 +35,7 @@ func formatBytes(b int64) string {
 
 func checkLambda(lambda float64) error {
 	if !(lambda > 0) || math.IsInf(lambda, 0) {
-		return fmt.Errorf("%w: lambda must be positive and finite, got %g", ErrParam, lambda)
+		return fmt.Errorf("%w: lambda must be positive and finite, got %g", zonal.ErrParam, lambda)
 	}
 	return nil
 }
@@ -64,15 +43,15 @@ func checkLambda(lambda float64) error {
 // checkXY validates training data: n >= 1 rows, finite entries, Y with n rows.
 func checkXY(x mat.Matrix, y *mat.Dense) (n, d, k int, err error) {
 	if x == nil || y == nil {
-		return 0, 0, 0, fmt.Errorf("%w: nil input", ErrShape)
+		return 0, 0, 0, fmt.Errorf("%w: nil input", zonal.ErrShape)
 	}
 	n, d = x.Dims()
 	if n == 0 || d == 0 {
-		return 0, 0, 0, fmt.Errorf("%w: empty training matrix (%dx%d)", ErrShape, n, d)
+		return 0, 0, 0, fmt.Errorf("%w: empty training matrix (%dx%d)", zonal.ErrShape, n, d)
 	}
 	ny, k := y.Dims()
 	if ny != n {
-		return 0, 0, 0, fmt.Errorf("%w: %d training rows but %d labels", ErrShape, n, ny)
+		return 0, 0, 0, fmt.Errorf("%w: %d training rows but %d labels", zonal.ErrShape, n, ny)
 	}
 	if err := checkFinite("features", x); err != nil {
 		return 0, 0, 0, err
@@ -91,7 +70,7 @@ func checkFinite(what string, m mat.Matrix) error {
 			row := raw.Data[i*raw.Stride : i*raw.Stride+c]
 			for j, v := range row {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%w: %s row %d column %d is %g", ErrNotFinite, what, i, j, v)
+					return fmt.Errorf("%w: %s row %d column %d is %g", zonal.ErrNonFinite, what, i, j, v)
 				}
 			}
 		}
@@ -100,7 +79,7 @@ func checkFinite(what string, m mat.Matrix) error {
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
 			if v := m.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: %s row %d column %d is %g", ErrNotFinite, what, i, j, v)
+				return fmt.Errorf("%w: %s row %d column %d is %g", zonal.ErrNonFinite, what, i, j, v)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -95,15 +96,15 @@ func fillRows(dst *mat.Dense, v []float64) {
 // checkPredict validates Predict's arguments.
 func checkPredict(dst *mat.Dense, x *mat.Dense, d, k int) error {
 	if dst == nil || x == nil {
-		return fmt.Errorf("%w: nil matrix", ErrShape)
+		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
 	}
 	n, dx := x.Dims()
 	if dx != d {
-		return fmt.Errorf("%w: model expects %d features, input has %d", ErrShape, d, dx)
+		return fmt.Errorf("%w: model expects %d features, input has %d", zonal.ErrShape, d, dx)
 	}
 	r, c := dst.Dims()
 	if r != n || c != k {
-		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", ErrShape, r, c, n, k)
+		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, c, n, k)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -58,7 +59,7 @@ type Falkon struct {
 // K_MM has (near-)duplicate centres.
 func FitFalkon(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts FalkonOptions) (*Falkon, error) {
 	if k == nil {
-		return nil, fmt.Errorf("%w: nil kernel", ErrParam)
+		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
 	n, _, _, err := checkXY(x, y)
 	if err != nil {
@@ -69,7 +70,7 @@ func FitFalkon(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda fl
 	}
 	M := opts.Centers
 	if M < 1 || M > n {
-		return nil, fmt.Errorf("%w: FALKON needs 1 <= centres <= n = %d, got %d", ErrParam, n, M)
+		return nil, fmt.Errorf("%w: FALKON needs 1 <= centres <= n = %d, got %d", zonal.ErrParam, n, M)
 	}
 	var idx []int
 	switch opts.Sampling {
@@ -81,7 +82,7 @@ func FitFalkon(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda fl
 			return nil, fmt.Errorf("solvers: leverage-score centres: %w", err)
 		}
 	default:
-		return nil, fmt.Errorf("%w: unknown centre sampling %q (uniform, rls)", ErrParam, opts.Sampling)
+		return nil, fmt.Errorf("%w: unknown centre sampling %q (uniform, rls)", zonal.ErrParam, opts.Sampling)
 	}
 	yc, mean := centerTargets(y)
 	return fitFalkonCentered(ctx, k, x, yc, mean, lambda, idx, opts)
@@ -113,7 +114,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	fixed := 2*int64(M)*int64(M)*8 + 6*int64(M)*int64(kout)*8
 	if fixed+int64(M)*8 > budget {
 		return nil, fmt.Errorf("%w: FALKON with %d centres needs %s for its M x M factors, budget is %s",
-			ErrMemory, M, formatBytes(fixed+int64(M)*8), formatBytes(budget))
+			zonal.ErrTooLarge, M, formatBytes(fixed+int64(M)*8), formatBytes(budget))
 	}
 	iters := opts.Iterations
 	if iters <= 0 {
@@ -141,7 +142,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	}); err != nil {
 		return nil, err
 	}
-	opts.report(Progress{Stage: "factor", Done: 1, Total: 1})
+	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
 
 	// K_nM: cached whole, or streamed in row blocks.
 	var knm *mat.Dense
@@ -157,7 +158,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 			if err := kernels.MatrixIntoContext(ctx, knm.Slice(i0, i1, 0, M).(*mat.Dense), be, k, x.Slice(i0, i1, 0, d), centers); err != nil {
 				return nil, err
 			}
-			opts.report(Progress{Stage: "kernel", Done: i1, Total: n})
+			opts.report(zonal.Progress{Stage: "kernel", Done: i1, Total: n})
 		}
 	} else {
 		bs = int((budget - fixed) / (int64(M) * 8))
@@ -237,7 +238,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	res, err := CG(ctx, op, r, beta, CGOptions{
 		Tol: tol, MaxIter: iters, Backend: be,
 		Progress: func(it int, rel float64) {
-			opts.report(Progress{Stage: "cg", Done: it, Total: iters, Residual: rel})
+			opts.report(zonal.Progress{Stage: "cg", Done: it, Total: iters, Residual: rel})
 		},
 	})
 	if err != nil {
@@ -317,7 +318,7 @@ func rlsCenters(ctx context.Context, be backend.Backend, k kernels.Kernel, x *ma
 	slices.Sort(idx)
 	idx = slices.Compact(idx)
 	if len(idx) != M {
-		return nil, fmt.Errorf("%w: leverage-score sampling returned %d distinct centres, want %d", ErrParam, len(idx), M)
+		return nil, fmt.Errorf("%w: leverage-score sampling returned %d distinct centres, want %d", zonal.ErrParam, len(idx), M)
 	}
 	return idx, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -20,13 +21,13 @@ type KRR struct {
 // FitKRR fits exact KRR by a Cholesky factorisation of K + lambda n I (the
 // convention of the package doc: lambda multiplies n). The n x n kernel
 // matrix must fit opts.MemoryBudget, otherwise FitKRR refuses with an error
-// wrapping ErrMemory that names the bytes needed. If the factorisation fails
+// wrapping zonal.ErrTooLarge that names the bytes needed. If the factorisation fails
 // (lambda n below the rounding level of K) a jitter of 1e-12..1e-4 times the
-// mean diagonal is added in steps; past that the error wraps ErrFactor.
+// mean diagonal is added in steps; past that the error wraps zonal.ErrNotPositiveDefinite.
 // The training rows are kept as the expansion's centres.
 func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts Options) (*KRR, error) {
 	if k == nil {
-		return nil, fmt.Errorf("%w: nil kernel", ErrParam)
+		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
 	n, _, _, err := checkXY(x, y)
 	if err != nil {
@@ -39,24 +40,24 @@ func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float
 	need := int64(n) * int64(n) * 8
 	if need > budget {
 		return nil, fmt.Errorf("%w: exact KRR on %d rows needs %s for the kernel matrix, budget is %s (use -method falkon, or a larger budget)",
-			ErrMemory, n, formatBytes(need), formatBytes(budget))
+			zonal.ErrTooLarge, n, formatBytes(need), formatBytes(budget))
 	}
 	be := opts.backend()
 	yc, mean := centerTargets(y)
 	kmat := mat.NewDense(n, n, nil)
 	fill := func(a *mat.Dense) error {
-		opts.report(Progress{Stage: "kernel", Done: 0, Total: 1})
+		opts.report(zonal.Progress{Stage: "kernel", Done: 0, Total: 1})
 		if err := kernels.MatrixIntoContext(ctx, a, be, k, x, x); err != nil {
 			return err
 		}
-		opts.report(Progress{Stage: "kernel", Done: 1, Total: 1})
+		opts.report(zonal.Progress{Stage: "kernel", Done: 1, Total: 1})
 		return ctx.Err()
 	}
 	jit, err := factorWithJitter(ctx, be, kmat, lambda*float64(n), "K + lambda n I", fill)
 	if err != nil {
 		return nil, err
 	}
-	opts.report(Progress{Stage: "factor", Done: 1, Total: 1})
+	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
 	be.CholSolve(kmat.RawMatrix(), yc.RawMatrix())
 	xc := mat.DenseCopyOf(x)
 	return &KRR{exp: newExpansion(k, xc, yc, mean), lambda: lambda, jitter: jit}, nil

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -79,7 +80,7 @@ func Save(w io.Writer, p *Pipeline) error {
 // MarshalPipeline encodes p in the versioned model format.
 func MarshalPipeline(p *Pipeline) ([]byte, error) {
 	if p == nil || p.Model == nil {
-		return nil, fmt.Errorf("%w: nil pipeline", ErrParam)
+		return nil, fmt.Errorf("%w: nil pipeline", zonal.ErrParam)
 	}
 	e := &enc{b: []byte(fileMagic)}
 	e.b = binary.LittleEndian.AppendUint16(e.b, FormatVersion)
@@ -111,7 +112,7 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 	case *Ridge:
 		pm, ok := m.fm.(kernels.PersistentMap)
 		if !ok {
-			return nil, fmt.Errorf("%w: feature map %T cannot be saved (not a kernels.PersistentMap)", ErrParam, m.fm)
+			return nil, fmt.Errorf("%w: feature map %T cannot be saved (not a kernels.PersistentMap)", zonal.ErrParam, m.fm)
 		}
 		mb, err := pm.MarshalBinary()
 		if err != nil {
@@ -145,7 +146,7 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 			putExp(c)
 		}
 	default:
-		return nil, fmt.Errorf("%w: cannot save model type %T", ErrParam, p.Model)
+		return nil, fmt.Errorf("%w: cannot save model type %T", zonal.ErrParam, p.Model)
 	}
 	return binary.LittleEndian.AppendUint32(e.b, crc32.ChecksumIEEE(e.b)), nil
 }
@@ -157,7 +158,7 @@ type dec struct {
 
 func (d *dec) fail(format string, a ...any) {
 	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s", ErrFormat, fmt.Sprintf(format, a...))
+		d.err = fmt.Errorf("%w: %s", zonal.ErrFormat, fmt.Sprintf(format, a...))
 	}
 }
 
@@ -239,8 +240,8 @@ func (d *dec) dense(what string) *mat.Dense {
 }
 
 // Load reads a model file written by Save. A file that is truncated, has a
-// wrong checksum or inconsistent contents is an error wrapping ErrFormat; a
-// file from another format version wraps ErrVersion.
+// wrong checksum or inconsistent contents is an error wrapping zonal.ErrFormat; a
+// file from another format version wraps zonal.ErrVersion.
 func Load(r io.Reader) (*Pipeline, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
@@ -252,20 +253,20 @@ func Load(r io.Reader) (*Pipeline, error) {
 // UnmarshalPipeline decodes a model file's bytes (see Load).
 func UnmarshalPipeline(b []byte) (*Pipeline, error) {
 	if len(b) < len(fileMagic) || !bytes.Equal(b[:len(fileMagic)], []byte(fileMagic)) {
-		return nil, fmt.Errorf("%w: not a zonal model file (bad magic)", ErrFormat)
+		return nil, fmt.Errorf("%w: not a zonal model file (bad magic)", zonal.ErrFormat)
 	}
 	if len(b) < len(fileMagic)+2 {
-		return nil, fmt.Errorf("%w: truncated header (%d bytes)", ErrFormat, len(b))
+		return nil, fmt.Errorf("%w: truncated header (%d bytes)", zonal.ErrFormat, len(b))
 	}
 	if v := binary.LittleEndian.Uint16(b[len(fileMagic):]); v != FormatVersion {
-		return nil, fmt.Errorf("%w: file has format version %d, this build reads version %d", ErrVersion, v, FormatVersion)
+		return nil, fmt.Errorf("%w: file has format version %d, this build reads version %d", zonal.ErrVersion, v, FormatVersion)
 	}
 	if len(b) < len(fileMagic)+2+4 {
-		return nil, fmt.Errorf("%w: truncated (%d bytes)", ErrFormat, len(b))
+		return nil, fmt.Errorf("%w: truncated (%d bytes)", zonal.ErrFormat, len(b))
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
 	if got := crc32.ChecksumIEEE(body); got != sum {
-		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x): the file is truncated or corrupted", ErrFormat, sum, got)
+		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x): the file is truncated or corrupted", zonal.ErrFormat, sum, got)
 	}
 	d := &dec{b: body[len(fileMagic)+2:]}
 	p, err := decodeBody(d)
@@ -297,7 +298,7 @@ func decodeBody(d *dec) (*Pipeline, error) {
 		if d.err == nil {
 			var err error
 			if sc, err = NewScaler(mean, scale); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+				return nil, fmt.Errorf("%w: %w", zonal.ErrFormat, err)
 			}
 		}
 	default:
@@ -360,11 +361,11 @@ func decodeBody(d *dec) (*Pipeline, error) {
 		}
 		fm, err := kernels.UnmarshalMap(mk, mb)
 		if err != nil {
-			return nil, fmt.Errorf("%w: feature map: %w", ErrFormat, err)
+			return nil, fmt.Errorf("%w: feature map: %w", zonal.ErrFormat, err)
 		}
 		D, k := w.Dims()
 		if fm.Dim() != D || len(mean) != k {
-			return nil, fmt.Errorf("%w: map has %d features, weights are %dx%d, mean %d", ErrFormat, fm.Dim(), D, k, len(mean))
+			return nil, fmt.Errorf("%w: map has %d features, weights are %dx%d, mean %d", zonal.ErrFormat, fm.Dim(), D, k, len(mean))
 		}
 		m = newRidge(fm, w, mean, lambda)
 	case KindKRR, KindFalkon:
@@ -389,7 +390,7 @@ func decodeBody(d *dec) (*Pipeline, error) {
 		}
 		q, dim := cent.Dims()
 		if len(cdiag) != q {
-			return nil, fmt.Errorf("%w: %d centroids, %d norms", ErrFormat, q, len(cdiag))
+			return nil, fmt.Errorf("%w: %d centroids, %d norms", zonal.ErrFormat, q, len(cdiag))
 		}
 		p := &ParK{kern: k, centroids: cent, cdiag: cdiag, lambda: lambda, cells: make([]*expansion, q)}
 		for i := range p.cells {
@@ -398,7 +399,7 @@ func decodeBody(d *dec) (*Pipeline, error) {
 				return nil, d.err
 			}
 			if _, _, kk := p.cells[i].dims(); kk != p.cells[0].Outputs() {
-				return nil, fmt.Errorf("%w: cells have different output counts", ErrFormat)
+				return nil, fmt.Errorf("%w: cells have different output counts", zonal.ErrFormat)
 			}
 		}
 		m = p
@@ -410,10 +411,10 @@ func decodeBody(d *dec) (*Pipeline, error) {
 	}
 	p, err := NewPipeline(sc, encg, m)
 	if err != nil {
-		if errors.Is(err, ErrFormat) {
+		if errors.Is(err, zonal.ErrFormat) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+		return nil, fmt.Errorf("%w: %w", zonal.ErrFormat, err)
 	}
 	return p, nil
 }

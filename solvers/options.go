@@ -7,18 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
-
-// Progress is one progress report of a long fit.
-type Progress struct {
-	// Stage names the phase: "features", "kernel", "factor", "cg", "cells".
-	Stage string
-	// Done of Total units (blocks, iterations or cells) are finished.
-	Done, Total int
-	// Residual is the CG relative residual when Stage is "cg", else 0.
-	Residual float64
-}
 
 // Options are the settings every solver shares. The zero value is usable.
 type Options struct {
@@ -29,7 +20,7 @@ type Options struct {
 	MemoryBudget int64
 	// Progress, if set, receives progress reports. It is called from the
 	// fitting goroutine (ParK: from the cell workers, serialised).
-	Progress func(Progress)
+	Progress zonal.ProgressFunc
 }
 
 func (o Options) backend() backend.Backend {
@@ -39,11 +30,7 @@ func (o Options) backend() backend.Backend {
 	return o.Backend
 }
 
-func (o Options) report(p Progress) {
-	if o.Progress != nil {
-		o.Progress(p)
-	}
-}
+func (o Options) report(p zonal.Progress) { o.Progress.Report(p) }
 
 // centerTargets returns Y - mean (a copy) and the column means.
 func centerTargets(y *mat.Dense) (*mat.Dense, []float64) {
@@ -71,7 +58,7 @@ func centerTargets(y *mat.Dense) (*mat.Dense, []float64) {
 // Cholesky-factors a + shift I. If that fails, it refills and retries with
 // an added jitter of 1e-12, 1e-10, ..., 1e-4 times the mean diagonal; the
 // jitter used is returned. A matrix that still cannot be factored gives an
-// error wrapping ErrFactor and the backend's ErrNotPositiveDefinite.
+// error wrapping zonal.ErrNotPositiveDefinite and the backend's zonal.ErrNotPositiveDefinite.
 func factorWithJitter(ctx context.Context, be backend.Backend, a *mat.Dense, shift float64, what string, fill func(*mat.Dense) error) (float64, error) {
 	n, _ := a.Dims()
 	var lastErr error
@@ -105,7 +92,7 @@ func factorWithJitter(ctx context.Context, be backend.Backend, a *mat.Dense, shi
 		}
 		lastErr = err
 	}
-	return 0, fmt.Errorf("%w %s (%dx%d) even with jitter %g: %w", ErrFactor, what, n, n, jitter, lastErr)
+	return 0, fmt.Errorf("%w %s (%dx%d) even with jitter %g: %w", zonal.ErrNotPositiveDefinite, what, n, n, jitter, lastErr)
 }
 
 func defaultBackend() backend.Backend { return backend.Default() }

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -70,7 +71,7 @@ type ParK struct {
 // are centred per cell. Cells run in parallel on at most Workers goroutines.
 func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts ParKOptions) (*ParK, error) {
 	if k == nil {
-		return nil, fmt.Errorf("%w: nil kernel", ErrParam)
+		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
 	n, d, _, err := checkXY(x, y)
 	if err != nil {
@@ -81,11 +82,11 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 	}
 	Q := opts.Cells
 	if Q < 1 || Q > n {
-		return nil, fmt.Errorf("%w: ParK needs 1 <= cells <= n = %d, got %d", ErrParam, n, Q)
+		return nil, fmt.Errorf("%w: ParK needs 1 <= cells <= n = %d, got %d", zonal.ErrParam, n, Q)
 	}
 	M := opts.Centers
 	if M < Q || M > n {
-		return nil, fmt.Errorf("%w: ParK needs cells (%d) <= centres <= n = %d, got %d", ErrParam, Q, n, M)
+		return nil, fmt.Errorf("%w: ParK needs cells (%d) <= centres <= n = %d, got %d", zonal.ErrParam, Q, n, M)
 	}
 	be := opts.backend()
 
@@ -126,10 +127,10 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 			}
 		}
 		if q+1 < Q && !(farD > 0) {
-			return nil, fmt.Errorf("%w: only %d distinct points in feature space, cannot make %d cells", ErrParam, q+1, Q)
+			return nil, fmt.Errorf("%w: only %d distinct points in feature space, cannot make %d cells", zonal.ErrParam, q+1, Q)
 		}
 		next = far
-		opts.report(Progress{Stage: "centroids", Done: q + 1, Total: Q})
+		opts.report(zonal.Progress{Stage: "centroids", Done: q + 1, Total: Q})
 	}
 	members := make([][]int, Q)
 	for i, q := range assign {
@@ -190,7 +191,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 			p.sizes[q] = nq
 			mu.Lock()
 			done++
-			opts.report(Progress{Stage: "cells", Done: done, Total: Q})
+			opts.report(zonal.Progress{Stage: "cells", Done: done, Total: Q})
 			mu.Unlock()
 		}(q)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -16,11 +17,11 @@ type Scaler struct {
 // NewScaler checks and wraps mean and scale (same length, finite, scale != 0).
 func NewScaler(mean, scale []float64) (*Scaler, error) {
 	if len(mean) != len(scale) || len(mean) == 0 {
-		return nil, fmt.Errorf("%w: scaler mean has %d entries, scale %d", ErrShape, len(mean), len(scale))
+		return nil, fmt.Errorf("%w: scaler mean has %d entries, scale %d", zonal.ErrShape, len(mean), len(scale))
 	}
 	for j := range mean {
 		if math.IsNaN(mean[j]) || math.IsInf(mean[j], 0) || math.IsNaN(scale[j]) || math.IsInf(scale[j], 0) || scale[j] == 0 {
-			return nil, fmt.Errorf("%w: scaler column %d has mean %g, scale %g", ErrParam, j, mean[j], scale[j])
+			return nil, fmt.Errorf("%w: scaler column %d has mean %g, scale %g", zonal.ErrParam, j, mean[j], scale[j])
 		}
 	}
 	return &Scaler{Mean: mean, Scale: scale}, nil
@@ -51,16 +52,16 @@ type pipeScratch struct {
 // NewPipeline checks that the parts fit together.
 func NewPipeline(s *Scaler, enc Encoding, m Model) (*Pipeline, error) {
 	if m == nil {
-		return nil, fmt.Errorf("%w: nil model", ErrParam)
+		return nil, fmt.Errorf("%w: nil model", zonal.ErrParam)
 	}
 	if s != nil && len(s.Mean) != m.InputDim() {
-		return nil, fmt.Errorf("%w: scaler for %d columns, model takes %d", ErrShape, len(s.Mean), m.InputDim())
+		return nil, fmt.Errorf("%w: scaler for %d columns, model takes %d", zonal.ErrShape, len(s.Mean), m.InputDim())
 	}
 	if enc.Task == TaskAuto {
 		enc.Task = TaskRegression
 	}
 	if enc.Outputs() != m.Outputs() {
-		return nil, fmt.Errorf("%w: task %s needs %d outputs, model has %d", ErrShape, enc.Task, enc.Outputs(), m.Outputs())
+		return nil, fmt.Errorf("%w: task %s needs %d outputs, model has %d", zonal.ErrShape, enc.Task, enc.Outputs(), m.Outputs())
 	}
 	p := &Pipeline{Scaler: s, Encoding: enc, Model: m}
 	p.pool.New = func() any { return new(pipeScratch) }
@@ -81,7 +82,7 @@ func (p *Pipeline) PredictOutputs(dst, x *mat.Dense) error {
 	}
 	n, d := x.Dims()
 	if d != p.InputDim() {
-		return fmt.Errorf("%w: model expects %d features, input has %d", ErrShape, p.InputDim(), d)
+		return fmt.Errorf("%w: model expects %d features, input has %d", zonal.ErrShape, p.InputDim(), d)
 	}
 	var xs *mat.Dense
 	if n <= smallBatch && n > 0 {
@@ -109,7 +110,7 @@ func (p *Pipeline) PredictOutputs(dst, x *mat.Dense) error {
 func (p *Pipeline) PredictLabels(dst []float64, x *mat.Dense) error {
 	n, _ := x.Dims()
 	if len(dst) != n {
-		return fmt.Errorf("%w: dst has %d entries for %d rows", ErrShape, len(dst), n)
+		return fmt.Errorf("%w: dst has %d entries for %d rows", zonal.ErrShape, len(dst), n)
 	}
 	if n == 0 {
 		return nil

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -31,7 +32,7 @@ type ridgeScratch struct {
 // when lambda is tiny and Z^T Z singular).
 func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.Dense, lambda float64, opts Options) (*Ridge, error) {
 	if fm == nil {
-		return nil, fmt.Errorf("%w: nil feature map", ErrParam)
+		return nil, fmt.Errorf("%w: nil feature map", zonal.ErrParam)
 	}
 	n, d, k, err := checkXY(x, y)
 	if err != nil {
@@ -41,14 +42,14 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.D
 		return nil, err
 	}
 	if fm.InputDim() != d {
-		return nil, fmt.Errorf("%w: feature map takes %d inputs, data has %d columns", ErrShape, fm.InputDim(), d)
+		return nil, fmt.Errorf("%w: feature map takes %d inputs, data has %d columns", zonal.ErrShape, fm.InputDim(), d)
 	}
 	D := fm.Dim()
 	be := opts.backend()
 	budget := budgetOr(opts.MemoryBudget)
 	need := int64(D)*int64(D)*8 + int64(D)*int64(k)*8
 	if need+int64(D)*8 > budget {
-		return nil, fmt.Errorf("%w: ridge on %d features needs %s for Z^T Z, budget is %s", ErrMemory, D, formatBytes(need+int64(D)*8), formatBytes(budget))
+		return nil, fmt.Errorf("%w: ridge on %d features needs %s for Z^T Z, budget is %s", zonal.ErrTooLarge, D, formatBytes(need+int64(D)*8), formatBytes(budget))
 	}
 	bs := int((budget - need) / (int64(D) * 8))
 	bs = max(1, min(bs, 2048, n))
@@ -76,7 +77,7 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.D
 		be.Syrk(blasTrans, 1, zv.RawMatrix(), 1, ztz.RawMatrix())
 		yv := yc.Slice(i0, i1, 0, k).(*mat.Dense)
 		be.Gemm(blasTrans, blasNoTrans, 1, zv.RawMatrix(), yv.RawMatrix(), 1, zty.RawMatrix())
-		opts.report(Progress{Stage: "features", Done: b + 1, Total: nblocks})
+		opts.report(zonal.Progress{Stage: "features", Done: b + 1, Total: nblocks})
 	}
 	// ztz is destroyed by a failed factorisation: keep the Gram matrix only
 	// when a retry is needed (recomputed from a saved copy).
@@ -92,7 +93,7 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.D
 	if _, err := factorWithJitter(ctx, be, ztz, lambda*float64(n), "Z^T Z + lambda n I", fill); err != nil {
 		return nil, err
 	}
-	opts.report(Progress{Stage: "factor", Done: 1, Total: 1})
+	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
 	be.CholSolve(ztz.RawMatrix(), zty.RawMatrix())
 	return newRidge(fm, zty, mean, lambda), nil
 }

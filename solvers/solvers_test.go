@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -191,7 +192,7 @@ func TestParKPartition(t *testing.T) {
 	k := testGauss{1}
 	var stages []string
 	p, err := FitParK(bg, k, x, y, 1e-5, ParKOptions{Cells: 4, Centers: 60, Seed: 1, Workers: 2,
-		Options: Options{Progress: func(pr Progress) {
+		Options: Options{Progress: func(pr zonal.Progress) {
 			if len(stages) == 0 || stages[len(stages)-1] != pr.Stage {
 				stages = append(stages, pr.Stage)
 			}
@@ -269,30 +270,30 @@ func TestBadInputs(t *testing.T) {
 			l    float64
 			want error
 		}{
-			{"label count", x, yShort, 1e-3, ErrShape},
-			{"lambda 0", x, y, 0, ErrParam},
-			{"lambda <0", x, y, -1, ErrParam},
-			{"lambda NaN", x, y, math.NaN(), ErrParam},
-			{"NaN feature", xNaN, y, 1e-3, ErrNotFinite},
-			{"Inf label", x, yInf, 1e-3, ErrNotFinite},
+			{"label count", x, yShort, 1e-3, zonal.ErrShape},
+			{"lambda 0", x, y, 0, zonal.ErrParam},
+			{"lambda <0", x, y, -1, zonal.ErrParam},
+			{"lambda NaN", x, y, math.NaN(), zonal.ErrParam},
+			{"NaN feature", xNaN, y, 1e-3, zonal.ErrNonFinite},
+			{"Inf label", x, yInf, 1e-3, zonal.ErrNonFinite},
 		} {
 			if err := f(c.x, c.y, c.l); !errors.Is(err, c.want) {
 				t.Errorf("%s, %s: err = %v, want %v", name, c.what, err, c.want)
 			}
 		}
 	}
-	if _, err := FitFalkon(bg, k, x, y, 1e-3, FalkonOptions{Centers: 21}); !errors.Is(err, ErrParam) {
+	if _, err := FitFalkon(bg, k, x, y, 1e-3, FalkonOptions{Centers: 21}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("M > n: %v", err)
 	}
-	if _, err := FitParK(bg, k, x, y, 1e-3, ParKOptions{Cells: 21, Centers: 20}); !errors.Is(err, ErrParam) {
+	if _, err := FitParK(bg, k, x, y, 1e-3, ParKOptions{Cells: 21, Centers: 20}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("Q > n: %v", err)
 	}
-	if _, err := FitParK(bg, k, x, y, 1e-3, ParKOptions{Cells: 2, Centers: 21}); !errors.Is(err, ErrParam) {
+	if _, err := FitParK(bg, k, x, y, 1e-3, ParKOptions{Cells: 2, Centers: 21}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("ParK M > n: %v", err)
 	}
 	// Q larger than the number of distinct points.
 	dup := mat.NewDense(10, 2, nil)
-	if _, err := FitParK(bg, k, dup, mat.NewDense(10, 1, nil), 1e-3, ParKOptions{Cells: 2, Centers: 4}); !errors.Is(err, ErrParam) {
+	if _, err := FitParK(bg, k, dup, mat.NewDense(10, 1, nil), 1e-3, ParKOptions{Cells: 2, Centers: 4}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("duplicate points: %v", err)
 	}
 	// Prediction-time checks.
@@ -300,11 +301,11 @@ func TestBadInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Predict(mat.NewDense(2, 1, nil), mat.NewDense(2, 3, nil)); !errors.Is(err, ErrShape) {
+	if err := m.Predict(mat.NewDense(2, 1, nil), mat.NewDense(2, 3, nil)); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("predict with 3 columns: %v", err)
 	}
 	bad := mat.NewDense(1, 2, []float64{math.NaN(), 0})
-	if err := m.Predict(mat.NewDense(1, 1, nil), bad); !errors.Is(err, ErrNotFinite) {
+	if err := m.Predict(mat.NewDense(1, 1, nil), bad); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("predict NaN: %v", err)
 	}
 }
@@ -312,16 +313,16 @@ func TestBadInputs(t *testing.T) {
 func TestMemoryBudget(t *testing.T) {
 	x, y := synth(100, 2, 1)
 	_, err := FitKRR(bg, testGauss{1}, x, y, 1e-3, Options{MemoryBudget: 1000})
-	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "80000 bytes") {
-		t.Fatalf("err = %v, want ErrMemory naming 80000 bytes", err)
+	if !errors.Is(err, zonal.ErrTooLarge) || !strings.Contains(err.Error(), "80000 bytes") {
+		t.Fatalf("err = %v, want zonal.ErrTooLarge naming 80000 bytes", err)
 	}
 	_, err = FitFalkon(bg, testGauss{1}, x, y, 1e-3, FalkonOptions{Centers: 50, Options: Options{MemoryBudget: 1000}})
-	if !errors.Is(err, ErrMemory) {
+	if !errors.Is(err, zonal.ErrTooLarge) {
 		t.Fatalf("FALKON: err = %v", err)
 	}
 	// ParK shares the budget among cells in proportion to their rows.
 	_, err = FitParK(bg, testGauss{1}, x, y, 1e-3, ParKOptions{Cells: 2, Centers: 50, Options: Options{MemoryBudget: 1000}})
-	if !errors.Is(err, ErrMemory) {
+	if !errors.Is(err, zonal.ErrTooLarge) {
 		t.Fatalf("ParK: err = %v", err)
 	}
 	if _, err := FitParK(bg, testGauss{1}, x, y, 1e-3, ParKOptions{Cells: 2, Centers: 50, Options: Options{MemoryBudget: 1 << 20}}); err != nil {
@@ -331,7 +332,7 @@ func TestMemoryBudget(t *testing.T) {
 
 // TestJitter: a matrix that is positive semi-definite up to rounding gets
 // the jitter it needs; a kernel whose matrix is truly indefinite fails with
-// ErrFactor wrapping the backend pivot error.
+// zonal.ErrNotPositiveDefinite wrapping the backend pivot error.
 func TestJitter(t *testing.T) {
 	x, y := synth(30, 2, 1)
 	// [[1,1],[1,1-1e-15]] has eigenvalue ~ -5e-16: the plain factorisation
@@ -350,7 +351,7 @@ func TestJitter(t *testing.T) {
 	}
 	var err2 error
 	_, err2 = FitKRR(bg, negKernel{}, x, y, 1e-12, Options{})
-	if !errors.Is(err2, ErrFactor) || !errors.Is(err2, backend.ErrNotPositiveDefinite) {
+	if !errors.Is(err2, zonal.ErrNotPositiveDefinite) || !errors.Is(err2, zonal.ErrNotPositiveDefinite) {
 		t.Fatalf("indefinite kernel: err = %v", err2)
 	}
 }
@@ -374,7 +375,7 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(bg)
 	calls := 0
 	_, err := FitFalkon(ctx, testGauss{1}, x, y, 1e-6, FalkonOptions{Centers: 50, Iterations: 100, Tol: 1e-30,
-		Options: Options{Progress: func(p Progress) {
+		Options: Options{Progress: func(p zonal.Progress) {
 			if p.Stage == "cg" {
 				calls++
 				if p.Done == 3 {
@@ -425,7 +426,7 @@ func TestFalkonRLSCenters(t *testing.T) {
 	if r := RMSE(p.RawMatrix().Data, yt.RawMatrix().Data); r > 0.1 {
 		t.Fatalf("RLS-centred FALKON RMSE %g", r)
 	}
-	if _, err := FitFalkon(bg, testGauss{1}, x, y, 1e-5, FalkonOptions{Centers: 30, Sampling: "bogus"}); !errors.Is(err, ErrParam) {
+	if _, err := FitFalkon(bg, testGauss{1}, x, y, 1e-5, FalkonOptions{Centers: 30, Sampling: "bogus"}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("bad sampling: %v", err)
 	}
 }

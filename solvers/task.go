@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -46,7 +47,7 @@ func ParseTask(s string) (Task, error) {
 	case "classification":
 		return TaskClassification, nil
 	}
-	return TaskAuto, fmt.Errorf("%w: unknown task %q (auto, regression, classification)", ErrParam, s)
+	return TaskAuto, fmt.Errorf("%w: unknown task %q (auto, regression, classification)", zonal.ErrParam, s)
 }
 
 // Encoding maps labels to training targets and model outputs back to labels.
@@ -65,11 +66,11 @@ type Encoding struct {
 // decides from y).
 func NewEncoding(y []float64, task Task) (Encoding, error) {
 	if len(y) == 0 {
-		return Encoding{}, fmt.Errorf("%w: no labels", ErrShape)
+		return Encoding{}, fmt.Errorf("%w: no labels", zonal.ErrShape)
 	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return Encoding{}, fmt.Errorf("%w: label %d is %g", ErrNotFinite, i, v)
+			return Encoding{}, fmt.Errorf("%w: label %d is %g", zonal.ErrNonFinite, i, v)
 		}
 	}
 	classes := slices.Clone(y)
@@ -92,11 +93,11 @@ func NewEncoding(y []float64, task Task) (Encoding, error) {
 		return Encoding{Task: TaskRegression}, nil
 	case TaskClassification:
 		if len(classes) < 2 {
-			return Encoding{}, fmt.Errorf("%w: classification needs at least 2 classes, labels have %d", ErrParam, len(classes))
+			return Encoding{}, fmt.Errorf("%w: classification needs at least 2 classes, labels have %d", zonal.ErrParam, len(classes))
 		}
 		return Encoding{Task: TaskClassification, Classes: classes}, nil
 	}
-	return Encoding{}, fmt.Errorf("%w: bad task %d", ErrParam, task)
+	return Encoding{}, fmt.Errorf("%w: bad task %d", zonal.ErrParam, task)
 }
 
 // Outputs is the number of model outputs k.
@@ -114,7 +115,7 @@ func (e Encoding) Targets(y []float64) (*mat.Dense, error) {
 	t := mat.NewDense(len(y), k, nil)
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: label %d is %g", ErrNotFinite, i, v)
+			return nil, fmt.Errorf("%w: label %d is %g", zonal.ErrNonFinite, i, v)
 		}
 		if e.Task != TaskClassification {
 			t.Set(i, 0, v)
@@ -122,7 +123,7 @@ func (e Encoding) Targets(y []float64) (*mat.Dense, error) {
 		}
 		c, ok := slices.BinarySearch(e.Classes, v)
 		if !ok {
-			return nil, fmt.Errorf("%w: label %g of row %d is not a training class", ErrParam, v, i)
+			return nil, fmt.Errorf("%w: label %g of row %d is not a training class", zonal.ErrParam, v, i)
 		}
 		row := rowOf(t, i)
 		if k == 1 {

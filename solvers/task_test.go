@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
 )
 
@@ -36,7 +37,7 @@ func TestEncoding(t *testing.T) {
 	if lab[0] != 9 {
 		t.Fatalf("argmax decode %v", lab[0])
 	}
-	if _, err := e.Targets([]float64{5}); !errors.Is(err, ErrParam) {
+	if _, err := e.Targets([]float64{5}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("unseen class: %v", err)
 	}
 	if e, _ := NewEncoding([]float64{1.5, 2, 3}, TaskAuto); e.Task != TaskRegression {
@@ -52,13 +53,13 @@ func TestEncoding(t *testing.T) {
 	if e, _ := NewEncoding(many, TaskClassification); e.Outputs() != 50 {
 		t.Fatal("forced classification")
 	}
-	if _, err := NewEncoding([]float64{1, 1}, TaskClassification); !errors.Is(err, ErrParam) {
+	if _, err := NewEncoding([]float64{1, 1}, TaskClassification); !errors.Is(err, zonal.ErrParam) {
 		t.Fatal("one class")
 	}
-	if _, err := NewEncoding([]float64{1, math.NaN()}, TaskAuto); !errors.Is(err, ErrNotFinite) {
+	if _, err := NewEncoding([]float64{1, math.NaN()}, TaskAuto); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Fatal("NaN label")
 	}
-	if _, err := ParseTask("nope"); !errors.Is(err, ErrParam) {
+	if _, err := ParseTask("nope"); !errors.Is(err, zonal.ErrParam) {
 		t.Fatal("ParseTask")
 	}
 }

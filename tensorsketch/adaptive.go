@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -216,19 +217,19 @@ func init() {
 		a := &Adaptive{e: e, d: d.i()}
 		n := d.i()
 		if d.err != nil || a.d < 1 || n < 0 || n > len(d.b)/8 {
-			return nil, fmt.Errorf("%w: bad adaptive map encoding", kernels.ErrParam)
+			return nil, fmt.Errorf("%w: bad adaptive map encoding", zonal.ErrParam)
 		}
 		w := e.width(a.d)
 		for j := 0; j < n && d.err == nil; j++ {
 			r := sampledRow{w: d.f()}
 			l := d.i()
 			if l < 0 || l > e.maxDegree() {
-				return nil, fmt.Errorf("%w: bad adaptive map encoding", kernels.ErrParam)
+				return nil, fmt.Errorf("%w: bad adaptive map encoding", zonal.ErrParam)
 			}
 			for c := 0; c < l; c++ {
 				i := d.i()
 				if i < 0 || i >= w {
-					return nil, fmt.Errorf("%w: bad adaptive map encoding", kernels.ErrParam)
+					return nil, fmt.Errorf("%w: bad adaptive map encoding", zonal.ErrParam)
 				}
 				r.idx = append(r.idx, int32(i))
 			}

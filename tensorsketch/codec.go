@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal"
 )
 
 // enc and dec are a minimal little-endian codec for the maps' parameters.
@@ -38,7 +38,7 @@ func (d *dec) u() uint64 {
 		return 0
 	}
 	if len(d.b) < 8 {
-		d.err = fmt.Errorf("%w: truncated tensorsketch map encoding", kernels.ErrParam)
+		d.err = fmt.Errorf("%w: truncated tensorsketch map encoding", zonal.ErrParam)
 		return 0
 	}
 	v := binary.LittleEndian.Uint64(d.b)

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -26,7 +27,7 @@ type CountSketch struct {
 // NewCountSketch returns a CountSketch from R^d to R^D.
 func NewCountSketch(d, D int, seed uint64) (*CountSketch, error) {
 	if d < 1 || D < 1 {
-		return nil, fmt.Errorf("%w: CountSketch needs d >= 1 and D >= 1, got d=%d D=%d", kernels.ErrParam, d, D)
+		return nil, fmt.Errorf("%w: CountSketch needs d >= 1 and D >= 1, got d=%d D=%d", zonal.ErrParam, d, D)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x636f756e74))
 	c := &CountSketch{d: d, dim: D, seed: seed, h: make([]int32, d), s: make([]float64, d)}

@@ -90,8 +90,8 @@
 // input (TransformCSR, a *dataset.CSR) and gives bit-identical features for
 // the same numbers: dense input is converted to its nonzero entries. Rows
 // without entries are allowed (the zero vector). Bad parameters wrap
-// kernels.ErrParam, shape mismatches kernels.ErrDim, NaN/Inf
-// kernels.ErrNotFinite, malformed CSR ErrCSR. All randomness comes from the
+// zonal.ErrParam, shape mismatches zonal.ErrShape, NaN/Inf
+// zonal.ErrNonFinite, malformed CSR zonal.ErrFormat. All randomness comes from the
 // seed (math/rand/v2 PCG); the maps are immutable after construction and
 // safe for concurrent use, and they implement kernels.PersistentMap (kinds
 // "countsketch", "tensorsketch", "polysketch", "adaptive").

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal"
 )
 
 // Polynomial is the kernel k(x, y) = (Gamma <x,y> + Coef0)^Degree with
@@ -21,19 +21,19 @@ type Polynomial struct {
 	Gamma, Coef0 float64
 }
 
-// Validate reports a parameter out of range (wrapping kernels.ErrParam).
+// Validate reports a parameter out of range (wrapping zonal.ErrParam).
 func (p Polynomial) Validate() error {
 	if p.Degree < 1 {
-		return fmt.Errorf("%w: polynomial degree must be >= 1, got %d", kernels.ErrParam, p.Degree)
+		return fmt.Errorf("%w: polynomial degree must be >= 1, got %d", zonal.ErrParam, p.Degree)
 	}
 	if p.Degree > MaxDegree {
-		return fmt.Errorf("%w: polynomial degree %d exceeds MaxDegree %d", kernels.ErrParam, p.Degree, MaxDegree)
+		return fmt.Errorf("%w: polynomial degree %d exceeds MaxDegree %d", zonal.ErrParam, p.Degree, MaxDegree)
 	}
 	if !(p.Gamma > 0) || math.IsInf(p.Gamma, 0) {
-		return fmt.Errorf("%w: polynomial gamma must be positive and finite, got %g", kernels.ErrParam, p.Gamma)
+		return fmt.Errorf("%w: polynomial gamma must be positive and finite, got %g", zonal.ErrParam, p.Gamma)
 	}
 	if !(p.Coef0 >= 0) || math.IsInf(p.Coef0, 0) {
-		return fmt.Errorf("%w: polynomial coef0 must be >= 0 and finite, got %g", kernels.ErrParam, p.Coef0)
+		return fmt.Errorf("%w: polynomial coef0 must be >= 0 and finite, got %g", zonal.ErrParam, p.Coef0)
 	}
 	return nil
 }
@@ -106,10 +106,10 @@ func polyExpansion(p Polynomial) (expansion, error) {
 
 func gaussExpansion(sigma float64, q int) (expansion, error) {
 	if !(sigma > 0) || math.IsInf(sigma, 0) {
-		return expansion{}, fmt.Errorf("%w: gaussian sigma must be positive and finite, got %g", kernels.ErrParam, sigma)
+		return expansion{}, fmt.Errorf("%w: gaussian sigma must be positive and finite, got %g", zonal.ErrParam, sigma)
 	}
 	if q < 1 || q > MaxDegree {
-		return expansion{}, fmt.Errorf("%w: Taylor degree must be in [1,%d], got %d", kernels.ErrParam, MaxDegree, q)
+		return expansion{}, fmt.Errorf("%w: Taylor degree must be in [1,%d], got %d", zonal.ErrParam, MaxDegree, q)
 	}
 	return expansion{gauss: true, sigma: sigma, q: q}, nil
 }

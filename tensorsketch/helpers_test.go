@@ -3,8 +3,6 @@ package tensorsketch
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -112,29 +110,4 @@ func specNorm(t *testing.T, a *mat.SymDense) float64 {
 	}
 	v := es.Values(nil)
 	return math.Max(math.Abs(v[0]), math.Abs(v[len(v)-1]))
-}
-
-// sharedData returns the path of ../shared/data/name next to the repository
-// root, or skips the test when the folder is absent.
-func sharedData(t testing.TB, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data %s is absent (%v); CI provides it", p, err)
-	}
-	return p
 }

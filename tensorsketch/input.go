@@ -1,20 +1,14 @@
 package tensorsketch
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
-	"github.com/zonal-ml/zonal/kernels"
 )
-
-// ErrCSR reports a malformed dataset.CSR matrix (bad RowPtr, a column index
-// out of range or not strictly increasing). Errors wrapping it also wrap
-// kernels.ErrDim when a column index is out of range.
-var ErrCSR = errors.New("tensorsketch: malformed CSR matrix")
 
 // rows is the internal sparse row view every map and the sampler work on.
 // Dense input is converted by keeping its nonzero entries, so dense and CSR
@@ -36,14 +30,14 @@ func (r *rows) nnz() int { return r.ptr[r.n] }
 // denseRows converts x (n x d) to rows, checking the width and finiteness.
 func denseRows(x mat.Matrix, d int) (*rows, error) {
 	if x == nil {
-		return nil, fmt.Errorf("%w: nil input", kernels.ErrEmpty)
+		return nil, fmt.Errorf("%w: nil input", zonal.ErrEmpty)
 	}
 	n, c := x.Dims()
 	if n == 0 || c == 0 {
-		return nil, fmt.Errorf("%w: input is %dx%d", kernels.ErrEmpty, n, c)
+		return nil, fmt.Errorf("%w: input is %dx%d", zonal.ErrEmpty, n, c)
 	}
 	if d >= 0 && c != d {
-		return nil, fmt.Errorf("%w: input has %d columns, map expects %d", kernels.ErrDim, c, d)
+		return nil, fmt.Errorf("%w: input has %d columns, map expects %d", zonal.ErrShape, c, d)
 	}
 	r := &rows{n: n, d: c, ptr: make([]int, n+1)}
 	var raw []float64
@@ -61,7 +55,7 @@ func denseRows(x mat.Matrix, d int) (*rows, error) {
 				v = x.At(i, j)
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: entry (%d,%d) is %g", kernels.ErrNotFinite, i, j, v)
+				return nil, fmt.Errorf("%w: entry (%d,%d) is %g", zonal.ErrNonFinite, i, j, v)
 			}
 			if v != 0 {
 				r.col = append(r.col, j)
@@ -77,35 +71,35 @@ func denseRows(x mat.Matrix, d int) (*rows, error) {
 // are allowed (they are the zero vector).
 func csrRows(x *dataset.CSR, d int) (*rows, error) {
 	if x == nil || x.Rows == 0 || x.Cols == 0 {
-		return nil, fmt.Errorf("%w: empty CSR matrix", kernels.ErrEmpty)
+		return nil, fmt.Errorf("%w: empty CSR matrix", zonal.ErrEmpty)
 	}
 	if d >= 0 && x.Cols != d {
-		return nil, fmt.Errorf("%w: input has %d columns, map expects %d", kernels.ErrDim, x.Cols, d)
+		return nil, fmt.Errorf("%w: input has %d columns, map expects %d", zonal.ErrShape, x.Cols, d)
 	}
 	if len(x.RowPtr) != x.Rows+1 || x.RowPtr[0] != 0 {
-		return nil, fmt.Errorf("%w: RowPtr has length %d (want %d) or does not start at 0", ErrCSR, len(x.RowPtr), x.Rows+1)
+		return nil, fmt.Errorf("%w: RowPtr has length %d (want %d) or does not start at 0", zonal.ErrFormat, len(x.RowPtr), x.Rows+1)
 	}
 	if x.RowPtr[x.Rows] > len(x.Col) || x.RowPtr[x.Rows] > len(x.Val) {
-		return nil, fmt.Errorf("%w: RowPtr ends at %d but Col/Val have %d/%d entries", ErrCSR, x.RowPtr[x.Rows], len(x.Col), len(x.Val))
+		return nil, fmt.Errorf("%w: RowPtr ends at %d but Col/Val have %d/%d entries", zonal.ErrFormat, x.RowPtr[x.Rows], len(x.Col), len(x.Val))
 	}
 	r := &rows{n: x.Rows, d: x.Cols, ptr: make([]int, x.Rows+1)}
 	for i := 0; i < x.Rows; i++ {
 		a, b := x.RowPtr[i], x.RowPtr[i+1]
 		if b < a {
-			return nil, fmt.Errorf("%w: RowPtr decreases at row %d", ErrCSR, i)
+			return nil, fmt.Errorf("%w: RowPtr decreases at row %d", zonal.ErrFormat, i)
 		}
 		prev := -1
 		for p := a; p < b; p++ {
 			j, v := x.Col[p], x.Val[p]
 			if j < 0 || j >= x.Cols {
-				return nil, fmt.Errorf("%w: %w: row %d has column index %d outside [0,%d)", ErrCSR, kernels.ErrDim, i, j, x.Cols)
+				return nil, fmt.Errorf("%w: %w: row %d has column index %d outside [0,%d)", zonal.ErrFormat, zonal.ErrShape, i, j, x.Cols)
 			}
 			if j <= prev {
-				return nil, fmt.Errorf("%w: row %d has column indices not strictly increasing (%d after %d)", ErrCSR, i, j, prev)
+				return nil, fmt.Errorf("%w: row %d has column indices not strictly increasing (%d after %d)", zonal.ErrFormat, i, j, prev)
 			}
 			prev = j
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: entry (%d,%d) is %g", kernels.ErrNotFinite, i, j, v)
+				return nil, fmt.Errorf("%w: entry (%d,%d) is %g", zonal.ErrNonFinite, i, j, v)
 			}
 			if v != 0 {
 				r.col = append(r.col, j)
@@ -161,11 +155,11 @@ func (r *rows) sqNorms() []float64 {
 // checkDst checks that dst is n x D.
 func checkDst(dst *mat.Dense, n, D int) error {
 	if dst == nil {
-		return fmt.Errorf("%w: nil destination", kernels.ErrDim)
+		return fmt.Errorf("%w: nil destination", zonal.ErrShape)
 	}
 	r, c := dst.Dims()
 	if r != n || c != D {
-		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", kernels.ErrDim, r, c, n, D)
+		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, c, n, D)
 	}
 	return nil
 }

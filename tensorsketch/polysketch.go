@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -90,7 +91,7 @@ type psTree struct {
 
 func newPSTree(in, m, q int, seed uint64) (*psTree, error) {
 	if m < 1 || q < 1 || in < 1 {
-		return nil, fmt.Errorf("%w: PolySketch needs m, q, d >= 1", kernels.ErrParam)
+		return nil, fmt.Errorf("%w: PolySketch needs m, q, d >= 1", zonal.ErrParam)
 	}
 	L := 0
 	for 1<<L < q {
@@ -235,7 +236,7 @@ func NewGaussianPolySketch(d, D int, sigma float64, q int, seed uint64) (*PolySk
 
 func newPolySketch(e expansion, d, D int, seed uint64) (*PolySketch, error) {
 	if d < 1 {
-		return nil, fmt.Errorf("%w: input dimension must be >= 1, got %d", kernels.ErrParam, d)
+		return nil, fmt.Errorf("%w: input dimension must be >= 1, got %d", zonal.ErrParam, d)
 	}
 	m, dim, err := layout(e, D)
 	if err != nil {

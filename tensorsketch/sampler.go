@@ -14,9 +14,9 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
-	"github.com/zonal-ml/zonal/kernels"
 )
 
 // AdaptiveOptions configure the adaptive sampler (FitAdaptive,
@@ -74,10 +74,10 @@ type AdaptiveOptions struct {
 
 func (o *AdaptiveOptions) defaults() error {
 	if o.Samples < 1 {
-		return fmt.Errorf("%w: Samples must be >= 1, got %d", kernels.ErrParam, o.Samples)
+		return fmt.Errorf("%w: Samples must be >= 1, got %d", zonal.ErrParam, o.Samples)
 	}
 	if !(o.Lambda > 0) || math.IsInf(o.Lambda, 0) {
-		return fmt.Errorf("%w: Lambda must be positive and finite, got %g", kernels.ErrParam, o.Lambda)
+		return fmt.Errorf("%w: Lambda must be positive and finite, got %g", zonal.ErrParam, o.Lambda)
 	}
 	if o.SketchDim == 0 {
 		o.SketchDim = 32
@@ -102,7 +102,7 @@ func (o *AdaptiveOptions) defaults() error {
 	}
 	if o.SketchDim < 1 || o.Projections < 1 || o.SupportSample < 1 || !(o.Mix > 0 && o.Mix < 1) || !(o.Oversample > 0) || o.RowNormMix >= 1 {
 		return fmt.Errorf("%w: bad sampler options (SketchDim %d, Projections %d, Mix %g, Oversample %g)",
-			kernels.ErrParam, o.SketchDim, o.Projections, o.Mix, o.Oversample)
+			zonal.ErrParam, o.SketchDim, o.Projections, o.Mix, o.Oversample)
 	}
 	if o.Backend == nil {
 		o.Backend = backend.Default()
@@ -624,7 +624,7 @@ func (s *rowSampler) terms(W []float64, all []int32) ([]term, []float64, float64
 		G += tm.g
 	}
 	if !(G > 0) {
-		return nil, nil, 0, fmt.Errorf("%w: the data give an all-zero kernel matrix", kernels.ErrEmpty)
+		return nil, nil, 0, fmt.Errorf("%w: the data give an all-zero kernel matrix", zonal.ErrEmpty)
 	}
 	pt := make([]float64, len(terms))
 	for i, tm := range terms {

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -258,17 +259,17 @@ func TestBadInput(t *testing.T) {
 		"countsketch D 0":    func() error { _, err := NewCountSketch(3, 0, 1); return err }(),
 		"degree > MaxDegree": func() error { _, err := NewPolySketch(3, 8, Polynomial{Degree: 65, Gamma: 1}, 1); return err }(),
 	} {
-		if !errors.Is(err, kernels.ErrParam) {
-			t.Errorf("%s: got %v, want kernels.ErrParam", name, err)
+		if !errors.Is(err, zonal.ErrParam) {
+			t.Errorf("%s: got %v, want zonal.ErrParam", name, err)
 		}
 	}
 	ts, _ := NewTensorSketch(3, 8, Polynomial{Degree: 2, Gamma: 1}, 1)
 	// CSR with a column index out of range
 	bad := &dataset.CSR{Rows: 2, Cols: 3, RowPtr: []int{0, 1, 2}, Col: []int{0, 3}, Val: []float64{1, 2}}
-	if err := ts.TransformCSR(mat.NewDense(2, 8, nil), bad); !errors.Is(err, ErrCSR) || !errors.Is(err, kernels.ErrDim) {
+	if err := ts.TransformCSR(mat.NewDense(2, 8, nil), bad); !errors.Is(err, zonal.ErrFormat) || !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("out-of-range CSR column: got %v", err)
 	}
-	if _, err := FitAdaptiveCSR(nil, bad, Polynomial{Degree: 2, Gamma: 1}, o); !errors.Is(err, ErrCSR) {
+	if _, err := FitAdaptiveCSR(nil, bad, Polynomial{Degree: 2, Gamma: 1}, o); !errors.Is(err, zonal.ErrFormat) {
 		t.Errorf("adaptive, out-of-range CSR column: got %v", err)
 	}
 	for name, c := range map[string]*dataset.CSR{
@@ -278,32 +279,32 @@ func TestBadInput(t *testing.T) {
 		"RowPtr past end":   {Rows: 1, Cols: 3, RowPtr: []int{0, 4}, Col: []int{0}, Val: []float64{1}},
 		"decreasing RowPtr": {Rows: 2, Cols: 3, RowPtr: []int{0, 1, 0}, Col: []int{0}, Val: []float64{1}},
 	} {
-		if err := ts.TransformCSR(mat.NewDense(c.Rows, 8, nil), c); !errors.Is(err, ErrCSR) {
-			t.Errorf("%s: got %v, want ErrCSR", name, err)
+		if err := ts.TransformCSR(mat.NewDense(c.Rows, 8, nil), c); !errors.Is(err, zonal.ErrFormat) {
+			t.Errorf("%s: got %v, want zonal.ErrFormat", name, err)
 		}
 	}
 	nan := &dataset.CSR{Rows: 1, Cols: 3, RowPtr: []int{0, 1}, Col: []int{1}, Val: []float64{math.NaN()}}
-	if err := ts.TransformCSR(mat.NewDense(1, 8, nil), nan); !errors.Is(err, kernels.ErrNotFinite) {
+	if err := ts.TransformCSR(mat.NewDense(1, 8, nil), nan); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("NaN in CSR: got %v", err)
 	}
 	xn := mat.DenseCopyOf(x)
 	xn.Set(1, 1, math.Inf(1))
-	if err := ts.Transform(mat.NewDense(5, 8, nil), xn); !errors.Is(err, kernels.ErrNotFinite) {
+	if err := ts.Transform(mat.NewDense(5, 8, nil), xn); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("Inf in dense input: got %v", err)
 	}
-	if err := ts.Transform(mat.NewDense(5, 8, nil), mat.NewDense(5, 4, nil)); !errors.Is(err, kernels.ErrDim) {
+	if err := ts.Transform(mat.NewDense(5, 8, nil), mat.NewDense(5, 4, nil)); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("wrong width: got %v", err)
 	}
-	if err := ts.Transform(mat.NewDense(4, 8, nil), x); !errors.Is(err, kernels.ErrDim) {
+	if err := ts.Transform(mat.NewDense(4, 8, nil), x); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("wrong dst: got %v", err)
 	}
-	if err := ts.TransformCSR(mat.NewDense(1, 8, nil), &dataset.CSR{Cols: 3}); !errors.Is(err, kernels.ErrEmpty) {
+	if err := ts.TransformCSR(mat.NewDense(1, 8, nil), &dataset.CSR{Cols: 3}); !errors.Is(err, zonal.ErrEmpty) {
 		t.Errorf("no rows: got %v", err)
 	}
 	// all rows empty: the polynomial kernel with coef0 = 0 is the zero matrix
 	zero := &dataset.CSR{Rows: 3, Cols: 3, RowPtr: []int{0, 0, 0, 0}}
-	if _, err := FitAdaptiveCSR(nil, zero, Polynomial{Degree: 2, Gamma: 1}, o); !errors.Is(err, kernels.ErrEmpty) {
-		t.Errorf("all-zero data: got %v, want kernels.ErrEmpty", err)
+	if _, err := FitAdaptiveCSR(nil, zero, Polynomial{Degree: 2, Gamma: 1}, o); !errors.Is(err, zonal.ErrEmpty) {
+		t.Errorf("all-zero data: got %v, want zonal.ErrEmpty", err)
 	}
 	// empty rows with coef0 > 0 are fine: the kernel is the constant coef0^p
 	ad, err := FitAdaptiveCSR(nil, zero, Polynomial{Degree: 2, Gamma: 1, Coef0: 2}, o)

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/dsp/fourier"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -18,13 +19,13 @@ import (
 func layout(e expansion, D int) (m, dim int, err error) {
 	if !e.gauss {
 		if D < 1 {
-			return 0, 0, fmt.Errorf("%w: need D >= 1, got %d", kernels.ErrParam, D)
+			return 0, 0, fmt.Errorf("%w: need D >= 1, got %d", zonal.ErrParam, D)
 		}
 		return D, D, nil
 	}
 	m = (D - 1) / e.q
 	if m < 1 {
-		return 0, 0, fmt.Errorf("%w: D = %d is too small for Taylor degree %d (need D >= q+1)", kernels.ErrParam, D, e.q)
+		return 0, 0, fmt.Errorf("%w: D = %d is too small for Taylor degree %d (need D >= q+1)", zonal.ErrParam, D, e.q)
 	}
 	return m, 1 + e.q*m, nil
 }
@@ -76,7 +77,7 @@ func NewGaussianTensorSketch(d, D int, sigma float64, q int, seed uint64) (*Tens
 
 func newTensorSketch(e expansion, d, D int, seed uint64) (*TensorSketch, error) {
 	if d < 1 {
-		return nil, fmt.Errorf("%w: input dimension must be >= 1, got %d", kernels.ErrParam, d)
+		return nil, fmt.Errorf("%w: input dimension must be >= 1, got %d", zonal.ErrParam, d)
 	}
 	m, dim, err := layout(e, D)
 	if err != nil {

@@ -7,11 +7,12 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 )
 
 // testShapes checks that mismatched operands panic with an error wrapping
-// backend.ErrShape (shape mismatches are programming errors, as in blas64).
+// zonal.ErrShape (shape mismatches are programming errors, as in blas64).
 func testShapes(t *testing.T, b backend.Backend) {
 	g := func(r, c int) blas64.General {
 		return blas64.General{Rows: r, Cols: c, Stride: max(c, 1), Data: make([]float64, r*max(c, 1))}
@@ -42,8 +43,8 @@ func testShapes(t *testing.T, b backend.Backend) {
 			defer func() {
 				r := recover()
 				err, ok := r.(error)
-				if !ok || !errors.Is(err, backend.ErrShape) {
-					t.Errorf("%s: panic value %v, want an error wrapping ErrShape", name, r)
+				if !ok || !errors.Is(err, zonal.ErrShape) {
+					t.Errorf("%s: panic value %v, want an error wrapping zonal.ErrShape", name, r)
 				}
 			}()
 			f()

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	nb "gonum.org/v1/netlib/blas/netlib"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend/internal/check"
 	"github.com/zonal-ml/zonal/backend/internal/errs"
 	"github.com/zonal-ml/zonal/backend/secular"
@@ -158,7 +159,7 @@ func (Backend) Cholesky(a blas64.General) error {
 		if p := firstNaNRow(a); p >= 0 {
 			return &errs.NotPositiveDefiniteError{Pivot: p, Value: math.NaN()}
 		}
-		return fmt.Errorf("netlib: LAPACKE_dpotrf: illegal argument %d: %w", -info, errs.ErrShape)
+		return fmt.Errorf("netlib: LAPACKE_dpotrf: illegal argument %d: %w", -info, zonal.ErrShape)
 	}
 	for i := 0; i < n; i++ {
 		if d := a.Data[i*a.Stride+i]; math.IsNaN(d) {
@@ -204,7 +205,7 @@ func (Backend) CholSolve(l blas64.General, b blas64.General) {
 // (columns of A) of the symmetric A by LAPACKE_dsyevd (divide and conquer),
 // column-major on the row-major lower triangle; the eigenvectors come back as
 // rows and are transposed in place. NaN or Inf input is an error wrapping
-// ErrNaN.
+// zonal.ErrNonFinite.
 func (Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
 	n := check.Square("SymEig A", a)
 	if len(w) != n {
@@ -216,16 +217,16 @@ func (Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
 	for i := 0; i < n; i++ {
 		for j, v := range a.Data[i*a.Stride : i*a.Stride+i+1] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("netlib: SymEig: A[%d,%d] = %v: %w", i, j, v, errs.ErrNaN)
+				return fmt.Errorf("netlib: SymEig: A[%d,%d] = %v: %w", i, j, v, zonal.ErrNonFinite)
 			}
 		}
 	}
 	info := syevdColUpper(vectors, n, a.Data, a.Stride, w)
 	if info > 0 {
-		return fmt.Errorf("netlib: LAPACKE_dsyevd: info %d: %w", info, errs.ErrNoConvergence)
+		return fmt.Errorf("netlib: LAPACKE_dsyevd: info %d: %w", info, zonal.ErrNoConvergence)
 	}
 	if info < 0 {
-		return fmt.Errorf("netlib: LAPACKE_dsyevd: illegal argument %d: %w", -info, errs.ErrShape)
+		return fmt.Errorf("netlib: LAPACKE_dsyevd: illegal argument %d: %w", -info, zonal.ErrShape)
 	}
 	if vectors {
 		transposeSquare(n, a.Data, a.Stride)
@@ -256,10 +257,10 @@ func transposeSquare(n int, a []float64, lda int) {
 func Laed4(i int, d, z []float64, rho float64, delta []float64) (float64, error) {
 	m := len(d)
 	if i < 0 || i >= m || len(z) != m || len(delta) != m {
-		return 0, fmt.Errorf("netlib: Laed4: root %d of %d (len z %d, len delta %d): %w", i, m, len(z), len(delta), errs.ErrShape)
+		return 0, fmt.Errorf("netlib: Laed4: root %d of %d (len z %d, len delta %d): %w", i, m, len(z), len(delta), zonal.ErrShape)
 	}
 	if !(rho > 0) {
-		return 0, fmt.Errorf("netlib: Laed4: rho = %v must be positive: %w", rho, errs.ErrShape)
+		return 0, fmt.Errorf("netlib: Laed4: rho = %v must be positive: %w", rho, zonal.ErrShape)
 	}
 	if m <= 2 {
 		// dlaed4's n <= 2 paths (dlaed5) return eigenvector data in delta
@@ -277,7 +278,7 @@ func Laed4(i int, d, z []float64, rho float64, delta []float64) (float64, error)
 	}
 	lambda, info := laed4(i+1, d, z, rho, delta)
 	if info != 0 {
-		return 0, fmt.Errorf("netlib: dlaed4 root %d of %d: info %d: %w", i, m, info, errs.ErrNoConvergence)
+		return 0, fmt.Errorf("netlib: dlaed4 root %d of %d: info %d: %w", i, m, info, zonal.ErrNoConvergence)
 	}
 	return lambda, nil
 }

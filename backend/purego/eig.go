@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
 
-	"github.com/zonal-ml/zonal/backend/internal/errs"
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend/secular"
 )
 
@@ -72,7 +72,7 @@ func (bk Backend) tridiagEig(d, e []float64, z blas64.General) error {
 		ee = append(ee, 0)
 		var impl gonum.Implementation
 		if !impl.Dsteqr(lapack.EVTridiag, n, d, ee, z.Data, z.Stride, make([]float64, max(1, 2*n-2))) {
-			return fmt.Errorf("purego: tridiagonal QL: %w", errs.ErrNoConvergence)
+			return fmt.Errorf("purego: tridiagonal QL: %w", zonal.ErrNoConvergence)
 		}
 		return nil
 	}

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend/internal/check"
 	"github.com/zonal-ml/zonal/backend/internal/errs"
 	"github.com/zonal-ml/zonal/backend/secular"
@@ -163,7 +164,7 @@ func (Backend) CholSolve(l blas64.General, b blas64.General) {
 // in ascending order into w and, if vectors is true, the orthonormal
 // eigenvectors into the columns of A (gonum's Dsyev: tridiagonal reduction
 // and implicit QL/QR). NaN or Inf in the lower triangle is an error wrapping
-// ErrNaN.
+// zonal.ErrNonFinite.
 func (bk Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
 	n := check.Square("SymEig A", a)
 	if len(w) != n {
@@ -196,7 +197,7 @@ func (bk Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
 	impl.Dsyev(job, blas.Lower, n, a.Data, a.Stride, w, work, -1)
 	work = make([]float64, int(work[0]))
 	if !impl.Dsyev(job, blas.Lower, n, a.Data, a.Stride, w, work, len(work)) {
-		return fmt.Errorf("purego: symmetric eigensolver: %w", errs.ErrNoConvergence)
+		return fmt.Errorf("purego: symmetric eigensolver: %w", zonal.ErrNoConvergence)
 	}
 	return nil
 }
@@ -229,13 +230,13 @@ func scaleLowerPow2(a blas64.General) int {
 	return e
 }
 
-// finiteLower returns an error wrapping ErrNaN if the lower triangle of a
+// finiteLower returns an error wrapping zonal.ErrNonFinite if the lower triangle of a
 // holds NaN or Inf.
 func finiteLower(a blas64.General) error {
 	for i := 0; i < a.Rows; i++ {
 		for j, v := range a.Data[i*a.Stride : i*a.Stride+i+1] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("purego: SymEig: A[%d,%d] = %v: %w", i, j, v, errs.ErrNaN)
+				return fmt.Errorf("purego: SymEig: A[%d,%d] = %v: %w", i, j, v, zonal.ErrNonFinite)
 			}
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/zonal-ml/zonal/backend/internal/errs"
+	"github.com/zonal-ml/zonal"
 )
 
 // eps is the unit roundoff of float64 (LAPACK's dlamch('Epsilon')).
@@ -40,26 +40,26 @@ const maxIter = 200
 // bracket or the step is below the resolution of tau. n = 1 and n = 2 are
 // solved in closed form.
 //
-// Laed4 has the RootFinder signature; errors wrap errs.ErrShape for bad
-// indices or lengths, rho <= 0 or non-increasing d, errs.ErrNaN for
-// non-finite input and errs.ErrNoConvergence if the iteration limit is hit.
+// Laed4 has the RootFinder signature; errors wrap zonal.ErrShape for bad
+// indices or lengths, rho <= 0 or non-increasing d, zonal.ErrNonFinite for
+// non-finite input and zonal.ErrNoConvergence if the iteration limit is hit.
 func Laed4(i int, d, z []float64, rho float64, delta []float64) (float64, error) {
 	n := len(d)
 	if n == 0 || i < 0 || i >= n || len(z) < n || len(delta) < n {
-		return 0, fmt.Errorf("secular: Laed4: root %d of %d poles (len z %d, len delta %d): %w", i, n, len(z), len(delta), errs.ErrShape)
+		return 0, fmt.Errorf("secular: Laed4: root %d of %d poles (len z %d, len delta %d): %w", i, n, len(z), len(delta), zonal.ErrShape)
 	}
 	if math.IsNaN(rho) || math.IsInf(rho, 0) {
-		return 0, fmt.Errorf("secular: Laed4: rho = %g: %w", rho, errs.ErrNaN)
+		return 0, fmt.Errorf("secular: Laed4: rho = %g: %w", rho, zonal.ErrNonFinite)
 	}
 	if rho <= 0 {
-		return 0, fmt.Errorf("secular: Laed4: rho = %g must be positive: %w", rho, errs.ErrShape)
+		return 0, fmt.Errorf("secular: Laed4: rho = %g must be positive: %w", rho, zonal.ErrShape)
 	}
 	for j := 0; j < n; j++ {
 		if math.IsNaN(d[j]) || math.IsInf(d[j], 0) || math.IsNaN(z[j]) || math.IsInf(z[j], 0) {
-			return 0, fmt.Errorf("secular: Laed4: d or z holds a non-finite value at %d: %w", j, errs.ErrNaN)
+			return 0, fmt.Errorf("secular: Laed4: d or z holds a non-finite value at %d: %w", j, zonal.ErrNonFinite)
 		}
 		if j > 0 && !(d[j] > d[j-1]) {
-			return 0, fmt.Errorf("secular: Laed4: d not strictly increasing at %d: %w", j, errs.ErrShape)
+			return 0, fmt.Errorf("secular: Laed4: d not strictly increasing at %d: %w", j, zonal.ErrShape)
 		}
 	}
 	return laed4(i, d[:n], z[:n], rho, delta[:n])
@@ -294,7 +294,7 @@ func laedN(i int, d, z []float64, rho, zsq float64, delta []float64) (float64, e
 		tau += eta
 	}
 	finish(d, dK, tau, delta)
-	return dK + tau, fmt.Errorf("secular: Laed4: root %d of %d after %d iterations: %w", i, n, maxIter, errs.ErrNoConvergence)
+	return dK + tau, fmt.Errorf("secular: Laed4: root %d of %d after %d iterations: %w", i, n, maxIter, zonal.ErrNoConvergence)
 }
 
 func finish(d []float64, dK, tau float64, delta []float64) float64 {

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/zonal-ml/zonal/backend/internal/errs"
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend/secular"
 )
 
@@ -230,16 +230,16 @@ func TestLaed4Errors(t *testing.T) {
 		rho  float64
 		want error
 	}{
-		{"empty", 0, nil, nil, 1, errs.ErrShape},
-		{"index", 3, []float64{1, 2, 3}, []float64{1, 1, 1}, 1, errs.ErrShape},
-		{"negative index", -1, []float64{1, 2, 3}, []float64{1, 1, 1}, 1, errs.ErrShape},
-		{"short z", 0, []float64{1, 2, 3}, []float64{1, 1}, 1, errs.ErrShape},
-		{"rho zero", 0, []float64{1, 2, 3}, []float64{1, 1, 1}, 0, errs.ErrShape},
-		{"rho negative", 0, []float64{1, 2, 3}, []float64{1, 1, 1}, -1, errs.ErrShape},
-		{"not increasing", 0, []float64{1, 1, 3}, []float64{1, 1, 1}, 1, errs.ErrShape},
-		{"nan d", 0, []float64{1, math.NaN(), 3}, []float64{1, 1, 1}, 1, errs.ErrNaN},
-		{"inf z", 0, []float64{1, 2, 3}, []float64{1, math.Inf(1), 1}, 1, errs.ErrNaN},
-		{"nan rho", 0, []float64{1, 2, 3}, []float64{1, 1, 1}, math.NaN(), errs.ErrNaN},
+		{"empty", 0, nil, nil, 1, zonal.ErrShape},
+		{"index", 3, []float64{1, 2, 3}, []float64{1, 1, 1}, 1, zonal.ErrShape},
+		{"negative index", -1, []float64{1, 2, 3}, []float64{1, 1, 1}, 1, zonal.ErrShape},
+		{"short z", 0, []float64{1, 2, 3}, []float64{1, 1}, 1, zonal.ErrShape},
+		{"rho zero", 0, []float64{1, 2, 3}, []float64{1, 1, 1}, 0, zonal.ErrShape},
+		{"rho negative", 0, []float64{1, 2, 3}, []float64{1, 1, 1}, -1, zonal.ErrShape},
+		{"not increasing", 0, []float64{1, 1, 3}, []float64{1, 1, 1}, 1, zonal.ErrShape},
+		{"nan d", 0, []float64{1, math.NaN(), 3}, []float64{1, 1, 1}, 1, zonal.ErrNonFinite},
+		{"inf z", 0, []float64{1, 2, 3}, []float64{1, math.Inf(1), 1}, 1, zonal.ErrNonFinite},
+		{"nan rho", 0, []float64{1, 2, 3}, []float64{1, 1, 1}, math.NaN(), zonal.ErrNonFinite},
 	}
 	for _, c := range cases {
 		_, err := secular.Laed4(c.i, c.d, c.z, c.rho, delta)

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/zonal-ml/zonal/backend/internal/errs"
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/internal/floatpool"
 )
 
@@ -43,9 +43,9 @@ type RootFinder func(i int, d, z []float64, rho float64, delta []float64) (lambd
 // where K <= m is the number of non-deflated components.
 //
 // If a supplied root finder returns an error or a non-finite root, that
-// root is recomputed by the Go iteration. Errors wrap errs.ErrShape for
-// inconsistent shapes, errs.ErrNaN for NaN or Inf in d, u, rho or v (or an
-// update that overflows), and errs.ErrNoConvergence if the Go root finder
+// root is recomputed by the Go iteration. Errors wrap zonal.ErrShape for
+// inconsistent shapes, zonal.ErrNonFinite for NaN or Inf in d, u, rho or v (or an
+// update that overflows), and zonal.ErrNoConvergence if the Go root finder
 // fails too (not observed). On error dOut and uOut are unspecified.
 func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho float64, v []float64, dOut []float64, uOut blas64.General) error {
 	n, m := u.Rows, u.Cols
@@ -57,13 +57,13 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 	}
 	if len(d) != m || len(v) != n || len(dOut) != m || uOut.Rows != n || uOut.Cols != m {
 		return fmt.Errorf("secular: Update: u %dx%d, len(d) %d, len(v) %d, len(dOut) %d, uOut %dx%d: %w",
-			n, m, len(d), len(v), len(dOut), uOut.Rows, uOut.Cols, errs.ErrShape)
+			n, m, len(d), len(v), len(dOut), uOut.Rows, uOut.Cols, zonal.ErrShape)
 	}
 	if m == 0 {
 		return nil
 	}
 	if !finite(rho) || !allFinite(d) || !allFinite(v) {
-		return fmt.Errorf("secular: Update: d, rho or v: %w", errs.ErrNaN)
+		return fmt.Errorf("secular: Update: d, rho or v: %w", zonal.ErrNonFinite)
 	}
 	if gemm == nil {
 		gemm = blas64.Gemm
@@ -81,12 +81,12 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 	if !allFinite(z) || hasZero(v) {
 		for r := 0; r < n; r++ {
 			if !allFinite(u.Data[r*u.Stride : r*u.Stride+m]) {
-				return fmt.Errorf("secular: Update: u row %d: %w", r, errs.ErrNaN)
+				return fmt.Errorf("secular: Update: u row %d: %w", r, zonal.ErrNonFinite)
 			}
 		}
 	}
 	if !allFinite(z) {
-		return fmt.Errorf("secular: Update: z = U^T v overflows: %w", errs.ErrNaN)
+		return fmt.Errorf("secular: Update: z = U^T v overflows: %w", zonal.ErrNonFinite)
 	}
 
 	// Work with sign*d ascending and |rho|: eig(D + rho zz^T) =
@@ -139,7 +139,7 @@ func Update(find RootFinder, gemm GemmFunc, d []float64, u blas64.General, rho f
 	}
 	rn := r * zn * zn // the rank-one weight for unit z
 	if math.IsInf(rn, 0) {
-		return fmt.Errorf("secular: Update: rho |z|^2 overflows: %w", errs.ErrNaN)
+		return fmt.Errorf("secular: Update: rho |z|^2 overflows: %w", zonal.ErrNonFinite)
 	}
 	for k := range zw {
 		zw[k] /= zn
@@ -293,11 +293,11 @@ func solveInner(find RootFinder, active []int, dw, zw []float64, rn float64, buf
 				l, err = laed4(j, dA, zA, rn, row)
 			}
 			if err != nil {
-				errsBy[c] = fmt.Errorf("secular: Update: root %d of %d: %w (%w)", j, kk, errs.ErrNoConvergence, err)
+				errsBy[c] = fmt.Errorf("secular: Update: root %d of %d: %w (%w)", j, kk, zonal.ErrNoConvergence, err)
 				return
 			}
 			if !finite(l) {
-				errsBy[c] = fmt.Errorf("secular: Update: root %d of %d is %g: %w", j, kk, l, errs.ErrNoConvergence)
+				errsBy[c] = fmt.Errorf("secular: Update: root %d of %d is %g: %w", j, kk, l, zonal.ErrNoConvergence)
 				return
 			}
 			lam[j] = l
@@ -348,7 +348,7 @@ func solveInner(find RootFinder, active []int, dw, zw []float64, rn float64, buf
 			}
 			nrm := nrm2(row)
 			if !(nrm > 0) || math.IsInf(nrm, 0) {
-				errsBy[c] = fmt.Errorf("secular: Update: eigenvector %d of %d has norm %g: %w", j, kk, nrm, errs.ErrNoConvergence)
+				errsBy[c] = fmt.Errorf("secular: Update: eigenvector %d of %d has norm %g: %w", j, kk, nrm, zonal.ErrNoConvergence)
 				return
 			}
 			for i := range row {
@@ -430,13 +430,13 @@ func placeAll(vals []float64, fromT []int, t *blas64.General, q blas64.General, 
 
 func checkGeneral(name string, a blas64.General) error {
 	if a.Rows < 0 || a.Cols < 0 {
-		return fmt.Errorf("secular: Update: %s has negative shape %dx%d: %w", name, a.Rows, a.Cols, errs.ErrShape)
+		return fmt.Errorf("secular: Update: %s has negative shape %dx%d: %w", name, a.Rows, a.Cols, zonal.ErrShape)
 	}
 	if a.Rows == 0 || a.Cols == 0 {
 		return nil
 	}
 	if a.Stride < a.Cols || len(a.Data) < (a.Rows-1)*a.Stride+a.Cols {
-		return fmt.Errorf("secular: Update: %s %dx%d with stride %d and %d elements: %w", name, a.Rows, a.Cols, a.Stride, len(a.Data), errs.ErrShape)
+		return fmt.Errorf("secular: Update: %s %dx%d with stride %d and %d elements: %w", name, a.Rows, a.Cols, a.Stride, len(a.Data), zonal.ErrShape)
 	}
 	return nil
 }

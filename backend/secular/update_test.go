@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/zonal-ml/zonal/backend/internal/errs"
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend/secular"
 )
 
@@ -315,39 +315,39 @@ func TestUpdateErrors(t *testing.T) {
 		run  func() error
 		want error
 	}{
-		{"NaN d", func() error { return secular.Update(nil, nil, withNaN(d, 2, math.NaN()), u, 1, v, dOut, uOut) }, errs.ErrNaN},
-		{"Inf v", func() error { return secular.Update(nil, nil, d, u, 1, withNaN(v, 0, math.Inf(1)), dOut, uOut) }, errs.ErrNaN},
-		{"NaN rho", func() error { return secular.Update(nil, nil, d, u, math.NaN(), v, dOut, uOut) }, errs.ErrNaN},
-		{"Inf rho", func() error { return secular.Update(nil, nil, d, u, math.Inf(1), v, dOut, uOut) }, errs.ErrNaN},
-		{"Inf in U", func() error { return secular.Update(nil, nil, d, uNaN, 1, v, dOut, uOut) }, errs.ErrNaN},
+		{"NaN d", func() error { return secular.Update(nil, nil, withNaN(d, 2, math.NaN()), u, 1, v, dOut, uOut) }, zonal.ErrNonFinite},
+		{"Inf v", func() error { return secular.Update(nil, nil, d, u, 1, withNaN(v, 0, math.Inf(1)), dOut, uOut) }, zonal.ErrNonFinite},
+		{"NaN rho", func() error { return secular.Update(nil, nil, d, u, math.NaN(), v, dOut, uOut) }, zonal.ErrNonFinite},
+		{"Inf rho", func() error { return secular.Update(nil, nil, d, u, math.Inf(1), v, dOut, uOut) }, zonal.ErrNonFinite},
+		{"Inf in U", func() error { return secular.Update(nil, nil, d, uNaN, 1, v, dOut, uOut) }, zonal.ErrNonFinite},
 		// Row 1 of uNaN holds the Inf: with v_1 = 0 it does not reach z.
-		{"Inf in U where v is 0", func() error { return secular.Update(nil, nil, d, uNaN, 1, withNaN(v, 1, 0), dOut, uOut) }, errs.ErrNaN},
+		{"Inf in U where v is 0", func() error { return secular.Update(nil, nil, d, uNaN, 1, withNaN(v, 1, 0), dOut, uOut) }, zonal.ErrNonFinite},
 		{"NaN in U", func() error {
 			b := general(m, m)
 			copy(b.Data, u.Data)
 			b.Data[m*m-1] = math.NaN()
 			return secular.Update(nil, nil, d, b, 1, v, dOut, uOut)
-		}, errs.ErrNaN},
+		}, zonal.ErrNonFinite},
 		{"overflowing rho|z|^2", func() error {
 			return secular.Update(nil, nil, d, u, 1e300, scaleVec(randVec(rng, m), 1e10), dOut, uOut)
-		}, errs.ErrNaN},
-		{"short d", func() error { return secular.Update(nil, nil, d[:3], u, 1, v, dOut, uOut) }, errs.ErrShape},
-		{"short v", func() error { return secular.Update(nil, nil, d, u, 1, v[:3], dOut, uOut) }, errs.ErrShape},
-		{"short dOut", func() error { return secular.Update(nil, nil, d, u, 1, v, dOut[:2], uOut) }, errs.ErrShape},
-		{"uOut rows", func() error { return secular.Update(nil, nil, d, u, 1, v, dOut, general(m+1, m)) }, errs.ErrShape},
+		}, zonal.ErrNonFinite},
+		{"short d", func() error { return secular.Update(nil, nil, d[:3], u, 1, v, dOut, uOut) }, zonal.ErrShape},
+		{"short v", func() error { return secular.Update(nil, nil, d, u, 1, v[:3], dOut, uOut) }, zonal.ErrShape},
+		{"short dOut", func() error { return secular.Update(nil, nil, d, u, 1, v, dOut[:2], uOut) }, zonal.ErrShape},
+		{"uOut rows", func() error { return secular.Update(nil, nil, d, u, 1, v, dOut, general(m+1, m)) }, zonal.ErrShape},
 		{"bad stride", func() error {
 			b := u
 			b.Stride = m - 1
 			return secular.Update(nil, nil, d, b, 1, v, dOut, uOut)
-		}, errs.ErrShape},
+		}, zonal.ErrShape},
 		{"short data", func() error {
 			b := uOut
 			b.Data = b.Data[:len(b.Data)-1]
 			return secular.Update(nil, nil, d, u, 1, v, dOut, b)
-		}, errs.ErrShape},
+		}, zonal.ErrShape},
 		{"negative shape", func() error {
 			return secular.Update(nil, nil, nil, blas64.General{Rows: -1}, 1, nil, nil, blas64.General{Rows: -1})
-		}, errs.ErrShape},
+		}, zonal.ErrShape},
 	}
 	for _, c := range cases {
 		if err := c.run(); !errors.Is(err, c.want) {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zonal-ml/zonal/internal/shareddata"
 )
 
 // writeCSV writes a small CSV (target y, three features) and returns its path.
@@ -122,30 +124,6 @@ func TestApproxErrors(t *testing.T) {
 	}
 }
 
-// sharedDataDir finds ../shared/data next to the repository root.
-func sharedDataDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root not found")
-		}
-		dir = parent
-	}
-	data := filepath.Join(dir, "..", "shared", "data")
-	if _, err := os.Stat(data); err != nil {
-		t.Skipf("shared data not found at %s (CI has it)", data)
-	}
-	return data
-}
-
 // TestApproxDiabetesSmallLambda records the regime where Gegenbauer features
 // beat Fourier features (issue 4): on standardized diabetes (d = 10) with
 // sigma = sqrt(d/2) and D = 1024, eps_lambda at lambda = 0.01 is below 1 for
@@ -154,7 +132,7 @@ func sharedDataDir(t *testing.T) string {
 // seed); at lambda = 10 Fourier is better. The seeds are fixed; the margins
 // (a factor >= 2) are far above seed-to-seed variation seen (<30%).
 func TestApproxDiabetesSmallLambda(t *testing.T) {
-	p := filepath.Join(sharedDataDir(t), "diabetes.csv.gz")
+	p := filepath.Join(shareddata.Folder(t), "diabetes.csv.gz")
 	var out, errb bytes.Buffer
 	n := "0" // all 442 rows
 	if testing.Short() {

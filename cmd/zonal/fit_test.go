@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zonal-ml/zonal/solvers"
+	"github.com/zonal-ml/zonal"
 )
 
 // writeRegressionCSV writes n rows of y = sin(x1) + x2/2 (+ small
@@ -221,12 +221,12 @@ func TestProgress(t *testing.T) {
 		t.Fatal("a buffer is not a terminal")
 	}
 	p := newProgressBar(&b)
-	p.report(solvers.Progress{Stage: "cg", Done: 1, Total: 2})
+	p.report(zonal.Progress{Stage: "cg", Done: 1, Total: 2})
 	p.done()
 	if b.Len() != 0 {
 		t.Fatalf("progress written to a non-terminal: %q", b.String())
 	}
-	s := renderProgress(solvers.Progress{Stage: "cg", Done: 5, Total: 20, Residual: 1e-3}, 20)
+	s := renderProgress(zonal.Progress{Stage: "cg", Done: 5, Total: 20, Residual: 1e-3}, 20)
 	if !strings.Contains(s, "[#####...............]") || !strings.Contains(s, " 25%") || !strings.Contains(s, "residual 1.00e-03") {
 		t.Fatalf("render %q", s)
 	}

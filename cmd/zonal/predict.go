@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/solvers"
 )
@@ -104,7 +105,7 @@ func derefOr(p *float64) float64 {
 // columns and no target.
 func readPredictData(path string, d int) (*dataset.Data, error) {
 	data, err := dataset.ReadFile(path, dataset.Options{MinCols: d, MaxCols: d})
-	if err != nil && data == nil && errors.Is(err, dataset.ErrRange) {
+	if err != nil && data == nil && errors.Is(err, zonal.ErrRange) {
 		// A CSV of exactly d columns: no labels.
 		if alt, err2 := dataset.ReadFile(path, dataset.Options{NoTarget: true, MinCols: d, MaxCols: d}); err2 == nil && isCSV(alt) {
 			return alt, nil

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zonal-ml/zonal/solvers"
+	"github.com/zonal-ml/zonal"
 )
 
 // progressBar draws one self-overwriting line on stderr while a fit runs,
@@ -36,7 +36,7 @@ func newProgressBar(stderr io.Writer) *progressBar {
 }
 
 // report is a solvers progress callback; safe for concurrent use.
-func (p *progressBar) report(pr solvers.Progress) {
+func (p *progressBar) report(pr zonal.Progress) {
 	if !p.enabled {
 		return
 	}
@@ -52,7 +52,7 @@ func (p *progressBar) report(pr solvers.Progress) {
 }
 
 // renderProgress formats one progress line with a bar of the given width.
-func renderProgress(pr solvers.Progress, width int) string {
+func renderProgress(pr zonal.Progress, width int) string {
 	frac := 0.0
 	if pr.Total > 0 {
 		frac = min(1, max(0, float64(pr.Done)/float64(pr.Total)))

@@ -66,3 +66,14 @@ func File(tb testing.TB, name string) string {
 	}
 	return p
 }
+
+// Folder returns the shared data folder, skipping tb with a message when
+// there is none.
+func Folder(tb testing.TB) string {
+	tb.Helper()
+	dir := Dir()
+	if dir == "" {
+		tb.Skipf("shared data folder not found ($%s unset or not a folder, no ../shared/data beside the repository); skipping", EnvVar)
+	}
+	return dir
+}

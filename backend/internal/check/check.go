@@ -1,22 +1,21 @@
 // Package check holds the argument validation and the small helpers that
 // every Backend implementation shares: shape checks on row-major
 // blas64.General views (a mismatch is a programming error and panics with an
-// error wrapping errs.ErrShape), scaling of C for empty inner dimensions, and
+// error wrapping zonal.ErrShape), scaling of C for empty inner dimensions, and
 // mirroring of a lower triangle into the upper one.
 package check
 
 import (
 	"fmt"
 
+	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-
-	"github.com/zonal-ml/zonal/backend/internal/errs"
 )
 
-// Panicf panics with an error wrapping errs.ErrShape.
+// Panicf panics with an error wrapping zonal.ErrShape.
 func Panicf(format string, args ...any) {
-	panic(fmt.Errorf("backend: %s: %w", fmt.Sprintf(format, args...), errs.ErrShape))
+	panic(fmt.Errorf("backend: %s: %w", fmt.Sprintf(format, args...), zonal.ErrShape))
 }
 
 // General panics unless g is a well-formed row-major view: non-negative

@@ -1,0 +1,47 @@
+package zonal
+
+import "errors"
+
+// The sentinel errors of the whole module. Every error that zonal returns
+// about its input, its parameters or a numerical failure wraps one or more of
+// them, with a message that says what was wrong and where; test with
+// errors.Is. Each package's documentation names the sentinels its functions
+// can return. I/O errors (opening a file, a failing io.Reader) and context
+// errors (context.Canceled, context.DeadlineExceeded) are returned wrapped,
+// as they are, and match their own sentinels.
+var (
+	// ErrParam: a parameter or option is outside its domain (lambda <= 0,
+	// more centres than rows, a negative size, an unknown task).
+	ErrParam = errors.New("zonal: invalid parameter")
+	// ErrShape: operands of incompatible sizes (a row of the wrong length,
+	// label count != row count, a destination of the wrong size).
+	ErrShape = errors.New("zonal: incompatible shapes")
+	// ErrRange: an index outside its range (a LIBSVM feature index above
+	// the limit, a row index outside [0, n), a CSR column outside its width).
+	ErrRange = errors.New("zonal: index out of range")
+	// ErrNonFinite: a NaN or an Inf where finite values are required.
+	ErrNonFinite = errors.New("zonal: NaN or Inf value")
+	// ErrEmpty: input without any data (no rows, no columns).
+	ErrEmpty = errors.New("zonal: no data")
+	// ErrFormat: malformed input: a bad number or token in a data file, a
+	// truncated, corrupted or foreign model file, a malformed sparse matrix.
+	ErrFormat = errors.New("zonal: malformed input")
+	// ErrVersion: a file written by an unsupported format version.
+	ErrVersion = errors.New("zonal: unsupported format version")
+	// ErrTooLarge: the work does not fit the memory budget or a fixed size
+	// limit; the message names the bytes needed, the budget and the option
+	// (or command-line flag) that changes it.
+	ErrTooLarge = errors.New("zonal: exceeds the memory budget or a size limit")
+	// ErrNotPositiveDefinite: a matrix (a kernel matrix, a preconditioner,
+	// the operator CG sees) is not positive definite, even after jitter.
+	ErrNotPositiveDefinite = errors.New("zonal: matrix is not positive definite")
+	// ErrNoConvergence: an iterative method (eigen solver, secular root
+	// finder) did not converge.
+	ErrNoConvergence = errors.New("zonal: no convergence")
+	// ErrUnknown: an unknown or uncompiled name (backend, kernel, feature
+	// map or model kind).
+	ErrUnknown = errors.New("zonal: unknown name")
+	// ErrState: an operation the object's current state does not allow
+	// (removing from an empty incremental model, a model used before Init).
+	ErrState = errors.New("zonal: invalid state")
+)
