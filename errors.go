@@ -45,3 +45,9 @@ var (
 	// (removing from an empty incremental model, a model used before Init).
 	ErrState = errors.New("zonal: invalid state")
 )
+
+// DefaultMemoryBudget is the memory budget, in bytes, that every options
+// struct's MemoryBudget field means when it is left zero: 2 GiB. It bounds
+// the large working arrays whose size comes from the input (kernel matrices,
+// cached kernel blocks, feature matrices, sketch and truncation tables).
+const DefaultMemoryBudget int64 = 2 << 30

@@ -8,31 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// DefaultMemoryBudget is the memory budget (bytes) used when an option leaves
-// it zero: 2 GiB.
-const DefaultMemoryBudget int64 = 2 << 30
-
-func budgetOr(b int64) int64 {
-	if b <= 0 {
-		return DefaultMemoryBudget
-	}
-	return b
-}
-
-// formatBytes renders a byte count for error messages.
-func formatBytes(b int64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit; n /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB (%d bytes)", float64(b)/float64(div), "KMGTPE"[exp], b)
-}
-
 func checkLambda(lambda float64) error {
 	if !(lambda > 0) || math.IsInf(lambda, 0) {
 		return fmt.Errorf("%w: lambda must be positive and finite, got %g", zonal.ErrParam, lambda)

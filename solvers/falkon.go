@@ -11,6 +11,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -110,11 +111,11 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	_, kout := yc.Dims()
 	M := len(idx)
 	be := opts.backend()
-	budget := budgetOr(opts.MemoryBudget)
+	limit := budget.Or(opts.MemoryBudget)
 	fixed := 2*int64(M)*int64(M)*8 + 6*int64(M)*int64(kout)*8
-	if fixed+int64(M)*8 > budget {
-		return nil, fmt.Errorf("%w: FALKON with %d centres needs %s for its M x M factors, budget is %s",
-			zonal.ErrTooLarge, M, formatBytes(fixed+int64(M)*8), formatBytes(budget))
+	if fixed+int64(M)*8 > limit {
+		return nil, fmt.Errorf("%w: FALKON with %d centres needs %s for its M x M factors, the memory budget is %s",
+			zonal.ErrTooLarge, M, budget.Format(fixed+int64(M)*8), budget.Format(limit))
 	}
 	iters := opts.Iterations
 	if iters <= 0 {
@@ -147,7 +148,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	// K_nM: cached whole, or streamed in row blocks.
 	var knm *mat.Dense
 	bs := n
-	if fixed+int64(n)*int64(M)*8 <= budget {
+	if fixed+int64(n)*int64(M)*8 <= limit {
 		knm = mat.NewDense(n, M, nil)
 		cb := min(n, 4096)
 		for i0 := 0; i0 < n; i0 += cb {
@@ -161,7 +162,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 			opts.report(zonal.Progress{Stage: "kernel", Done: i1, Total: n})
 		}
 	} else {
-		bs = int((budget - fixed) / (int64(M) * 8))
+		bs = int((limit - fixed) / (int64(M) * 8))
 		bs = max(1, min(bs, n))
 	}
 	if knm != nil {

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -36,11 +37,11 @@ func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float
 	if err := checkLambda(lambda); err != nil {
 		return nil, err
 	}
-	budget := budgetOr(opts.MemoryBudget)
+	limit := budget.Or(opts.MemoryBudget)
 	need := int64(n) * int64(n) * 8
-	if need > budget {
-		return nil, fmt.Errorf("%w: exact KRR on %d rows needs %s for the kernel matrix, budget is %s (use -method falkon, or a larger budget)",
-			zonal.ErrTooLarge, n, formatBytes(need), formatBytes(budget))
+	if need > limit {
+		return nil, fmt.Errorf("%w: exact KRR on %d rows needs %s for the kernel matrix, the memory budget is %s (use -method falkon, or a larger -memory)",
+			zonal.ErrTooLarge, n, budget.Format(need), budget.Format(limit))
 	}
 	be := opts.backend()
 	yc, mean := centerTargets(y)

@@ -16,7 +16,7 @@ type Options struct {
 	// Backend does the linear algebra; nil means backend.Default().
 	Backend backend.Backend
 	// MemoryBudget bounds the large working arrays (kernel matrices, cached
-	// K_nM, Z^T Z), in bytes; zero means DefaultMemoryBudget.
+	// K_nM, Z^T Z), in bytes; zero means zonal.DefaultMemoryBudget.
 	MemoryBudget int64
 	// Progress, if set, receives progress reports. It is called from the
 	// fitting goroutine (ParK: from the cell workers, serialised).

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -154,7 +155,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 		Iterations: opts.Iterations,
 		Tol:        opts.Tol,
 	}
-	budget := budgetOr(opts.MemoryBudget)
+	limit := budget.Or(opts.MemoryBudget)
 	var mu sync.Mutex
 	done := 0
 	cellOpts.Progress = nil
@@ -177,7 +178,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 			yq := gatherRows(y, rows)
 			co := cellOpts
 			co.Centers = mq
-			co.MemoryBudget = max(1, int64(float64(budget)*float64(nq)/float64(n)))
+			co.MemoryBudget = max(1, int64(float64(limit)*float64(nq)/float64(n)))
 			co.Seed = opts.Seed + uint64(q)
 			yc, mean := centerTargets(yq)
 			lq := lambda * float64(n) / float64(nq)

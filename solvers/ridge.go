@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -46,12 +47,12 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.D
 	}
 	D := fm.Dim()
 	be := opts.backend()
-	budget := budgetOr(opts.MemoryBudget)
+	limit := budget.Or(opts.MemoryBudget)
 	need := int64(D)*int64(D)*8 + int64(D)*int64(k)*8
-	if need+int64(D)*8 > budget {
-		return nil, fmt.Errorf("%w: ridge on %d features needs %s for Z^T Z, budget is %s", zonal.ErrTooLarge, D, formatBytes(need+int64(D)*8), formatBytes(budget))
+	if need+int64(D)*8 > limit {
+		return nil, fmt.Errorf("%w: ridge on %d features needs %s for Z^T Z, budget is %s", zonal.ErrTooLarge, D, budget.Format(need+int64(D)*8), budget.Format(limit))
 	}
-	bs := int((budget - need) / (int64(D) * 8))
+	bs := int((limit - need) / (int64(D) * 8))
 	bs = max(1, min(bs, 2048, n))
 
 	yc, mean := centerTargets(y)
