@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -264,9 +263,4 @@ func (m *Model) ReconstructionError(x mat.Matrix) ([]float64, error) {
 		out[r] = math.Max(kxx-s, 0)
 	}
 	return out, nil
-}
-
-// newRand returns a PCG generator seeded by seed.
-func newRand(seed uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 }

@@ -6,8 +6,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/zonal-ml/zonal"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
 )
 
 // linear is the kernel <x, y>: with it, centred kernel PCA is ordinary PCA,

@@ -1,0 +1,144 @@
+package kpca
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/kernels"
+)
+
+// Add incorporates the point x (length InputDim) into the decomposition:
+// one expansion and two rank-one updates (see the package documentation for
+// the mean-adjusted form). On
+// error the point is not added and the state is unchanged unless the error
+// came from the backend's update (then the Incremental must be discarded;
+// errors.Is(err, zonal.ErrState) on later calls).
+func (s *Incremental) Add(x []float64) error {
+	if s.eig.n != s.n {
+		return fmt.Errorf("kpca: a previous update failed: %w", zonal.ErrState)
+	}
+	if len(x) != s.dim {
+		return fmt.Errorf("kpca: point of length %d, want %d: %w", len(x), s.dim, zonal.ErrShape)
+	}
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("kpca: point holds %v: %w", v, zonal.ErrNonFinite)
+		}
+	}
+	start, startCPU := time.Now(), cpuTime()
+	m := s.n
+	a := make([]float64, m)
+	if m > 0 {
+		if err := kernels.MatrixInto(mat.NewDense(1, m, a), s.b, s.k,
+			mat.NewDense(1, s.dim, x), mat.NewDense(m, s.dim, s.x[:m*s.dim])); err != nil {
+			return fmt.Errorf("kpca: kernel row: %w", err)
+		}
+	}
+	kxx := s.k.Eval(x, x)
+	if math.IsNaN(kxx) || math.IsInf(kxx, 0) {
+		return fmt.Errorf("kpca: kernel value k(x,x) = %v: %w", kxx, zonal.ErrNonFinite)
+	}
+	for _, v := range a {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("kpca: kernel value %v: %w", v, zonal.ErrNonFinite)
+		}
+	}
+
+	// The rank-one terms, from the state before the addition.
+	var c float64
+	var dir []float64
+	var terms []rankOne
+	if s.opts.MeanAdjust {
+		if m > 0 {
+			c, dir, terms = helmertTerms(s.rowSum[:m], s.total, a, kxx)
+		}
+	} else {
+		c, terms = borderTerms(a, kxx)
+	}
+
+	s.grow(m + 1)
+	copy(s.x[m*s.dim:], x)
+	rc := s.rowCap
+	for i := 0; i < m; i++ {
+		s.kmat[i*rc+m] = a[i]
+		s.kmat[m*rc+i] = a[i]
+		s.rowSum[i] += a[i]
+	}
+	s.kmat[m*rc+m] = kxx
+	sa := 0.0
+	for _, v := range a {
+		sa += v
+	}
+	s.rowSum[m] = sa + kxx
+	s.total += 2*sa + kxx
+	s.n = m + 1
+
+	var extra [][]float64
+	if s.opts.Components > 0 {
+		for _, t := range terms {
+			extra = append(extra, t.v)
+		}
+	}
+	if s.opts.MeanAdjust && m == 0 {
+		s.eig.addZeroRow() // K'_1 = 0: no eigenvector orthogonal to 1
+	} else {
+		s.eig.expand(c, dir, extra)
+	}
+	for _, t := range terms {
+		if err := s.eig.apply(s.b, t); err != nil {
+			s.eig.n = -1 // poison: the decomposition no longer matches
+			return fmt.Errorf("kpca: point %d: rank-one update: %w", m, err)
+		}
+		s.stats.Updates++
+	}
+	if r := s.opts.Components; r > 0 && s.eig.r > r {
+		s.truncErr += math.Sqrt(s.eig.dropSmallest(s.eig.r - r))
+	}
+	s.stats.Points++
+	s.stats.UpdateTime += time.Since(start)
+	s.stats.UpdateCPU += cpuTime() - startCPU
+
+	if s.opts.ReorthThreshold > 0 {
+		s.sinceChk++
+		if s.sinceChk >= s.opts.CheckEvery {
+			s.sinceChk = 0
+			s.probeSeed++
+			d := s.EstimateDrift(s.opts.Probes, s.probeSeed)
+			if d.RelRecon > s.opts.ReorthThreshold || d.Orth > s.opts.ReorthThreshold {
+				if err := s.Reorthogonalize(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// AddRows adds the rows of x in order, calling progress(done, total) after
+// each point when progress is not nil. It stops with ctx's error when ctx is
+// done; the points added so far stay added.
+func (s *Incremental) AddRows(ctx context.Context, x mat.Matrix, progress func(done, total int)) error {
+	r, c := x.Dims()
+	if c != s.dim {
+		return fmt.Errorf("kpca: %d columns, want %d: %w", c, s.dim, zonal.ErrShape)
+	}
+	row := make([]float64, c)
+	for i := 0; i < r; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		mat.Row(row, i, x)
+		if err := s.Add(row); err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		if progress != nil {
+			progress(i+1, r)
+		}
+	}
+	return nil
+}
