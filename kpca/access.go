@@ -67,7 +67,9 @@ func (s *Incremental) Points() *mat.Dense {
 }
 
 // Model returns an immutable snapshot usable for Transform at any time,
-// keeping the top `components` eigenpairs (0: all held).
+// keeping the top `components` eigenpairs (0: all held). Errors:
+// zonal.ErrState (no points, or a previous update failed), zonal.ErrParam
+// (components < 0).
 func (s *Incremental) Model(components int) (*Model, error) {
 	if s.n == 0 || s.eig.n != s.n {
 		return nil, fmt.Errorf("kpca: no points: %w", zonal.ErrState)
@@ -87,7 +89,8 @@ func (s *Incremental) Model(components int) (*Model, error) {
 }
 
 // Transform writes the scores of the rows of x on the current top
-// components (all held components) to dst; see Model.Transform.
+// components (all held components) to dst; see Model.Transform. Errors:
+// those of Model and Model.Transform.
 func (s *Incremental) Transform(dst *mat.Dense, x mat.Matrix) error {
 	m, err := s.Model(0)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -14,10 +13,18 @@ import (
 
 // Add incorporates the point x (length InputDim) into the decomposition:
 // one expansion and two rank-one updates (see the package documentation for
-// the mean-adjusted form). On
-// error the point is not added and the state is unchanged unless the error
-// came from the backend's update (then the Incremental must be discarded;
-// errors.Is(err, zonal.ErrState) on later calls).
+// the mean-adjusted form), then, with Options.ReorthThreshold > 0, the
+// periodic drift check. Its cost is O(n r) plus the two updates; a caller
+// that wants the time per point measures it around Add.
+//
+// Errors: zonal.ErrShape (wrong length), zonal.ErrNonFinite (NaN or Inf in
+// x or in a kernel value), zonal.ErrTooLarge (the grown state exceeds
+// Options.MemoryBudget), zonal.ErrState (a previous update failed). In
+// these cases the point is not added and the state is unchanged. An error
+// from the backend's rank-one update (zonal.ErrNoConvergence) leaves the
+// decomposition inconsistent: the Incremental must be discarded, and later
+// calls return zonal.ErrState. An error from re-orthogonalisation comes
+// after the point was added.
 func (s *Incremental) Add(x []float64) error {
 	if s.eig.n != s.n {
 		return fmt.Errorf("kpca: a previous update failed: %w", zonal.ErrState)
@@ -30,7 +37,6 @@ func (s *Incremental) Add(x []float64) error {
 			return fmt.Errorf("kpca: point holds %v: %w", v, zonal.ErrNonFinite)
 		}
 	}
-	start, startCPU := time.Now(), cpuTime()
 	m := s.n
 	a := make([]float64, m)
 	if m > 0 {
@@ -61,7 +67,9 @@ func (s *Incremental) Add(x []float64) error {
 		c, terms = borderTerms(a, kxx)
 	}
 
-	s.grow(m + 1)
+	if err := s.grow(m + 1); err != nil {
+		return err
+	}
 	copy(s.x[m*s.dim:], x)
 	rc := s.rowCap
 	for i := 0; i < m; i++ {
@@ -99,9 +107,6 @@ func (s *Incremental) Add(x []float64) error {
 	if r := s.opts.Components; r > 0 && s.eig.r > r {
 		s.truncErr += math.Sqrt(s.eig.dropSmallest(s.eig.r - r))
 	}
-	s.stats.Points++
-	s.stats.UpdateTime += time.Since(start)
-	s.stats.UpdateCPU += cpuTime() - startCPU
 
 	if s.opts.ReorthThreshold > 0 {
 		s.sinceChk++
@@ -119,10 +124,12 @@ func (s *Incremental) Add(x []float64) error {
 	return nil
 }
 
-// AddRows adds the rows of x in order, calling progress(done, total) after
-// each point when progress is not nil. It stops with ctx's error when ctx is
-// done; the points added so far stay added.
-func (s *Incremental) AddRows(ctx context.Context, x mat.Matrix, progress func(done, total int)) error {
+// AddRows adds the rows of x in order, reporting zonal.Progress{Stage:
+// "points", Done: i+1, Total: rows} to Options.Progress after each point. It
+// stops with ctx's error when ctx is done; the points added so far stay
+// added. Errors: zonal.ErrShape (x's width is not InputDim), ctx.Err(), and
+// those of Add (wrapped with the row index).
+func (s *Incremental) AddRows(ctx context.Context, x mat.Matrix) error {
 	r, c := x.Dims()
 	if c != s.dim {
 		return fmt.Errorf("kpca: %d columns, want %d: %w", c, s.dim, zonal.ErrShape)
@@ -136,9 +143,7 @@ func (s *Incremental) AddRows(ctx context.Context, x mat.Matrix, progress func(d
 		if err := s.Add(row); err != nil {
 			return fmt.Errorf("row %d: %w", i, err)
 		}
-		if progress != nil {
-			progress(i+1, r)
-		}
+		s.opts.report("points", i+1, r)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -34,7 +35,14 @@ type Model struct {
 
 // Fit computes batch kernel PCA of the rows of x: the eigendecomposition of
 // the (optionally centred) kernel matrix through the backend, keeping the top
-// opts.Components eigenpairs (0: all). It honours ctx before the O(n^3) step.
+// opts.Components eigenpairs (0: all). It honours ctx before the O(n^3) step
+// and reports progress of Stage "kernel" and "eigen" to opts.Progress.
+//
+// Errors: zonal.ErrParam (nil kernel, a negative or NaN option),
+// zonal.ErrEmpty (no rows or columns), zonal.ErrNonFinite (NaN or Inf in x
+// or the kernel matrix), zonal.ErrTooLarge (the n x n matrices exceed
+// opts.MemoryBudget), ctx.Err(), and backend errors from the
+// eigendecomposition (zonal.ErrNoConvergence).
 func Fit(ctx context.Context, k kernels.Kernel, x mat.Matrix, opts Options) (*Model, error) {
 	if k == nil {
 		return nil, fmt.Errorf("kpca: nil kernel: %w", zonal.ErrParam)
@@ -43,14 +51,23 @@ func Fit(ctx context.Context, k kernels.Kernel, x mat.Matrix, opts Options) (*Mo
 	if n == 0 || d == 0 {
 		return nil, fmt.Errorf("kpca: %dx%d input: %w", n, d, zonal.ErrEmpty)
 	}
-	if opts.Components < 0 {
-		return nil, fmt.Errorf("kpca: components %d: %w", opts.Components, zonal.ErrParam)
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	// The kernel matrix, its eigenvectors and the model's two n x k copies.
+	kk := n
+	if opts.Components > 0 {
+		kk = min(n, opts.Components)
+	}
+	if err := opts.checkBudget(fmt.Sprintf("kernel PCA of %d points", n), budget.Floats(2, n, n)+budget.Floats(2, n, kk)); err != nil {
+		return nil, err
 	}
 	b := opts.backend()
 	xd := mat.DenseCopyOf(x)
 	if err := checkFinite(xd); err != nil {
 		return nil, err
 	}
+	opts.report("kernel", 0, 1)
 	km := mat.NewDense(n, n, nil)
 	if err := kernels.MatrixInto(km, b, k, xd, xd); err != nil {
 		return nil, fmt.Errorf("kpca: kernel matrix: %w", err)
@@ -59,6 +76,7 @@ func Fit(ctx context.Context, k kernels.Kernel, x mat.Matrix, opts Options) (*Mo
 		return nil, err
 	}
 	symmetrize(km.RawMatrix())
+	opts.report("kernel", 1, 1)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -76,9 +94,11 @@ func Fit(ctx context.Context, k kernels.Kernel, x mat.Matrix, opts Options) (*Mo
 	trace := mat.Trace(km)
 	w := make([]float64, n)
 	raw := km.RawMatrix()
+	opts.report("eigen", 0, 1)
 	if err := b.SymEig(raw, w, true); err != nil {
 		return nil, fmt.Errorf("kpca: eigendecomposition: %w", err)
 	}
+	opts.report("eigen", 1, 1)
 	vals := make([]float64, n)
 	vecs := mat.NewDense(n, n, nil)
 	for j := 0; j < n; j++ {
@@ -215,6 +235,8 @@ func (m *Model) kernelRows(x mat.Matrix) (*mat.Dense, []float64, error) {
 // the kernel centred with the training means when mean adjustment is on.
 // Components whose eigenvalue is at most n*eps*lambda_max (numerically zero)
 // get score 0. For a training point x_i, score_j = sqrt(lambda_j) U_ij.
+// Errors: zonal.ErrShape (x's width or dst's size), zonal.ErrEmpty (no
+// rows), zonal.ErrNonFinite (NaN or Inf in x).
 func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 	p, _ := x.Dims()
 	if r, c := dst.Dims(); r != p || c != len(m.vals) {
@@ -235,7 +257,8 @@ func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 //	e(x) = k~(x, x) - sum_j score_j(x)^2,
 //	k~(x, x) = k(x, x) - (2/n) sum_i k(x_i, x) + S/n^2 (centred; k(x,x) otherwise).
 //
-// Tiny negative values from rounding are clamped to 0.
+// Tiny negative values from rounding are clamped to 0. Errors as for
+// Transform.
 func (m *Model) ReconstructionError(x mat.Matrix) ([]float64, error) {
 	kx, means, err := m.kernelRows(x)
 	if err != nil {

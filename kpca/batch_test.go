@@ -142,7 +142,7 @@ func TestFitIdentities(t *testing.T) {
 			}
 		}
 		inc, _ := NewIncremental(k, 3, Options{MeanAdjust: mean})
-		if err := inc.AddRows(context.Background(), x, nil); err != nil {
+		if err := inc.AddRows(context.Background(), x); err != nil {
 			t.Fatal(err)
 		}
 		im, err := inc.Model(r)
@@ -205,36 +205,68 @@ func TestFitErrors(t *testing.T) {
 	}
 }
 
-// TestGrow: the checkpoints come at the requested sizes, with drift at
-// rounding level, batch eigenvalues agreeing, and nothing skipped.
-func TestGrow(t *testing.T) {
-	x := randPoints(34, 40, 3, 1)
-	var cps []Checkpoint
-	err := Grow(context.Background(), GrowConfig{Kernel: gaussian(t, 1.5), X: x, Options: Options{MeanAdjust: true},
-		Start: 5, Every: 10, Batch: true}, func(c Checkpoint) error {
-		cps = append(cps, c)
-		return nil
-	})
-	if err != nil {
+// TestBudgetAndProgress: the n x n allocations are refused beyond
+// Options.MemoryBudget with zonal.ErrTooLarge (and leave an Incremental
+// unchanged), and Fit and Init report the "kernel" and "eigen" stages in
+// order, each from 0/1 to 1/1.
+func TestBudgetAndProgress(t *testing.T) {
+	ctx := context.Background()
+	k := gaussian(t, 1)
+	x := randPoints(3, 40, 2, 1)
+	small := Options{MemoryBudget: 4 << 10} // 4 KiB: 512 floats, less than 40 x 40
+	if _, err := Fit(ctx, k, x, small); !errors.Is(err, zonal.ErrTooLarge) {
+		t.Fatalf("Fit: %v", err)
+	}
+	inc, _ := NewIncremental(k, 2, small)
+	if err := inc.Init(ctx, x); !errors.Is(err, zonal.ErrTooLarge) {
+		t.Fatalf("Init: %v", err)
+	}
+	if err := inc.Init(ctx, x.Slice(0, 5, 0, 2)); err != nil {
 		t.Fatal(err)
 	}
-	want := []int{5, 15, 25, 35, 40}
-	if len(cps) != len(want) {
-		t.Fatalf("%d checkpoints", len(cps))
+	var err error
+	for i := 5; i < 40 && err == nil; i++ {
+		err = inc.Add(x.RawRowView(i))
 	}
-	for i, c := range cps {
-		if c.Points != want[i] || c.Skipped != 0 || !c.MeanAdjust {
-			t.Fatalf("checkpoint %+v", c)
+	if !errors.Is(err, zonal.ErrTooLarge) || inc.Len() >= 40 {
+		t.Fatalf("Add beyond the budget: %v at %d points", err, inc.Len())
+	}
+	n := inc.Len()
+	if err := inc.Add(x.RawRowView(n)); !errors.Is(err, zonal.ErrTooLarge) || inc.Len() != n {
+		t.Fatalf("second refused Add: %v, %d points, want %d", err, inc.Len(), n)
+	}
+	if dr := inc.Drift(); dr.RelRecon > 1e-12 || dr.Orth > 1e-12 {
+		t.Fatalf("state after a refused Add: drift %+v", dr)
+	}
+	if _, err := NewNystromMap(ctx, k, x, small); !errors.Is(err, zonal.ErrTooLarge) {
+		t.Fatalf("NewNystromMap: %v", err)
+	}
+	if _, err := Fit(ctx, k, x, Options{MemoryBudget: -1}); !errors.Is(err, zonal.ErrParam) {
+		t.Fatalf("negative budget: %v", err)
+	}
+
+	for name, run := range map[string]func(Options) error{
+		"Fit": func(o Options) error { _, err := Fit(ctx, k, x, o); return err },
+		"Init": func(o Options) error {
+			inc, err := NewIncremental(k, 2, o)
+			if err != nil {
+				return err
+			}
+			return inc.Init(ctx, x)
+		},
+	} {
+		var got []zonal.Progress
+		if err := run(Options{MeanAdjust: true, Progress: func(p zonal.Progress) { got = append(got, p) }}); err != nil {
+			t.Fatal(name, err)
 		}
-		if c.RelRecon > 1e-12 || c.Orth > 1e-12 || c.BatchRelDiffEigs > 1e-12 || math.IsNaN(c.BatchSeconds) {
-			t.Fatalf("checkpoint %+v", c)
+		want := []zonal.Progress{{Stage: "kernel", Total: 1}, {Stage: "kernel", Done: 1, Total: 1}, {Stage: "eigen", Total: 1}, {Stage: "eigen", Done: 1, Total: 1}}
+		if len(got) != len(want) {
+			t.Fatalf("%s: progress %+v", name, got)
 		}
-	}
-	ds, err := DriftSeries(context.Background(), gaussian(t, 1.5), x, Options{}, 1, 13)
-	if err != nil || len(ds) != 4 || ds[len(ds)-1].Points != 40 { // 1, 14, 27, 40
-		t.Fatalf("drift series %v %+v", err, ds)
-	}
-	if err := Grow(context.Background(), GrowConfig{Kernel: gaussian(t, 1), X: x, Start: 41}, nil); !errors.Is(err, zonal.ErrParam) {
-		t.Fatalf("start > n: %v", err)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: progress %+v, want %+v", name, got, want)
+			}
+		}
 	}
 }

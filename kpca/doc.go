@@ -70,9 +70,8 @@
 // Each symmetric rank-one update U Lambda U^T + rho v v^T is solved by the
 // backend's secular-equation update (backend.Backend.RankOneUpdate). Every
 // point is incorporated: a term whose vector is exactly zero is the identity
-// and is not applied, nothing else is ever dropped (Stats.Skipped is always
-// 0; it exists because the reference implementation skips points whose
-// update fails).
+// and is not applied, nothing else is ever dropped (unlike the reference
+// implementation, which skips points whose update fails).
 //
 // # Truncation
 //
@@ -118,5 +117,17 @@
 // eigendecomposition K_mm = U Lambda U^T; Nystrom keeps that decomposition
 // exact as landmarks are added, with the two-update scheme above
 // (no mean adjustment), and its Map is the feature map x -> F(x), a
-// kernels.PersistentMap registered as "inc-nystrom".
+// kernels.PersistentMap registered as "inc-nystrom" (MapKind; decode it with
+// kernels.UnmarshalMap). NewNystromMap builds the same map from one batch
+// eigendecomposition.
+//
+// # Conventions
+//
+// Fit, Incremental.Init, Incremental.AddRows and NewNystromMap take a
+// context first; every constructor takes an Options last, whose Backend
+// (nil: backend.Default()), Progress and MemoryBudget mean what they mean in
+// every zonal package. Errors wrap the sentinels of package zonal; each
+// function's documentation names the ones it can return. The experiment
+// harness (growth with checkpoints, timings, Nystrom error series) is not
+// part of this package: it lives with the `zonal kpca` command.
 package kpca

@@ -25,11 +25,11 @@ func ExampleIncremental() {
 	vals, _ := inc.Eigen()
 	batch, _ := kpca.Fit(context.Background(), k, x, kpca.Options{MeanAdjust: true})
 	d := inc.Drift()
-	fmt.Printf("points %d, skipped %d\n", inc.Len(), inc.Stats().Skipped)
+	fmt.Printf("points %d, rank %d\n", inc.Len(), inc.Rank())
 	fmt.Printf("top eigenvalues: incremental %.6f %.6f, batch %.6f %.6f\n", vals[0], vals[1], batch.Eigenvalues()[0], batch.Eigenvalues()[1])
 	fmt.Println("drift below 1e-13:", d.RelRecon < 1e-13 && d.Orth < 1e-13)
 	// Output:
-	// points 6, skipped 0
+	// points 6, rank 5
 	// top eigenvalues: incremental 1.273712 0.864665, batch 1.273712 0.864665
 	// drift below 1e-13: true
 }
@@ -54,7 +54,7 @@ func ExampleFit() {
 func ExampleNystrom() {
 	k, _ := kernels.NewGaussian(1)
 	x := mat.NewDense(4, 1, []float64{0, 0.5, 3, 3.5})
-	ny, _ := kpca.NewNystrom(k, 1, nil)
+	ny, _ := kpca.NewNystrom(k, 1, kpca.Options{})
 	for i := 0; i < 4; i++ {
 		ny.Add(x.RawRowView(i))
 		nm, _ := ny.Map()

@@ -2,26 +2,17 @@ package kpca
 
 import (
 	"fmt"
-	"math"
-	"time"
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
 // Stats counts the work an Incremental has done.
 type Stats struct {
-	Points  int // points incorporated
-	Skipped int // points left out: always 0 (no point is ever skipped)
-	Updates int // rank-one updates applied
+	Updates int // rank-one updates applied (Add and Remove)
 	Reorths int // Rayleigh-Ritz re-orthogonalisations
-	// UpdateTime is the time spent inside Add (kernel row, expansion and
-	// rank-one updates), excluding drift checks.
-	UpdateTime time.Duration
-	// UpdateCPU is the process CPU time (all threads) spent inside Add; on a
-	// loaded machine it is the more stable measure. 0 where not measured.
-	UpdateCPU time.Duration
 }
 
 // Incremental maintains the eigendecomposition of a kernel matrix (centred or
@@ -48,7 +39,8 @@ type Incremental struct {
 }
 
 // NewIncremental returns an empty incremental kernel PCA for points of
-// dimension dim.
+// dimension dim; start it with Init or Add. The error wraps zonal.ErrParam
+// (nil kernel, dim <= 0, a negative or NaN option).
 func NewIncremental(k kernels.Kernel, dim int, opts Options) (*Incremental, error) {
 	if k == nil {
 		return nil, fmt.Errorf("kpca: nil kernel: %w", zonal.ErrParam)
@@ -56,10 +48,8 @@ func NewIncremental(k kernels.Kernel, dim int, opts Options) (*Incremental, erro
 	if dim <= 0 {
 		return nil, fmt.Errorf("kpca: dimension %d: %w", dim, zonal.ErrParam)
 	}
-	if opts.Components < 0 || opts.CheckEvery < 0 || opts.Probes < 0 ||
-		math.IsNaN(opts.ReorthThreshold) || opts.ReorthThreshold < 0 {
-		return nil, fmt.Errorf("kpca: negative option (components %d, check every %d, probes %d, threshold %g): %w",
-			opts.Components, opts.CheckEvery, opts.Probes, opts.ReorthThreshold, zonal.ErrParam)
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	if opts.CheckEvery == 0 {
 		opts.CheckEvery = 50
@@ -97,11 +87,27 @@ func (s *Incremental) colCap(rows int) int {
 	return rows
 }
 
-func (s *Incremental) grow(need int) {
+// stateBytes is the memory of the state for a capacity of rows points:
+// points, kernel matrix, row sums and the two eigenvector buffers.
+func (s *Incremental) stateBytes(rows int) int64 {
+	return budget.Floats(rows, s.dim) + budget.Floats(rows, rows) + budget.Floats(rows) +
+		budget.Floats(2, rows, s.colCap(rows))
+}
+
+// grow makes room for need points, doubling the capacity when that fits the
+// memory budget; the error wraps zonal.ErrTooLarge and leaves the state
+// unchanged.
+func (s *Incremental) grow(need int) error {
 	if need <= s.rowCap {
-		return
+		return nil
 	}
 	nc := max(need, 2*s.rowCap, 16)
+	if s.stateBytes(nc) > budget.Or(s.opts.MemoryBudget) {
+		nc = need
+	}
+	if err := s.opts.checkBudget(fmt.Sprintf("incremental KPCA of %d points", nc), s.stateBytes(nc)); err != nil {
+		return err
+	}
 	x := make([]float64, nc*s.dim)
 	copy(x, s.x[:s.n*s.dim])
 	km := make([]float64, nc*nc)
@@ -112,10 +118,11 @@ func (s *Incremental) grow(need int) {
 	copy(rs, s.rowSum[:s.n])
 	s.x, s.kmat, s.rowSum, s.rowCap = x, km, rs, nc
 	s.eig.reserve(nc, s.colCap(nc))
+	return nil
 }
 
-// Clone returns an independent deep copy (for example to branch a growth
-// experiment, or to time one Add repeatedly from the same state).
+// Clone returns an independent deep copy (for example to branch from one
+// state, or to time one Add repeatedly from the same state).
 func (s *Incremental) Clone() *Incremental {
 	c := *s
 	c.x = append([]float64(nil), s.x...)

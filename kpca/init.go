@@ -11,11 +11,21 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
 // Init replaces the state by a batch eigendecomposition of the rows of x
-// (the usual start: a batch decomposition of the first m0 points, then Add).
+// (the usual start: a batch decomposition of the first m0 points, then Add):
+// the kernel matrix, then the backend's SymEig (O(r^3)), with progress
+// reports of Stage "kernel" and "eigen" and ctx checked before each.
+//
+// Errors: zonal.ErrShape (x's width is not InputDim), zonal.ErrEmpty (no
+// rows), zonal.ErrNonFinite (NaN or Inf in x or the kernel matrix),
+// zonal.ErrTooLarge (the r x r matrices exceed Options.MemoryBudget),
+// ctx.Err(); the state is then unchanged. A backend error from the
+// eigendecomposition (zonal.ErrNoConvergence) leaves an Incremental that
+// returns zonal.ErrState until the next successful Init.
 func (s *Incremental) Init(ctx context.Context, x mat.Matrix) error {
 	r, c := x.Dims()
 	if c != s.dim {
@@ -27,10 +37,16 @@ func (s *Incremental) Init(ctx context.Context, x mat.Matrix) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// The state, the kernel matrix, its centred copy and (mean adjustment)
+	// the two Helmert products are alive together.
+	if err := s.opts.checkBudget(fmt.Sprintf("Init with %d points", r), s.stateBytes(r)+budget.Floats(4, r, r)); err != nil {
+		return err
+	}
 	xd := mat.DenseCopyOf(x)
 	if err := checkFinite(xd); err != nil {
 		return err
 	}
+	s.opts.report("kernel", 0, 1)
 	km := mat.NewDense(r, r, nil)
 	if err := kernels.MatrixInto(km, s.b, s.k, xd, xd); err != nil {
 		return fmt.Errorf("kpca: kernel matrix: %w", err)
@@ -39,8 +55,15 @@ func (s *Incremental) Init(ctx context.Context, x mat.Matrix) error {
 		return err
 	}
 	symmetrize(km.RawMatrix())
-	*s = Incremental{k: s.k, b: s.b, opts: s.opts, dim: s.dim, probeSeed: s.probeSeed}
-	s.grow(r)
+	s.opts.report("kernel", 1, 1)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	fresh := &Incremental{k: s.k, b: s.b, opts: s.opts, dim: s.dim, probeSeed: s.probeSeed}
+	if err := fresh.grow(r); err != nil {
+		return err
+	}
+	*s = *fresh
 	raw := xd.RawMatrix()
 	for i := 0; i < r; i++ {
 		copy(s.x[i*s.dim:(i+1)*s.dim], raw.Data[i*raw.Stride:i*raw.Stride+c])
@@ -52,16 +75,25 @@ func (s *Incremental) Init(ctx context.Context, x mat.Matrix) error {
 		s.total += s.rowSum[i]
 	}
 	s.n = r
-	s.stats.Points = r
 	m := blas64.General{Rows: r, Cols: r, Stride: r, Data: make([]float64, r*r)}
 	s.matrixInto(m)
-	return s.rebatch(m)
+	s.opts.report("eigen", 0, 1)
+	if err := s.rebatch(m); err != nil {
+		return err
+	}
+	s.opts.report("eigen", 1, 1)
+	return nil
 }
 
 // Reorthogonalize refreshes the basis by a Rayleigh-Ritz step on the span of
-// U (with mean adjustment, of U's projection onto 1^perp): with U^T U = L L^T and Q = U L^{-T}, it diagonalises Q^T M Q = W Theta W^T
-// and sets U = Q W, Lambda = Theta. If U^T U is not positive definite the
-// decomposition is recomputed in batch from M (top Components pairs).
+// U (with mean adjustment, of U's projection onto 1^perp): with
+// U^T U = L L^T and Q = U L^{-T}, it diagonalises Q^T M Q = W Theta W^T
+// and sets U = Q W, Lambda = Theta, in O(n^2 r) time. If U^T U is not
+// positive definite the decomposition is recomputed in batch from M (top
+// Components pairs). Add calls it when Options.ReorthThreshold is passed.
+// It does nothing on an empty or failed Incremental. Errors: those of the
+// backend (zonal.ErrNoConvergence from SymEig; a Cholesky failure other
+// than zonal.ErrNotPositiveDefinite).
 func (s *Incremental) Reorthogonalize() error {
 	if s.n == 0 || s.eig.n != s.n {
 		return nil

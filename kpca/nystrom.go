@@ -2,6 +2,7 @@ package kpca
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -12,16 +13,18 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
 // MapKind is the kind under which NystromMap is registered with
-// kernels.RegisterMap.
+// kernels.RegisterMap: kernels.UnmarshalMap(kpca.MapKind, data) decodes what
+// NystromMap.MarshalBinary wrote.
 const MapKind = "inc-nystrom"
 
 func init() {
 	kernels.RegisterMap(MapKind, func(data []byte) (kernels.FeatureMap, error) {
-		return UnmarshalNystromMap(data)
+		return decodeNystromMap(data)
 	})
 }
 
@@ -30,12 +33,10 @@ func init() {
 // with two rank-one updates per landmark (see the package documentation). It
 // is not safe for concurrent use; Map returns an immutable feature map.
 type Nystrom struct {
-	k   kernels.Kernel
-	b   backend.Backend
-	dim int
-	// RCond: eigenvalues <= RCond * lambda_max are treated as zero in the
-	// pseudo-inverse K_mm^+. 0 means m * eps (the LAPACK-style default).
-	RCond float64
+	k    kernels.Kernel
+	b    backend.Backend
+	opts Options
+	dim  int
 
 	m      int
 	rowCap int
@@ -43,26 +44,35 @@ type Nystrom struct {
 	eig    eigState
 }
 
-// NewNystrom returns an incremental Nystrom approximation without landmarks;
-// b == nil means backend.Default().
-func NewNystrom(k kernels.Kernel, dim int, b backend.Backend) (*Nystrom, error) {
+// NewNystrom returns an incremental Nystrom approximation without landmarks
+// for points of dimension dim. Of opts it uses Backend, MemoryBudget and
+// RCond. The error wraps zonal.ErrParam (nil kernel, dim <= 0, a negative
+// or NaN option, MeanAdjust or Components set).
+func NewNystrom(k kernels.Kernel, dim int, opts Options) (*Nystrom, error) {
 	if k == nil {
 		return nil, fmt.Errorf("kpca: nil kernel: %w", zonal.ErrParam)
 	}
 	if dim <= 0 {
 		return nil, fmt.Errorf("kpca: dimension %d: %w", dim, zonal.ErrParam)
 	}
-	if b == nil {
-		b = backend.Default()
+	if err := opts.checkNystrom(); err != nil {
+		return nil, err
 	}
-	return &Nystrom{k: k, b: b, dim: dim}, nil
+	return &Nystrom{k: k, b: opts.backend(), opts: opts, dim: dim}, nil
 }
 
 // Len returns the number of landmarks.
 func (ny *Nystrom) Len() int { return ny.m }
 
 // Add appends the landmark c (length InputDim) and updates the
-// eigendecomposition of K_mm.
+// eigendecomposition of K_mm with two rank-one updates.
+//
+// Errors: zonal.ErrShape (wrong length), zonal.ErrNonFinite (NaN or Inf in
+// c or a kernel value), zonal.ErrTooLarge (the grown buffers exceed
+// Options.MemoryBudget), zonal.ErrState (a previous update failed); the
+// landmark is then not added. A backend error from the rank-one update
+// (zonal.ErrNoConvergence) leaves the Nystrom unusable (later calls return
+// zonal.ErrState).
 func (ny *Nystrom) Add(c []float64) error {
 	if ny.eig.n != ny.m {
 		return fmt.Errorf("kpca: a previous update failed: %w", zonal.ErrState)
@@ -90,6 +100,10 @@ func (ny *Nystrom) Add(c []float64) error {
 	cc, terms := borderTerms(a, kcc)
 	if m+1 > ny.rowCap {
 		nc := max(2*ny.rowCap, 16)
+		need := budget.Floats(nc, ny.dim) + budget.Floats(2, nc, nc)
+		if err := ny.opts.checkBudget(fmt.Sprintf("incremental Nystrom with %d landmarks", nc), need); err != nil {
+			return err
+		}
 		buf := make([]float64, nc*ny.dim)
 		copy(buf, ny.c[:m*ny.dim])
 		ny.c, ny.rowCap = buf, nc
@@ -131,28 +145,42 @@ func (ny *Nystrom) Eigen() ([]float64, *mat.Dense) {
 
 // Map returns the feature map F(x) = K(x, C) U_+ Lambda_+^{-1/2} of the
 // current landmarks, U_+, Lambda_+ being the eigenpairs with
-// lambda > RCond * lambda_max, so that F(X) F(Y)^T = K_XC K_CC^+ K_CY.
+// lambda > RCond * lambda_max (Options.RCond), so that
+// F(X) F(Y)^T = K_XC K_CC^+ K_CY. The error wraps zonal.ErrState (no
+// landmarks, a previous update failed, or K_CC numerically zero).
 func (ny *Nystrom) Map() (*NystromMap, error) {
 	if ny.m == 0 || ny.eig.n != ny.m {
 		return nil, fmt.Errorf("kpca: no landmarks: %w", zonal.ErrState)
 	}
 	u := ny.eig.u()
-	return newNystromMap(ny.k, ny.b, ny.Landmarks(), ny.eig.d, u, ny.RCond)
+	return newNystromMap(ny.k, ny.b, ny.Landmarks(), ny.eig.d, u, ny.opts.RCond)
 }
 
-// BatchNystromMap builds the same map as Nystrom.Map from a batch
-// eigendecomposition of K_CC: the reference the incremental one is tested
-// against. rcond as in Nystrom.RCond.
-func BatchNystromMap(b backend.Backend, k kernels.Kernel, landmarks mat.Matrix, rcond float64) (*NystromMap, error) {
-	if b == nil {
-		b = backend.Default()
-	}
+// NewNystromMap builds the map Nystrom.Map gives for the same landmarks
+// (the rows of landmarks, copied) from one batch eigendecomposition of
+// K_CC, in O(m^2 d + m^3): the reference the incremental one is tested
+// against. Of opts it uses Backend, MemoryBudget and RCond; ctx is checked
+// before the eigendecomposition.
+//
+// Errors: zonal.ErrParam (nil kernel, a bad option), zonal.ErrEmpty (no
+// landmarks), zonal.ErrNonFinite (NaN or Inf in the landmarks),
+// zonal.ErrTooLarge (the m x m matrices exceed opts.MemoryBudget),
+// zonal.ErrState (K_CC numerically zero), ctx.Err(), and backend errors
+// from the eigendecomposition (zonal.ErrNoConvergence).
+func NewNystromMap(ctx context.Context, k kernels.Kernel, landmarks mat.Matrix, opts Options) (*NystromMap, error) {
 	if k == nil {
 		return nil, fmt.Errorf("kpca: nil kernel: %w", zonal.ErrParam)
 	}
+	if err := opts.checkNystrom(); err != nil {
+		return nil, err
+	}
+	b, rcond := opts.backend(), opts.RCond
 	m, d := landmarks.Dims()
 	if m == 0 || d == 0 {
 		return nil, fmt.Errorf("kpca: no landmarks: %w", zonal.ErrEmpty)
+	}
+	if err := opts.checkBudget(fmt.Sprintf("Nystrom map of %d landmarks", m), budget.Floats(m, d)+budget.Floats(2, m, m)); err != nil {
+		return nil, err
 	}
 	c := mat.DenseCopyOf(landmarks)
 	if err := checkFinite(c); err != nil {
@@ -163,6 +191,9 @@ func BatchNystromMap(b backend.Backend, k kernels.Kernel, landmarks mat.Matrix, 
 		return nil, err
 	}
 	symmetrize(kcc.RawMatrix())
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	w := make([]float64, m)
 	if err := b.SymEig(kcc.RawMatrix(), w, true); err != nil {
 		return nil, fmt.Errorf("kpca: eigendecomposition: %w", err)
@@ -217,7 +248,9 @@ func (nm *NystromMap) Dim() int { _, dd := nm.proj.Dims(); return dd }
 // Kind returns "inc-nystrom".
 func (nm *NystromMap) Kind() string { return MapKind }
 
-// Transform writes F(x) for the rows of x to dst (p x Dim).
+// Transform writes F(x) for the rows of x to dst (p x Dim). Errors:
+// zonal.ErrShape (x's width or dst's size), zonal.ErrEmpty (no rows), and
+// those of the kernel matrix.
 func (nm *NystromMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	p, d := x.Dims()
 	if d != nm.InputDim() {
@@ -238,7 +271,8 @@ func (nm *NystromMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	return nil
 }
 
-// Approximation returns K_XC K_CC^+ K_CX = F(X) F(X)^T for the rows of x.
+// Approximation returns K_XC K_CC^+ K_CX = F(X) F(X)^T for the rows of x
+// (p x p). Errors as for Transform.
 func (nm *NystromMap) Approximation(x mat.Matrix) (*mat.Dense, error) {
 	p, _ := x.Dims()
 	f := mat.NewDense(max(p, 1), nm.Dim(), nil)
@@ -278,17 +312,22 @@ func (nm *NystromMap) MarshalBinary() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// UnmarshalNystromMap decodes a map written by MarshalBinary; the kernel's
-// kind must be registered (kernels.RegisterKernel). The backend is
-// backend.Default().
-func UnmarshalNystromMap(data []byte) (*NystromMap, error) {
+// decodeNystromMap decodes a map written by MarshalBinary (the decoder
+// registered as MapKind); the kernel's kind must be registered
+// (kernels.RegisterKernel). The backend is backend.Default(). Errors:
+// zonal.ErrVersion (another format version), zonal.ErrFormat (truncated,
+// inconsistent or non-finite data), and those of kernels.UnmarshalKernel.
+func decodeNystromMap(data []byte) (*NystromMap, error) {
 	r := bytes.NewReader(data)
 	bad := func(what string) error {
-		return fmt.Errorf("kpca: inc-nystrom map: malformed %s: %w", what, zonal.ErrParam)
+		return fmt.Errorf("kpca: inc-nystrom map: malformed %s: %w", what, zonal.ErrFormat)
 	}
 	var ver, n uint32
-	if binary.Read(r, binary.LittleEndian, &ver) != nil || ver != nystromMapVersion {
+	if binary.Read(r, binary.LittleEndian, &ver) != nil {
 		return nil, bad("version")
+	}
+	if ver != nystromMapVersion {
+		return nil, fmt.Errorf("kpca: inc-nystrom map: version %d, want %d: %w", ver, nystromMapVersion, zonal.ErrVersion)
 	}
 	readBytes := func() ([]byte, bool) {
 		if binary.Read(r, binary.LittleEndian, &n) != nil || int(n) > r.Len() {
@@ -314,8 +353,11 @@ func UnmarshalNystromMap(data []byte) (*NystromMap, error) {
 	if binary.Read(r, binary.LittleEndian, &dims) != nil {
 		return nil, bad("dimensions")
 	}
+	// The m x d landmarks and the m x dd projection fill the rest exactly;
+	// checked by division so that no product of header values can overflow.
 	m, d, dd := int(dims[0]), int(dims[1]), int(dims[2])
-	if m == 0 || d == 0 || dd == 0 || dd > m || (m*d+m*dd)*8 != r.Len() {
+	rest := r.Len()
+	if m == 0 || d == 0 || dd == 0 || dd > m || rest%8 != 0 || (rest/8)%(d+dd) != 0 || (rest/8)/(d+dd) != m {
 		return nil, bad("dimensions")
 	}
 	c := mat.NewDense(m, d, nil)

@@ -26,7 +26,7 @@ func TestNystromMatchesBatch(t *testing.T) {
 			k := gaussian(t, 1)
 			x := randPoints(21, 60, 3, 1)
 			c := randPoints(22, 25, 3, 2)
-			ny, err := NewNystrom(k, 3, b)
+			ny, err := NewNystrom(k, 3, Options{Backend: b})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +40,7 @@ func TestNystromMatchesBatch(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				bm, err := BatchNystromMap(b, k, c.Slice(0, j+1, 0, 3), 0)
+				bm, err := NewNystromMap(context.Background(), k, c.Slice(0, j+1, 0, 3), Options{Backend: b})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -90,7 +90,7 @@ func TestNystromMatchesBatch(t *testing.T) {
 func TestNystromExactOnLandmarks(t *testing.T) {
 	k := gaussian(t, 1)
 	x := randPoints(23, 12, 2, 1)
-	ny, _ := NewNystrom(k, 2, nil)
+	ny, _ := NewNystrom(k, 2, Options{})
 	for i := 0; i < 12; i++ {
 		if err := ny.Add(x.RawRowView(i)); err != nil {
 			t.Fatal(err)
@@ -121,7 +121,7 @@ func TestNystromExactOnLandmarks(t *testing.T) {
 func TestNystromMapRoundTrip(t *testing.T) {
 	k := gaussian(t, 1.5)
 	c := randPoints(24, 8, 3, 1)
-	ny, _ := NewNystrom(k, 3, nil)
+	ny, _ := NewNystrom(k, 3, Options{})
 	for i := 0; i < 8; i++ {
 		if err := ny.Add(c.RawRowView(i)); err != nil {
 			t.Fatal(err)
@@ -150,15 +150,20 @@ func TestNystromMapRoundTrip(t *testing.T) {
 		t.Fatal("decoded map differs")
 	}
 	for _, bad := range [][]byte{nil, data[:10], data[:len(data)-1], append(append([]byte{}, data...), 0)} {
-		if _, err := UnmarshalNystromMap(bad); err == nil {
-			t.Fatalf("malformed data of length %d accepted", len(bad))
+		if _, err := kernels.UnmarshalMap(MapKind, bad); !errors.Is(err, zonal.ErrFormat) {
+			t.Fatalf("malformed data of length %d: %v", len(bad), err)
 		}
+	}
+	other := append([]byte{}, data...)
+	other[0] = 2 // version (little-endian uint32 first)
+	if _, err := kernels.UnmarshalMap(MapKind, other); !errors.Is(err, zonal.ErrVersion) {
+		t.Fatalf("version 2: %v", err)
 	}
 }
 
 func TestNystromErrors(t *testing.T) {
 	k := gaussian(t, 1)
-	ny, _ := NewNystrom(k, 2, nil)
+	ny, _ := NewNystrom(k, 2, Options{})
 	if _, err := ny.Map(); !errors.Is(err, zonal.ErrState) {
 		t.Fatalf("empty map: %v", err)
 	}
@@ -168,7 +173,7 @@ func TestNystromErrors(t *testing.T) {
 	if err := ny.Add([]float64{1, math.NaN()}); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Fatalf("NaN: %v", err)
 	}
-	if _, err := NewNystrom(nil, 2, nil); !errors.Is(err, zonal.ErrParam) {
+	if _, err := NewNystrom(nil, 2, Options{}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("nil kernel: %v", err)
 	}
 	ny.Add([]float64{0, 0})
@@ -179,34 +184,20 @@ func TestNystromErrors(t *testing.T) {
 	if err := nm.Transform(mat.NewDense(2, 1, nil), mat.NewDense(1, 2, nil)); !errors.Is(err, zonal.ErrShape) {
 		t.Fatalf("transform dst: %v", err)
 	}
-	if _, err := NystromErrors(context.Background(), k, randPoints(1, 10, 2, 1), nil, 5, 20, 1, Options{}); !errors.Is(err, zonal.ErrParam) {
-		t.Fatalf("too many landmarks: %v", err)
-	}
-}
-
-// TestNystromErrorSeries: the error series decreases to 0 when every point is
-// a landmark, and the spectral <= Frobenius <= trace ordering of the
-// absolute norms holds (checked through the relative ones times |K|).
-func TestNystromErrorSeries(t *testing.T) {
-	k := gaussian(t, 1)
-	x := randPoints(26, 30, 2, 1)
-	errs, err := NystromErrors(context.Background(), k, x, nil, 2, 30, 4, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(errs) != 8 || errs[len(errs)-1].Landmarks != 30 {
-		t.Fatalf("%d checkpoints, last %+v", len(errs), errs[len(errs)-1])
-	}
-	last := errs[len(errs)-1]
-	// All 30 points as landmarks: K~ = K up to cond(K) eps.
-	if last.Frobenius > 1e-8 || last.Spectral > 1e-8 || last.Trace > 1e-8 {
-		t.Fatalf("all landmarks: %+v", last)
-	}
-	for i := 1; i < len(errs); i++ {
-		// Adding landmarks never increases the trace error (K - K~ shrinks in
-		// the Loewner order).
-		if errs[i].Trace > errs[i-1].Trace*(1+1e-9)+1e-12 {
-			t.Fatalf("trace error grew: %+v -> %+v", errs[i-1], errs[i])
+	for _, o := range []Options{{MeanAdjust: true}, {Components: 2}, {RCond: -1}, {RCond: math.NaN()}} {
+		if _, err := NewNystrom(k, 2, o); !errors.Is(err, zonal.ErrParam) {
+			t.Fatalf("options %+v: %v", o, err)
 		}
+		if _, err := NewNystromMap(context.Background(), k, mat.NewDense(1, 2, nil), o); !errors.Is(err, zonal.ErrParam) {
+			t.Fatalf("NewNystromMap options %+v: %v", o, err)
+		}
+	}
+	if _, err := NewNystromMap(context.Background(), k, &mat.Dense{}, Options{}); !errors.Is(err, zonal.ErrEmpty) {
+		t.Fatalf("no landmarks: %v", err)
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewNystromMap(cctx, k, mat.NewDense(2, 2, []float64{0, 0, 1, 1}), Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package kpca
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/zonal-ml/zonal"
 )
@@ -13,8 +12,12 @@ import (
 // signs in reverse order (leaving diag(M_{n-1}, c), or [K'_{n-1} 0; 0 0] +
 // c h h^T with mean adjustment), and the eigenvector e_n (h) is split off
 // by a Householder reflection of its coordinates in U. The other
-// points keep their order. Only the full decomposition can be downdated
-// (Components == 0); otherwise the error wraps zonal.ErrState.
+// points keep their order.
+//
+// Errors: zonal.ErrState (Components > 0: only the full decomposition can
+// be downdated; or a previous update failed), zonal.ErrRange (i outside
+// [0, Len())). An error from the backend's rank-one update
+// (zonal.ErrNoConvergence) leaves the decomposition inconsistent, as in Add.
 func (s *Incremental) Remove(i int) error {
 	if s.eig.n != s.n {
 		return fmt.Errorf("kpca: a previous update failed: %w", zonal.ErrState)
@@ -23,9 +26,8 @@ func (s *Incremental) Remove(i int) error {
 		return fmt.Errorf("kpca: Remove needs the full decomposition (Components = 0): %w", zonal.ErrState)
 	}
 	if i < 0 || i >= s.n {
-		return fmt.Errorf("kpca: Remove(%d) of %d points: %w", i, s.n, zonal.ErrParam)
+		return fmt.Errorf("kpca: Remove(%d) of %d points: %w", i, s.n, zonal.ErrRange)
 	}
-	start, startCPU := time.Now(), cpuTime()
 	n, rc, d := s.n, s.rowCap, s.dim
 	kii := s.kmat[i*rc+i]
 	a := make([]float64, 0, n-1)
@@ -78,8 +80,5 @@ func (s *Incremental) Remove(i int) error {
 	} else {
 		s.eig.splitOff(dir)
 	}
-	s.stats.Points--
-	s.stats.UpdateTime += time.Since(start)
-	s.stats.UpdateCPU += cpuTime() - startCPU
 	return nil
 }

@@ -141,10 +141,12 @@ func runKPCA(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "data %s: %d points x %d features; kernel %s (sigma: %s); backend %s; mean adjustment %v\n",
 			name, f.points, d, k, sigmaNote, b.Name(), f.meanAdjust)
 	}
+	bar := newProgressBar(stderr)
+	defer bar.done()
 	if f.nystrom > 0 {
-		return runNystromErrors(ctx, f, b, k, x, stdout)
+		return runNystromErrors(ctx, f, kpca.Options{Backend: b, Progress: bar.report}, k, x, stdout)
 	}
-	opts := kpca.Options{MeanAdjust: f.meanAdjust, Components: f.components, Backend: b, ReorthThreshold: f.reorth, Seed: f.seed}
+	opts := kpca.Options{Backend: b, Progress: bar.report, MeanAdjust: f.meanAdjust, Components: f.components, ReorthThreshold: f.reorth, Seed: f.seed}
 	if !f.incremental {
 		t0 := time.Now()
 		m, err := kpca.Fit(ctx, k, x, opts)
@@ -165,69 +167,39 @@ func runKPCA(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	cfg := kpca.GrowConfig{Kernel: k, X: x, Options: opts, Start: f.start, Points: f.points, Every: f.every, Batch: !f.noBatch,
-		Progress: progressLine(stderr)}
+	cfg := growConfig{kernel: k, x: x, opts: opts, start: f.start, points: f.points, every: f.every, batch: !f.noBatch}
 	if f.checkpoints != "" {
 		for _, s := range strings.Split(f.checkpoints, ",") {
 			v, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || v < f.start || v > f.points {
 				return usageError{fmt.Errorf("-checkpoints: %q is not a size in [%d, %d]", s, f.start, f.points)}
 			}
-			cfg.Checkpoints = append(cfg.Checkpoints, v)
+			cfg.checkpoints = append(cfg.checkpoints, v)
 		}
 	} else if f.every == 0 {
-		cfg.Checkpoints = []int{f.start}
+		cfg.checkpoints = []int{f.start}
 		for c := 250; c < f.points; c *= 2 {
 			if c > f.start {
-				cfg.Checkpoints = append(cfg.Checkpoints, c)
+				cfg.checkpoints = append(cfg.checkpoints, c)
 			}
 		}
 	}
 	if !f.json {
-		fmt.Fprintf(stdout, "%7s %11s %11s %11s %12s %12s %10s %10s %10s %7s\n", "points", "rel_recon", "orth", "eig_diff", "update_s", "update_cpu", "total_s", "batch_s", "batch_cpu", "skipped")
+		fmt.Fprintf(stdout, "%7s %11s %11s %11s %12s %12s %10s %10s %10s %7s\n", "points", "rel_recon", "orth", "eig_diff", "update_s", "update_cpu", "total_s", "batch_s", "batch_cpu", "reorths")
 	}
 	enc := json.NewEncoder(stdout)
-	skipped := 0
-	err = kpca.Grow(ctx, cfg, func(c kpca.Checkpoint) error {
-		skipped = c.Skipped
+	return grow(ctx, cfg, func(c checkpoint) error {
 		if f.json {
-			obj := map[string]any{"points": c.Points, "mean_adjust": c.MeanAdjust, "rel_recon": c.RelRecon, "orth": c.Orth,
-				"batch_rel_diff_eigs": nanNull(c.BatchRelDiffEigs), "update_seconds": c.UpdateSeconds,
-				"total_seconds": c.TotalSeconds, "batch_seconds": nanNull(c.BatchSeconds), "skipped": c.Skipped,
-				"update_cpu_seconds": c.UpdateCPUSeconds, "batch_cpu_seconds": nanNull(c.BatchCPUSeconds), "reorths": c.Reorths}
+			obj := map[string]any{"points": c.points, "mean_adjust": c.meanAdjust, "rel_recon": c.relRecon, "orth": c.orth,
+				"batch_rel_diff_eigs": nanNull(c.batchRelDiffEigs), "update_seconds": c.updateSeconds,
+				"total_seconds": c.totalSeconds, "batch_seconds": nanNull(c.batchSeconds),
+				"update_cpu_seconds": c.updateCPUSeconds, "batch_cpu_seconds": nanNull(c.batchCPUSeconds), "reorths": c.reorths}
 			return enc.Encode(obj)
 		}
-		_, err := fmt.Fprintf(stdout, "%7d %11.3g %11.3g %11.3g %12.6f %12.6f %10.3f %10.4f %10.4f %7d\n", c.Points, c.RelRecon, c.Orth,
-			c.BatchRelDiffEigs, c.UpdateSeconds, c.UpdateCPUSeconds, c.TotalSeconds, c.BatchSeconds, c.BatchCPUSeconds, c.Skipped)
+		_, err := fmt.Fprintf(stdout, "%7d %11.3g %11.3g %11.3g %12.6f %12.6f %10.3f %10.4f %10.4f %7d\n", c.points, c.relRecon, c.orth,
+			c.batchRelDiffEigs, c.updateSeconds, c.updateCPUSeconds, c.totalSeconds, c.batchSeconds, c.batchCPUSeconds, c.reorths)
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	if skipped != 0 {
-		return fmt.Errorf("%d points skipped", skipped)
-	}
-	return nil
-}
-
-// progressLine returns a progress callback that rewrites one stderr line at
-// most once a second, and ends it at the last point; when w is not a terminal
-// (a pipe, a file, CI) it stays silent.
-func progressLine(w io.Writer) func(done, total int) {
-	if !isTerminal(w) {
-		return func(int, int) {}
-	}
-	var last time.Time
-	return func(done, total int) {
-		if done == total {
-			fmt.Fprintf(w, "\r%d/%d points\n", done, total)
-			return
-		}
-		if now := time.Now(); now.Sub(last) >= time.Second {
-			last = now
-			fmt.Fprintf(w, "\r%d/%d points", done, total)
-		}
-	}
 }
 
 func nanNull(v float64) any {
@@ -237,7 +209,7 @@ func nanNull(v float64) any {
 	return v
 }
 
-func runNystromErrors(ctx context.Context, f kpcaFlags, b backend.Backend, k kernels.Kernel, x *mat.Dense, stdout io.Writer) error {
+func runNystromErrors(ctx context.Context, f kpcaFlags, opts kpca.Options, k kernels.Kernel, x *mat.Dense, stdout io.Writer) error {
 	n, _ := x.Dims()
 	if f.nystrom > n {
 		return fmt.Errorf("-nystrom %d > -points %d", f.nystrom, n)
@@ -249,7 +221,7 @@ func runNystromErrors(ctx context.Context, f kpcaFlags, b backend.Backend, k ker
 	if !f.json {
 		fmt.Fprintf(stdout, "%9s %9s %13s %13s %13s\n", "landmarks", "features", "rel_frob", "rel_spectral", "rel_trace")
 	}
-	errs, err := kpca.NystromErrors(ctx, k, x, nil, f.start, f.nystrom, every, kpca.Options{Backend: b})
+	errs, err := nystromErrors(ctx, k, x, f.start, f.nystrom, every, opts)
 	enc := json.NewEncoder(stdout)
 	for _, e := range errs {
 		if f.json {
@@ -335,7 +307,7 @@ func buildIncNystrom(ctx context.Context, spec mapSpec, train *mat.Dense) (kerne
 	if m <= 0 || m > n {
 		return nil, fmt.Errorf("inc-nystrom: %d landmarks from %d rows", m, n)
 	}
-	ny, err := kpca.NewNystrom(spec.Kernel, d, spec.Backend)
+	ny, err := kpca.NewNystrom(spec.Kernel, d, kpca.Options{Backend: spec.Backend})
 	if err != nil {
 		return nil, err
 	}
