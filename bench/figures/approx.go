@@ -33,7 +33,7 @@ func figApprox(zonal, data, out string, quick bool) error {
 	methods := "gegenbauer,gegenbauer-anti,fourier,fourier-orth,nystrom,rls-nystrom,adaptive"
 	for _, s := range sets {
 		sigma := math.Sqrt(float64(s.d) / 2)
-		rows, err := runJSON(zonal, "approx", "-data", filepath.Join(data, s.file), "-standardize",
+		rows, err := runJSON(zonal, "approx_"+strings.ToLower(s.name), "approx", "-data", filepath.Join(data, s.file), "-standardize",
 			"-kernel", "gaussian", "-sigma", strconv.FormatFloat(sigma, 'g', 8, 64),
 			"-methods", methods, "-features", features, "-n", n, "-lambda", "0.01,1", "-seed", "1", "-json")
 		if err != nil {

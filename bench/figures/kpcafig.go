@@ -14,23 +14,24 @@ func figKPCA(zonal, data, out string, quick bool) error {
 		digitsPoints, mnistPoints = "600", "600"
 	}
 	type set struct {
-		name string
-		args []string
+		name, key string
+		args      []string
 	}
 	sets := []set{
-		{"digits", []string{"-data", filepath.Join(data, "digits.csv.gz"), "-standardize", "-points", digitsPoints}},
-		{"MNIST", []string{"-data", filepath.Join(data, "mnist_train.csv.gz"), "-scale", "0.00392156862745098", "-points", mnistPoints}},
+		{"digits", "digits", []string{"-data", filepath.Join(data, "digits.csv.gz"), "-standardize", "-points", digitsPoints}},
+		{"MNIST", "mnist", []string{"-data", filepath.Join(data, "mnist_train.csv.gz"), "-scale", "0.00392156862745098", "-points", mnistPoints}},
 	}
 	var recon, orth []series
 	for _, s := range sets {
 		for _, mean := range []bool{false, true} {
 			args := append([]string{"kpca", "-incremental", "-start", "20", "-every", "100", "-no-batch", "-json"}, s.args...)
-			name := s.name
+			name, key := s.name, "kpca_"+s.key
 			if mean {
 				args = append(args, "-mean-adjust")
 				name += ", mean adjusted"
+				key += "_mean"
 			}
-			rows, err := runJSON(zonal, args...)
+			rows, err := runJSON(zonal, key, args...)
 			if err != nil {
 				return err
 			}
@@ -54,7 +55,7 @@ func figKPCA(zonal, data, out string, quick bool) error {
 	if quick {
 		to = 200
 	}
-	rows, err := runJSON(zonal, "kpca", "-data", filepath.Join(data, "mnist_train.csv.gz"), "-scale", "0.00392156862745098",
+	rows, err := runJSON(zonal, "nystrom_errors_mnist", "kpca", "-data", filepath.Join(data, "mnist_train.csv.gz"), "-scale", "0.00392156862745098",
 		"-points", "1000", "-start", "20", "-nystrom", strconv.Itoa(to), "-every", "20", "-json")
 	if err != nil {
 		return err

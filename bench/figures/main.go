@@ -16,6 +16,8 @@
 //
 // Figures 1-3 run the zonal command (built once into a temporary folder) with
 // -json and plot what it prints, so the figures show exactly what users get.
+// Each run's output is kept in OUT/raw/FIGURE_DATASET_METHOD.jsonl after a
+// first line holding the command, and -replot redraws from those files.
 // Every number is from one run on the machine it ran on; the machine is
 // named in bench/README.md.
 package main

@@ -18,24 +18,25 @@ func figTradeoff(zonal, data, out string, quick bool) error {
 		sub, exactN, ds, ms = "10000", "2000", []int{1024}, []int{2000}
 	}
 	common := []string{"-train", train, "-test", test, "-scale", "0.00392156862745098", "-sigma", "8.63", "-json"}
+	// Each run has a legend name and a raw-file key (method and size).
 	type run struct {
-		name string
-		args []string
+		name, key string
+		args      []string
 	}
 	var runs []run
-	runs = append(runs, run{"exact KRR (n=" + exactN + ")", []string{"-method", "exact", "-subsample", exactN, "-lambda", "1e-7"}})
+	runs = append(runs, run{"exact KRR (n=" + exactN + ")", "exact", []string{"-method", "exact", "-subsample", exactN, "-lambda", "1e-7"}})
 	for _, m := range []string{"gegenbauer", "fourier", "nystrom"} {
 		for _, d := range ds {
-			runs = append(runs, run{fmt.Sprintf("ridge %s", m), []string{"-method", "ridge", "-map", m, "-features", strconv.Itoa(d), "-subsample", sub, "-lambda", "1e-7"}})
+			runs = append(runs, run{fmt.Sprintf("ridge %s", m), fmt.Sprintf("ridge-%s-%d", m, d), []string{"-method", "ridge", "-map", m, "-features", strconv.Itoa(d), "-subsample", sub, "-lambda", "1e-7"}})
 		}
 	}
 	for _, m := range ms {
-		runs = append(runs, run{"FALKON", []string{"-method", "falkon", "-centers", strconv.Itoa(m), "-subsample", sub, "-lambda", "1e-8"}})
-		runs = append(runs, run{"ParK Q=4", []string{"-method", "park", "-cells", "4", "-centers", strconv.Itoa(m), "-subsample", sub, "-lambda", "1e-8"}})
+		runs = append(runs, run{"FALKON", fmt.Sprintf("falkon-%d", m), []string{"-method", "falkon", "-centers", strconv.Itoa(m), "-subsample", sub, "-lambda", "1e-8"}})
+		runs = append(runs, run{"ParK Q=4", fmt.Sprintf("park4-%d", m), []string{"-method", "park", "-cells", "4", "-centers", strconv.Itoa(m), "-subsample", sub, "-lambda", "1e-8"}})
 	}
 	var ss []series
 	for _, r := range runs {
-		rows, err := runJSON(zonal, append(append([]string{"fit"}, common...), r.args...)...)
+		rows, err := runJSON(zonal, "tradeoff_mnist_"+r.key, append(append([]string{"fit"}, common...), r.args...)...)
 		if err != nil {
 			return err
 		}
@@ -56,18 +57,18 @@ func figTradeoff(zonal, data, out string, quick bool) error {
 	// BostonHousing: standardized, 80/20 split, sigma = sqrt(d/2).
 	ss = nil
 	bh := []string{"-train", filepath.Join(data, "BostonHousing.csv.gz"), "-split", "0.8", "-standardize", "-sigma", "2.55", "-lambda", "1e-4", "-json"}
-	bruns := []run{{"exact KRR", []string{"-method", "exact"}}}
+	bruns := []run{{"exact KRR", "exact", []string{"-method", "exact"}}}
 	for _, m := range []string{"gegenbauer", "fourier", "nystrom"} {
 		for _, d := range []int{64, 256} {
-			bruns = append(bruns, run{"ridge " + m, []string{"-method", "ridge", "-map", m, "-features", strconv.Itoa(d)}})
+			bruns = append(bruns, run{"ridge " + m, fmt.Sprintf("ridge-%s-%d", m, d), []string{"-method", "ridge", "-map", m, "-features", strconv.Itoa(d)}})
 		}
 	}
 	for _, m := range []int{50, 200} {
-		bruns = append(bruns, run{"FALKON", []string{"-method", "falkon", "-centers", strconv.Itoa(m)}})
-		bruns = append(bruns, run{"ParK Q=4", []string{"-method", "park", "-cells", "4", "-centers", strconv.Itoa(m)}})
+		bruns = append(bruns, run{"FALKON", fmt.Sprintf("falkon-%d", m), []string{"-method", "falkon", "-centers", strconv.Itoa(m)}})
+		bruns = append(bruns, run{"ParK Q=4", fmt.Sprintf("park4-%d", m), []string{"-method", "park", "-cells", "4", "-centers", strconv.Itoa(m)}})
 	}
 	for _, r := range bruns {
-		rows, err := runJSON(zonal, append(append([]string{"fit"}, bh...), r.args...)...)
+		rows, err := runJSON(zonal, "tradeoff_bostonhousing_"+r.key, append(append([]string{"fit"}, bh...), r.args...)...)
 		if err != nil {
 			return err
 		}
