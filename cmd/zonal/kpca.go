@@ -189,6 +189,7 @@ func runKPCA(args []string, stdout, stderr io.Writer) error {
 	}
 	enc := json.NewEncoder(stdout)
 	return grow(ctx, cfg, func(c checkpoint) error {
+		bar.done() // clear the progress line before a result line
 		if f.json {
 			obj := map[string]any{"points": c.points, "mean_adjust": c.meanAdjust, "rel_recon": c.relRecon, "orth": c.orth,
 				"batch_rel_diff_eigs": nanNull(c.batchRelDiffEigs), "update_seconds": c.updateSeconds,
