@@ -80,11 +80,11 @@ func newExpansion(k kernels.Kernel, q int) (expansion, error) {
 		if k != nil {
 			return gaussExpansion(k.Sigma, q)
 		}
+	case nil:
+	default:
+		return expansion{}, fmt.Errorf("%w: tensorsketch cannot sketch the %T kernel (it supports kernels.Polynomial and kernels.Gaussian)", zonal.ErrParam, k)
 	}
-	if k == nil {
-		return expansion{}, fmt.Errorf("%w: nil kernel (tensorsketch needs kernels.Polynomial or kernels.Gaussian)", zonal.ErrParam)
-	}
-	return expansion{}, fmt.Errorf("%w: tensorsketch cannot sketch the %s kernel %v (it supports kernels.Polynomial and kernels.Gaussian)", zonal.ErrParam, k.Kind(), k)
+	return expansion{}, fmt.Errorf("%w: nil kernel (tensorsketch needs kernels.Polynomial or kernels.Gaussian)", zonal.ErrParam)
 }
 
 // polyExpansion checks (gamma <x,y> + coef0)^p: 1 <= p <= MaxDegree,
