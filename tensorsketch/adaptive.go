@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -33,77 +34,61 @@ type Adaptive struct {
 	d     int
 	rows  []sampledRow
 	stats []LevelStat
+	limit int64 // MemoryBudget of the fit, for Transform
 }
 
-// FitAdaptive samples the polynomial-kernel feature map of the rows of x
+// FitAdaptive samples the feature map of the kernel k on the rows of x
 // (n x d) by recursive ridge-leverage-score sampling (Algorithm 1 of the
-// paper). lambda_0 = tr(K)/s, where the ridge leverage scores of Phi sum to
-// at most s, starts with B = 0; each following level halves lambda and
-// draws rows of Phi (B^T B + lambda I)^{-1/2} with B the previous level's
-// sample, until lambda = opts.Lambda, where opts.Samples rows are drawn. Each
-// row (i_1..i_p) is drawn coordinate by coordinate: the conditional
-// marginal of i_j is estimated through the degree p-j PolySketch of the
-// points (computed once for all levels), except for the last coordinate,
-// whose conditional is exact. Draws with equal prefixes share their
-// conditional, so the work of a level is one pass over the nonzeros of the
-// points in each distinct prefix's support, independent of s.
-func FitAdaptive(ctx context.Context, x mat.Matrix, k Polynomial, opts AdaptiveOptions) (*Adaptive, error) {
-	e, err := polyExpansion(k)
+// paper). k is a kernels.Polynomial, or a kernels.Gaussian truncated at
+// Taylor degree opts.TaylorDegree (0 chooses q = TaylorDegree(max_i
+// |x_i|^2/sigma^2, 1e-3)), where every degree l = 0..q with weight 1/l! is
+// a block of Phi and the number of draws of each block follows its
+// estimated leverage mass. x may be a *dataset.CSR: it is read through its
+// nonzeros (no dense copy), and for the same numbers and seed the map is
+// the same as for dense input.
+//
+// lambda_0 = tr(K)/s, where the ridge leverage scores of Phi sum to at most
+// s, starts with B = 0; each following level halves lambda and draws rows
+// of Phi (B^T B + lambda I)^{-1/2} with B the previous level's sample,
+// until lambda = opts.Lambda, where opts.Samples rows are drawn. Each row
+// (i_1..i_l) is drawn coordinate by coordinate: the conditional marginal of
+// i_j is estimated through the degree l-j PolySketch of the points
+// (computed once for all levels), except for the last coordinate, whose
+// conditional is exact. Draws with equal prefixes share their conditional,
+// so the work of a level is one pass over the nonzeros of the points in
+// each distinct prefix's support, independent of s.
+//
+// Errors: zonal.ErrParam (options or kernel parameters out of range, a
+// kernel kind other than polynomial or Gaussian), zonal.ErrEmpty (no rows,
+// or data whose kernel matrix is zero), zonal.ErrFormat (malformed CSR),
+// zonal.ErrNonFinite, zonal.ErrTooLarge (working arrays beyond
+// opts.MemoryBudget), ctx.Err() when ctx is cancelled, and the backend's
+// factorization error if B B^T + lambda I cannot be factored.
+func FitAdaptive(ctx context.Context, x mat.Matrix, k kernels.Kernel, opts AdaptiveOptions) (*Adaptive, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	// q = 1 stands in for a Taylor degree still to be chosen from the data
+	e, err := newExpansion(k, max(opts.TaylorDegree, 1))
 	if err != nil {
 		return nil, err
 	}
-	r, err := denseRows(x, -1)
+	r, err := toRows(x, -1, opts.MemoryBudget, "tensorsketch.FitAdaptive: copy of the input", e.prepBytes)
 	if err != nil {
 		return nil, err
 	}
-	return fitAdaptiveMap(ctx, r, e, opts)
-}
-
-// FitAdaptiveCSR is FitAdaptive for sparse input; for the same numbers and
-// seed it returns the same map as FitAdaptive.
-func FitAdaptiveCSR(ctx context.Context, x *dataset.CSR, k Polynomial, opts AdaptiveOptions) (*Adaptive, error) {
-	e, err := polyExpansion(k)
+	if e.gauss && opts.TaylorDegree == 0 {
+		q := TaylorDegree(maxSqNorm(r)/(e.sigma*e.sigma), 1e-3)
+		if e, err = gaussExpansion(e.sigma, q); err != nil {
+			return nil, err
+		}
+	}
+	xr, om := e.prepare(r)
+	rs, stats, err := fitAdaptive(ctx, xr, om, e, opts)
 	if err != nil {
 		return nil, err
 	}
-	r, err := csrRows(x, -1)
-	if err != nil {
-		return nil, err
-	}
-	return fitAdaptiveMap(ctx, r, e, opts)
-}
-
-// FitAdaptiveGaussian samples the feature map of the Gaussian kernel
-// exp(-|x-y|^2/(2 sigma^2)) truncated at Taylor degree q (see TaylorDegree;
-// q <= 0 chooses q = TaylorDegree(max |x|^2/sigma^2, 1e-3)): every degree
-// l = 0..q with weight 1/l! is a block of Phi, and the number of draws of
-// each block follows its estimated leverage mass.
-func FitAdaptiveGaussian(ctx context.Context, x mat.Matrix, sigma float64, q int, opts AdaptiveOptions) (*Adaptive, error) {
-	r, err := denseRows(x, -1)
-	if err != nil {
-		return nil, err
-	}
-	return fitAdaptiveGauss(ctx, r, sigma, q, opts)
-}
-
-// FitAdaptiveGaussianCSR is FitAdaptiveGaussian for sparse input.
-func FitAdaptiveGaussianCSR(ctx context.Context, x *dataset.CSR, sigma float64, q int, opts AdaptiveOptions) (*Adaptive, error) {
-	r, err := csrRows(x, -1)
-	if err != nil {
-		return nil, err
-	}
-	return fitAdaptiveGauss(ctx, r, sigma, q, opts)
-}
-
-func fitAdaptiveGauss(ctx context.Context, r *rows, sigma float64, q int, opts AdaptiveOptions) (*Adaptive, error) {
-	if q <= 0 && sigma > 0 {
-		q = TaylorDegree(maxSqNorm(r)/(sigma*sigma), 1e-3)
-	}
-	e, err := gaussExpansion(sigma, q)
-	if err != nil {
-		return nil, err
-	}
-	return fitAdaptiveMap(ctx, r, e, opts)
+	return &Adaptive{e: e, d: r.d, rows: rs, stats: stats, limit: opts.MemoryBudget}, nil
 }
 
 func maxSqNorm(r *rows) float64 {
@@ -114,26 +99,17 @@ func maxSqNorm(r *rows) float64 {
 	return mx
 }
 
-// MaxSqNorm returns max_i |x_i|^2 over the rows of x, the squared data
-// radius that TaylorDegree needs (divide by sigma^2 first).
+// MaxSqNorm returns max_i |x_i|^2 over the rows of x (dense or
+// *dataset.CSR), the squared data radius that TaylorDegree needs (divide by
+// sigma^2 first). Errors: zonal.ErrEmpty, zonal.ErrFormat (malformed CSR),
+// zonal.ErrNonFinite, zonal.ErrTooLarge (the copy of the nonzeros exceeds
+// zonal.DefaultMemoryBudget).
 func MaxSqNorm(x mat.Matrix) (float64, error) {
-	r, err := denseRows(x, -1)
+	r, err := toRows(x, -1, 0, "tensorsketch.MaxSqNorm: copy of the input", nil)
 	if err != nil {
 		return 0, err
 	}
 	return maxSqNorm(r), nil
-}
-
-func fitAdaptiveMap(ctx context.Context, r *rows, e expansion, opts AdaptiveOptions) (*Adaptive, error) {
-	if err := opts.defaults(); err != nil {
-		return nil, err
-	}
-	xr, om := e.prepare(r)
-	rs, stats, err := fitAdaptive(ctx, xr, om, e, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Adaptive{e: e, d: r.d, rows: rs, stats: stats}, nil
 }
 
 // InputDim is d.
@@ -161,18 +137,19 @@ func (a *Adaptive) TaylorDegree() int {
 	return 0
 }
 
-// Transform writes the features of the rows of x (n x d) to dst (n x Dim()).
+// Transform writes the features of the rows of x (n x d) to dst
+// (n x Dim()). A *dataset.CSR is read through its nonzeros (no dense copy),
+// in O(nnz(x) + n Dim q); dense and CSR input holding the same numbers give
+// bit-identical features.
+//
+// Errors: zonal.ErrEmpty, zonal.ErrShape (x or dst), zonal.ErrFormat
+// (malformed CSR), zonal.ErrNonFinite, zonal.ErrTooLarge (the copy of the
+// nonzeros exceeds the MemoryBudget of the fit).
 func (a *Adaptive) Transform(dst *mat.Dense, x mat.Matrix) error {
-	r, err := denseRows(x, a.d)
-	if err != nil {
-		return err
-	}
-	return a.transformRows(dst, r)
-}
-
-// TransformCSR is Transform for sparse input, in O(nnz(x) + n Dim q).
-func (a *Adaptive) TransformCSR(dst *mat.Dense, x *dataset.CSR) error {
-	r, err := csrRows(x, a.d)
+	scratch := budget.Floats(runtime.GOMAXPROCS(0), a.e.width(a.d))
+	r, err := toRows(x, a.d, a.limit, "tensorsketch: Adaptive.Transform input and scratch", func(n, nnz int) int64 {
+		return satAdd(a.e.prepBytes(n, nnz), scratch)
+	})
 	if err != nil {
 		return err
 	}
@@ -217,19 +194,19 @@ func init() {
 		a := &Adaptive{e: e, d: d.i()}
 		n := d.i()
 		if d.err != nil || a.d < 1 || n < 0 || n > len(d.b)/8 {
-			return nil, fmt.Errorf("%w: bad adaptive map encoding", zonal.ErrParam)
+			return nil, fmt.Errorf("%w: bad adaptive map encoding", zonal.ErrFormat)
 		}
 		w := e.width(a.d)
 		for j := 0; j < n && d.err == nil; j++ {
 			r := sampledRow{w: d.f()}
 			l := d.i()
 			if l < 0 || l > e.maxDegree() {
-				return nil, fmt.Errorf("%w: bad adaptive map encoding", zonal.ErrParam)
+				return nil, fmt.Errorf("%w: bad adaptive map encoding", zonal.ErrFormat)
 			}
 			for c := 0; c < l; c++ {
 				i := d.i()
 				if i < 0 || i >= w {
-					return nil, fmt.Errorf("%w: bad adaptive map encoding", zonal.ErrParam)
+					return nil, fmt.Errorf("%w: bad adaptive map encoding", zonal.ErrFormat)
 				}
 				r.idx = append(r.idx, int32(i))
 			}

@@ -2,6 +2,8 @@ package tensorsketch
 
 import (
 	"testing"
+
+	"github.com/zonal-ml/zonal/kernels"
 )
 
 // TestAdaptiveGaussianUnbiased is TestAdaptiveUnbiased for the Gaussian kernel
@@ -19,6 +21,6 @@ func TestAdaptiveGaussianUnbiased(t *testing.T) {
 		R = 300
 	}
 	checkUnbiasedFits(t, x, K, R, func(seed uint64, L int) (*Adaptive, error) {
-		return FitAdaptiveGaussian(nil, x, 0.7, 5, AdaptiveOptions{Samples: 40, Lambda: 0.1, Seed: seed, SupportSample: L})
+		return FitAdaptive(nil, x, kernels.Gaussian{Sigma: 0.7}, AdaptiveOptions{Samples: 40, Lambda: 0.1, TaylorDegree: 5, Seed: seed, SupportSample: L})
 	})
 }

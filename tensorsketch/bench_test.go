@@ -49,11 +49,11 @@ func BenchmarkRowSamplerDensity(b *testing.B) {
 			for _, density := range []float64{0.01, 0.05, 0.25, 1} {
 				x := randCSR(n, d, density, 1)
 				b.Run(fmt.Sprintf("L=%d/degree=%d/density=%g", L, p, density), func(b *testing.B) {
-					r, err := csrRows(x, -1)
+					r, err := toRows(x, -1, 0, "", nil)
 					if err != nil {
 						b.Fatal(err)
 					}
-					e, _ := polyExpansion(Polynomial{Degree: p, Gamma: 1, Coef0: 1})
+					e, _ := polyExpansion(kernels.Polynomial{Degree: p, Gamma: 1, Coef0: 1})
 					xr, om := e.prepare(r)
 					o := AdaptiveOptions{Samples: s, Lambda: 1, Seed: 1, SupportSample: L}
 					if err := o.defaults(); err != nil {
@@ -88,7 +88,7 @@ func BenchmarkRowSamplerDensity(b *testing.B) {
 func BenchmarkAdaptiveVsRLSNystrom(b *testing.B) {
 	const n, lambda = 1000, 0.1
 	x := digitsSample(b, n)
-	k := Polynomial{Degree: 2, Gamma: 1.0 / 16, Coef0: 1}
+	k := kernels.Polynomial{Degree: 2, Gamma: 1.0 / 16, Coef0: 1}
 	kk, err := kernels.NewPolynomial(2, 1.0/16, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -109,7 +109,7 @@ func BenchmarkAdaptiveVsRLSNystrom(b *testing.B) {
 		b.Run(fmt.Sprintf("adaptive/D=%d", D), func(b *testing.B) {
 			var z *mat.Dense
 			for i := 0; i < b.N; i++ {
-				ad, err := FitAdaptive(context.Background(), x, k, AdaptiveOptions{Samples: D, Lambda: lambda, Seed: uint64(i + 1), Backend: bk})
+				ad, err := FitAdaptive(context.Background(), x, k, AdaptiveOptions{Samples: D, Lambda: lambda, Seed: uint64(i + 1), Options: Options{Backend: bk}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -148,14 +148,14 @@ func BenchmarkAdaptiveVsRLSNystrom(b *testing.B) {
 // 5% density, d = 1000) for the degree-3 polynomial kernel.
 func BenchmarkTransform(b *testing.B) {
 	x := randCSR(1000, 1000, 0.05, 3)
-	k := Polynomial{Degree: 3, Gamma: 1, Coef0: 1}
-	ts, _ := NewTensorSketch(1000, 1024, k, 1)
-	ps, _ := NewPolySketch(1000, 1024, k, 1)
+	k := kernels.Polynomial{Degree: 3, Gamma: 1, Coef0: 1}
+	ts, _ := NewTensorSketch(k, 1000, SketchOptions{Features: 1024, Seed: 1})
+	ps, _ := NewPolySketch(k, 1000, SketchOptions{Features: 1024, Seed: 1})
 	for _, f := range []featureMap{ts, ps} {
 		b.Run(f.Kind(), func(b *testing.B) {
 			z := mat.NewDense(1000, f.Dim(), nil)
 			for i := 0; i < b.N; i++ {
-				if err := f.TransformCSR(z, x); err != nil {
+				if err := f.Transform(z, x); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/kernels"
 )
 
 // enc and dec are a minimal little-endian codec for the maps' parameters.
@@ -38,7 +39,7 @@ func (d *dec) u() uint64 {
 		return 0
 	}
 	if len(d.b) < 8 {
-		d.err = fmt.Errorf("%w: truncated tensorsketch map encoding", zonal.ErrParam)
+		d.err = fmt.Errorf("%w: truncated tensorsketch map encoding", zonal.ErrFormat)
 		return 0
 	}
 	v := binary.LittleEndian.Uint64(d.b)
@@ -58,7 +59,7 @@ func (d *dec) expansion() (expansion, error) {
 		}
 		return gaussExpansion(s, q)
 	default:
-		p := Polynomial{Degree: d.i(), Gamma: d.f(), Coef0: d.f()}
+		p := kernels.Polynomial{Degree: d.i(), Gamma: d.f(), Coef0: d.f()}
 		if d.err != nil {
 			return expansion{}, d.err
 		}

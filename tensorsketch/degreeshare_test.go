@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/kernels"
 )
 
 // TestAdaptiveDegreeShares: the sampler splits its draws between the
@@ -19,7 +20,7 @@ import (
 func TestAdaptiveDegreeShares(t *testing.T) {
 	const n, s = 300, 512
 	x := digitsSample(t, n)
-	k := Polynomial{Degree: 2, Gamma: 1.0 / 256, Coef0: 1}
+	k := kernels.Polynomial{Degree: 2, Gamma: 1.0 / 256, Coef0: 1}
 	e, _ := polyExpansion(k)
 	K := mat.DenseCopyOf(exactK(e, x))
 	var g mat.Dense
@@ -52,7 +53,7 @@ func TestAdaptiveDegreeShares(t *testing.T) {
 		want[l] /= total
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		ad, err := FitAdaptive(t.Context(), x, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: seed, Backend: backend.Default()})
+		ad, err := FitAdaptive(t.Context(), x, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: seed, Options: Options{Backend: backend.Default()}})
 		if err != nil {
 			t.Fatal(err)
 		}

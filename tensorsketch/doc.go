@@ -84,14 +84,32 @@
 // and permutations of the same multiset of indices have identical features
 // and are merged (squared weights add), so Dim() is usually well below s.
 //
+// # API
+//
+// Every map takes its kernel as a kernels.Kernel: kernels.Polynomial for
+// (gamma <x,y> + coef0)^p, kernels.Gaussian through its Taylor expansion
+// (truncation degree q in the options; TaylorDegree chooses it from the
+// data radius); any other kind is an error wrapping zonal.ErrParam. The
+// oblivious sketches are built by NewCountSketch (degree-1 polynomial
+// kernels), NewTensorSketch and NewPolySketch from the kernel, the input
+// dimension d and SketchOptions (Features D, TaylorDegree, Seed,
+// MemoryBudget). The adaptive map is fitted by
+// FitAdaptive(ctx, x, k, AdaptiveOptions), which embeds the module-wide
+// Options (Backend, Progress, MemoryBudget). Allocations whose size follows
+// from the input or the options are checked against MemoryBudget before
+// they are made (zonal.ErrTooLarge).
+//
 // # Input
 //
-// Every map accepts dense input (Transform, a gonum mat.Matrix) and sparse
-// input (TransformCSR, a *dataset.CSR) and gives bit-identical features for
-// the same numbers: dense input is converted to its nonzero entries. Rows
-// without entries are allowed (the zero vector). Bad parameters wrap
-// zonal.ErrParam, shape mismatches zonal.ErrShape, NaN/Inf
-// zonal.ErrNonFinite, malformed CSR zonal.ErrFormat. All randomness comes from the
+// Every map (Transform) and FitAdaptive read any gonum mat.Matrix; a
+// *dataset.CSR is recognised and read through its nonzeros, without a
+// dense copy, and gives bit-identical features and the same fitted map as
+// dense input holding the same numbers (dense input is converted to its
+// nonzero entries). Rows without entries are allowed (the zero vector).
+// Bad parameters wrap zonal.ErrParam, shape mismatches zonal.ErrShape,
+// NaN/Inf zonal.ErrNonFinite, malformed CSR zonal.ErrFormat (with the
+// zonal.ErrShape or zonal.ErrRange of dataset's CSR.Validate), malformed
+// encodings zonal.ErrFormat. All randomness comes from the
 // seed (math/rand/v2 PCG); the maps are immutable after construction and
 // safe for concurrent use, and they implement kernels.PersistentMap (kinds
 // "countsketch", "tensorsketch", "polysketch", "adaptive").

@@ -7,14 +7,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/tensorsketch"
 )
 
 // TensorSketch features of the polynomial kernel (0.5 <x,y> + 1)^2: their
 // inner products estimate the kernel without bias.
 func ExampleNewTensorSketch() {
-	k := tensorsketch.Polynomial{Degree: 2, Gamma: 0.5, Coef0: 1}
-	ts, err := tensorsketch.NewTensorSketch(3, 4096, k, 1)
+	k := kernels.Polynomial{Degree: 2, Gamma: 0.5, Coef0: 1}
+	ts, err := tensorsketch.NewTensorSketch(k, 3, tensorsketch.SketchOptions{Features: 4096, Seed: 1})
 	if err != nil {
 		panic(err)
 	}
@@ -30,9 +31,9 @@ func ExampleNewTensorSketch() {
 }
 
 // PolySketch of sparse (CSR) input gives the same features as dense input.
-func ExamplePolySketch_TransformCSR() {
-	k := tensorsketch.Polynomial{Degree: 3, Gamma: 1, Coef0: 0}
-	ps, err := tensorsketch.NewPolySketch(4, 64, k, 7)
+func ExamplePolySketch_Transform() {
+	k := kernels.Polynomial{Degree: 3, Gamma: 1, Coef0: 0}
+	ps, err := tensorsketch.NewPolySketch(k, 4, tensorsketch.SketchOptions{Features: 64, Seed: 7})
 	if err != nil {
 		panic(err)
 	}
@@ -43,7 +44,7 @@ func ExamplePolySketch_TransformCSR() {
 	if err := ps.Transform(zd, x); err != nil {
 		panic(err)
 	}
-	if err := ps.TransformCSR(zs, sp); err != nil {
+	if err := ps.Transform(zs, sp); err != nil {
 		panic(err)
 	}
 	fmt.Println("identical:", mat.Equal(zd, zs), "empty row is zero:", mat.Norm(zd.RowView(1), 2) == 0)
@@ -54,7 +55,7 @@ func ExamplePolySketch_TransformCSR() {
 // approximate ridge leverage scores; merged draws make Dim() <= Samples.
 func ExampleFitAdaptive() {
 	x := mat.NewDense(6, 2, []float64{1, 0, 0, 1, 1, 1, -1, 0.5, 0.3, -0.2, 0, 0})
-	k := tensorsketch.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}
+	k := kernels.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}
 	ad, err := tensorsketch.FitAdaptive(context.Background(), x, k,
 		tensorsketch.AdaptiveOptions{Samples: 200, Lambda: 0.01, Seed: 1})
 	if err != nil {

@@ -7,45 +7,9 @@ import (
 	"sync"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/internal/budget"
+	"github.com/zonal-ml/zonal/kernels"
 )
-
-// Polynomial is the kernel k(x, y) = (Gamma <x,y> + Coef0)^Degree with
-// Degree >= 1, Gamma > 0 and Coef0 >= 0.
-//
-// Every map of this package reduces it to the homogeneous kernel <x',y'>^p
-// of the augmented points x' = (sqrt(Gamma) x, sqrt(Coef0)) in R^{d+1}:
-// <x',y'> = Gamma <x,y> + Coef0. The constant coordinate sqrt(Coef0) is
-// added to every row, so a sparse input gains one stored entry per row.
-type Polynomial struct {
-	Degree       int
-	Gamma, Coef0 float64
-}
-
-// Validate reports a parameter out of range (wrapping zonal.ErrParam).
-func (p Polynomial) Validate() error {
-	if p.Degree < 1 {
-		return fmt.Errorf("%w: polynomial degree must be >= 1, got %d", zonal.ErrParam, p.Degree)
-	}
-	if p.Degree > MaxDegree {
-		return fmt.Errorf("%w: polynomial degree %d exceeds MaxDegree %d", zonal.ErrParam, p.Degree, MaxDegree)
-	}
-	if !(p.Gamma > 0) || math.IsInf(p.Gamma, 0) {
-		return fmt.Errorf("%w: polynomial gamma must be positive and finite, got %g", zonal.ErrParam, p.Gamma)
-	}
-	if !(p.Coef0 >= 0) || math.IsInf(p.Coef0, 0) {
-		return fmt.Errorf("%w: polynomial coef0 must be >= 0 and finite, got %g", zonal.ErrParam, p.Coef0)
-	}
-	return nil
-}
-
-// Eval returns (Gamma <x,y> + Coef0)^Degree.
-func (p Polynomial) Eval(x, y []float64) float64 {
-	s := 0.0
-	for i := range x {
-		s += x[i] * y[i]
-	}
-	return math.Pow(p.Gamma*s+p.Coef0, float64(p.Degree))
-}
 
 // MaxDegree bounds polynomial degrees and Taylor truncation degrees.
 const MaxDegree = 64
@@ -92,14 +56,52 @@ func lgamma(x float64) float64 { v, _ := math.Lgamma(x); return v }
 // omega(x) = exp(-|x/sigma|^2/2).
 type expansion struct {
 	gauss bool
-	poly  Polynomial
+	poly  kernels.Polynomial
 	sigma float64
 	q     int
 }
 
-func polyExpansion(p Polynomial) (expansion, error) {
-	if err := p.Validate(); err != nil {
-		return expansion{}, err
+// newExpansion resolves a kernel to its expansion: kernels.Polynomial (or a
+// pointer to one) to the single block of degree p on the augmented points,
+// kernels.Gaussian to the Taylor blocks 0..q. q is the Taylor degree of the
+// Gaussian kernel (ignored for the polynomial kernel). Parameters out of
+// range and every other kernel kind wrap zonal.ErrParam.
+func newExpansion(k kernels.Kernel, q int) (expansion, error) {
+	switch k := k.(type) {
+	case kernels.Polynomial:
+		return polyExpansion(k)
+	case *kernels.Polynomial:
+		if k != nil {
+			return polyExpansion(*k)
+		}
+	case kernels.Gaussian:
+		return gaussExpansion(k.Sigma, q)
+	case *kernels.Gaussian:
+		if k != nil {
+			return gaussExpansion(k.Sigma, q)
+		}
+	case nil:
+	default:
+		return expansion{}, fmt.Errorf("%w: tensorsketch cannot sketch the %T kernel (it supports kernels.Polynomial and kernels.Gaussian)", zonal.ErrParam, k)
+	}
+	return expansion{}, fmt.Errorf("%w: nil kernel (tensorsketch needs kernels.Polynomial or kernels.Gaussian)", zonal.ErrParam)
+}
+
+// polyExpansion checks (gamma <x,y> + coef0)^p: 1 <= p <= MaxDegree,
+// gamma > 0 and coef0 >= 0, both finite (so that <x',y'> with
+// x' = (sqrt(gamma) x, sqrt(coef0)) is real).
+func polyExpansion(p kernels.Polynomial) (expansion, error) {
+	if p.Degree < 1 {
+		return expansion{}, fmt.Errorf("%w: polynomial degree must be >= 1, got %d", zonal.ErrParam, p.Degree)
+	}
+	if p.Degree > MaxDegree {
+		return expansion{}, fmt.Errorf("%w: polynomial degree %d exceeds MaxDegree %d", zonal.ErrParam, p.Degree, MaxDegree)
+	}
+	if !(p.Gamma > 0) || math.IsInf(p.Gamma, 0) {
+		return expansion{}, fmt.Errorf("%w: polynomial gamma must be positive and finite, got %g", zonal.ErrParam, p.Gamma)
+	}
+	if !(p.Coef0 >= 0) || math.IsInf(p.Coef0, 0) {
+		return expansion{}, fmt.Errorf("%w: polynomial coef0 must be >= 0 and finite, got %g", zonal.ErrParam, p.Coef0)
 	}
 	return expansion{poly: p}, nil
 }
@@ -109,7 +111,7 @@ func gaussExpansion(sigma float64, q int) (expansion, error) {
 		return expansion{}, fmt.Errorf("%w: gaussian sigma must be positive and finite, got %g", zonal.ErrParam, sigma)
 	}
 	if q < 1 || q > MaxDegree {
-		return expansion{}, fmt.Errorf("%w: Taylor degree must be in [1,%d], got %d", zonal.ErrParam, MaxDegree, q)
+		return expansion{}, fmt.Errorf("%w: Taylor degree of the gaussian kernel must be in [1,%d], got %d", zonal.ErrParam, MaxDegree, q)
 	}
 	return expansion{gauss: true, sigma: sigma, q: q}, nil
 }
@@ -219,4 +221,10 @@ func parallelRows(n int, f func(lo, hi int)) {
 		go func() { defer wg.Done(); f(lo, hi) }()
 	}
 	wg.Wait()
+}
+
+// prepBytes bounds what prepare allocates for n rows with nnz entries: the
+// augmented or rescaled copy and omega.
+func (e expansion) prepBytes(n, nnz int) int64 {
+	return satAdd(rowsBytes(n, nnz+n), budget.Floats(n))
 }

@@ -3,11 +3,13 @@ package tensorsketch
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/budget"
 )
 
 // rows is the internal sparse row view every map and the sampler work on.
@@ -27,8 +29,25 @@ func (r *rows) row(i int) ([]int, []float64) {
 
 func (r *rows) nnz() int { return r.ptr[r.n] }
 
-// denseRows converts x (n x d) to rows, checking the width and finiteness.
-func denseRows(x mat.Matrix, d int) (*rows, error) {
+// rowsBytes is the size of a rows value with n rows and nnz entries.
+func rowsBytes(n, nnz int) int64 {
+	return budget.Bytes(8, n+1) + budget.Bytes(16, nnz)
+}
+
+// toRows converts x to rows: a *dataset.CSR (validated with its Validate
+// method, then its nonzeros copied; no dense copy is made) or any other
+// mat.Matrix (its nonzero entries, read through RawMatrix when available).
+// d >= 0 is the width the caller expects. Before allocating, the copy plus
+// more(n, nnz) bytes are checked against limit (budget.Check with what).
+//
+// Errors: zonal.ErrEmpty (nil or no rows/columns), zonal.ErrShape (width,
+// or wrapped by zonal.ErrFormat for CSR lengths), zonal.ErrFormat with
+// zonal.ErrRange (CSR column indices), zonal.ErrNonFinite (NaN or Inf),
+// zonal.ErrTooLarge (budget).
+func toRows(x mat.Matrix, d int, limit int64, what string, more func(n, nnz int) int64) (*rows, error) {
+	if c, ok := x.(*dataset.CSR); ok {
+		return csrRows(c, d, limit, what, more)
+	}
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil input", zonal.ErrEmpty)
 	}
@@ -39,25 +58,38 @@ func denseRows(x mat.Matrix, d int) (*rows, error) {
 	if d >= 0 && c != d {
 		return nil, fmt.Errorf("%w: input has %d columns, map expects %d", zonal.ErrShape, c, d)
 	}
-	r := &rows{n: n, d: c, ptr: make([]int, n+1)}
 	var raw []float64
 	stride := 0
 	if rm, ok := x.(mat.RawMatrixer); ok {
 		g := rm.RawMatrix()
 		raw, stride = g.Data, g.Stride
 	}
+	at := func(i, j int) float64 {
+		if raw != nil {
+			return raw[i*stride+j]
+		}
+		return x.At(i, j)
+	}
+	// first pass: check finiteness and count the nonzeros
+	nnz := 0
 	for i := 0; i < n; i++ {
 		for j := 0; j < c; j++ {
-			var v float64
-			if raw != nil {
-				v = raw[i*stride+j]
-			} else {
-				v = x.At(i, j)
-			}
+			v := at(i, j)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("%w: entry (%d,%d) is %g", zonal.ErrNonFinite, i, j, v)
 			}
 			if v != 0 {
+				nnz++
+			}
+		}
+	}
+	if err := checkRows(n, nnz, limit, what, more); err != nil {
+		return nil, err
+	}
+	r := &rows{n: n, d: c, ptr: make([]int, n+1), col: make([]int, 0, nnz), val: make([]float64, 0, nnz)}
+	for i := 0; i < n; i++ {
+		for j := 0; j < c; j++ {
+			if v := at(i, j); v != 0 {
 				r.col = append(r.col, j)
 				r.val = append(r.val, v)
 			}
@@ -67,42 +99,57 @@ func denseRows(x mat.Matrix, d int) (*rows, error) {
 	return r, nil
 }
 
-// csrRows validates x and copies its nonzero entries. Rows without entries
-// are allowed (they are the zero vector).
-func csrRows(x *dataset.CSR, d int) (*rows, error) {
+func checkRows(n, nnz int, limit int64, what string, more func(n, nnz int) int64) error {
+	need := rowsBytes(n, nnz)
+	if more != nil {
+		need = satAdd(need, more(n, nnz))
+	}
+	return budget.Check(what, need, limit)
+}
+
+// satAdd adds byte counts, saturating at math.MaxInt64.
+func satAdd(a ...int64) int64 {
+	s := int64(0)
+	for _, v := range a {
+		if v > math.MaxInt64-s {
+			return math.MaxInt64
+		}
+		s += v
+	}
+	return s
+}
+
+// csrRows validates x (dataset's CSR.Validate; its errors are wrapped by
+// zonal.ErrFormat) and copies its nonzero entries. Rows without entries are
+// allowed (they are the zero vector).
+func csrRows(x *dataset.CSR, d int, limit int64, what string, more func(n, nnz int) int64) (*rows, error) {
 	if x == nil || x.Rows == 0 || x.Cols == 0 {
 		return nil, fmt.Errorf("%w: empty CSR matrix", zonal.ErrEmpty)
 	}
 	if d >= 0 && x.Cols != d {
 		return nil, fmt.Errorf("%w: input has %d columns, map expects %d", zonal.ErrShape, x.Cols, d)
 	}
-	if len(x.RowPtr) != x.Rows+1 || x.RowPtr[0] != 0 {
-		return nil, fmt.Errorf("%w: RowPtr has length %d (want %d) or does not start at 0", zonal.ErrFormat, len(x.RowPtr), x.Rows+1)
+	if err := x.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", zonal.ErrFormat, err)
 	}
-	if x.RowPtr[x.Rows] > len(x.Col) || x.RowPtr[x.Rows] > len(x.Val) {
-		return nil, fmt.Errorf("%w: RowPtr ends at %d but Col/Val have %d/%d entries", zonal.ErrFormat, x.RowPtr[x.Rows], len(x.Col), len(x.Val))
-	}
-	r := &rows{n: x.Rows, d: x.Cols, ptr: make([]int, x.Rows+1)}
-	for i := 0; i < x.Rows; i++ {
-		a, b := x.RowPtr[i], x.RowPtr[i+1]
-		if b < a {
-			return nil, fmt.Errorf("%w: RowPtr decreases at row %d", zonal.ErrFormat, i)
+	nnz := 0
+	for p, v := range x.Val {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			i, _ := slices.BinarySearch(x.RowPtr, p+1)
+			return nil, fmt.Errorf("%w: entry (%d,%d) is %g", zonal.ErrNonFinite, i-1, x.Col[p], v)
 		}
-		prev := -1
-		for p := a; p < b; p++ {
-			j, v := x.Col[p], x.Val[p]
-			if j < 0 || j >= x.Cols {
-				return nil, fmt.Errorf("%w: %w: row %d has column index %d outside [0,%d)", zonal.ErrFormat, zonal.ErrShape, i, j, x.Cols)
-			}
-			if j <= prev {
-				return nil, fmt.Errorf("%w: row %d has column indices not strictly increasing (%d after %d)", zonal.ErrFormat, i, j, prev)
-			}
-			prev = j
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: entry (%d,%d) is %g", zonal.ErrNonFinite, i, j, v)
-			}
-			if v != 0 {
-				r.col = append(r.col, j)
+		if v != 0 {
+			nnz++
+		}
+	}
+	if err := checkRows(x.Rows, nnz, limit, what, more); err != nil {
+		return nil, err
+	}
+	r := &rows{n: x.Rows, d: x.Cols, ptr: make([]int, x.Rows+1), col: make([]int, 0, nnz), val: make([]float64, 0, nnz)}
+	for i := 0; i < x.Rows; i++ {
+		for p := x.RowPtr[i]; p < x.RowPtr[i+1]; p++ {
+			if v := x.Val[p]; v != 0 {
+				r.col = append(r.col, x.Col[p])
 				r.val = append(r.val, v)
 			}
 		}

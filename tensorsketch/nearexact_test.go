@@ -38,7 +38,7 @@ func TestAdaptiveNearExactLeverage(t *testing.T) {
 	}
 	x := digitsSample(t, n)
 	bk := backend.Default()
-	k := Polynomial{Degree: 2, Gamma: 1.0 / 16, Coef0: 1}
+	k := kernels.Polynomial{Degree: 2, Gamma: 1.0 / 16, Coef0: 1}
 	e, _ := polyExpansion(k)
 	K := mat.DenseCopyOf(exactK(e, x))
 	phi := explicitPhi(prepared(x, k), 2)
@@ -50,7 +50,7 @@ func TestAdaptiveNearExactLeverage(t *testing.T) {
 		tau := ridgeLeverage(phi, lambda)
 		var ea, ex []float64
 		for seed := uint64(1); seed <= seeds; seed++ {
-			_, eps := adaptiveEps(t, x, K, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: seed, Backend: bk})
+			_, eps := adaptiveEps(t, x, K, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: seed, Options: Options{Backend: bk}})
 			ea = append(ea, eps)
 			eps, err := kernels.EpsLambda(bk, K, leverageFeatures(phi, tau, s, seed), lambda)
 			if err != nil {

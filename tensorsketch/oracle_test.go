@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/zonal-ml/zonal/kernels"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -81,7 +82,7 @@ func leverageFeatures(phi *mat.Dense, tau []float64, s int, seed uint64) *mat.De
 }
 
 // prepared returns the augmented dense points x' for a polynomial kernel.
-func prepared(x *mat.Dense, k Polynomial) *mat.Dense {
+func prepared(x *mat.Dense, k kernels.Polynomial) *mat.Dense {
 	n, d := x.Dims()
 	out := mat.NewDense(n, d+1, nil)
 	for i := 0; i < n; i++ {

@@ -5,11 +5,12 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -84,27 +85,43 @@ func (s *srht) apply(out, u, v, bu, bv []float64) {
 // subtrees whose leaves are all x.
 type psTree struct {
 	in, m, mp, q, levels int
-	leaves               []*CountSketch
+	leaves               []*countHash
 	nodes                [][]srht             // nodes[lv-1][i], lv = 1..levels
 	pad                  map[[2]int][]float64 // all-padding subtree values by (lv, i)
+}
+
+// psLevels returns L and mp: Q = 2^L >= q leaves, mp = 2^k >= m.
+func psLevels(m, q int) (L, mp int) {
+	for 1<<L < q {
+		L++
+	}
+	return L, 1 << bits.Len(uint(m-1))
+}
+
+// psTreeBytes bounds the memory of a psTree: the q leaf tables, the Q-1
+// TensorSRHT nodes (two sign vectors of mp, two index vectors of m) and the
+// all-padding constants.
+func psTreeBytes(in, m, q int) int64 {
+	L, mp := psLevels(m, q)
+	Q := 1 << L
+	return satAdd(budget.Bytes(countHashBytes(in), q), budget.Bytes(16*int64(mp)+8*int64(m), Q-1), budget.Floats(Q, m))
+}
+
+// psWorkBytes bounds one psWork: two Hadamard buffers and the memoized
+// node values of sketchAll (at most 2q per tree level).
+func psWorkBytes(m, q int) int64 {
+	L, mp := psLevels(m, q)
+	return satAdd(budget.Floats(2, mp), budget.Floats(2*q, L+1, m))
 }
 
 func newPSTree(in, m, q int, seed uint64) (*psTree, error) {
 	if m < 1 || q < 1 || in < 1 {
 		return nil, fmt.Errorf("%w: PolySketch needs m, q, d >= 1", zonal.ErrParam)
 	}
-	L := 0
-	for 1<<L < q {
-		L++
-	}
-	mp := 1 << bits.Len(uint(m-1))
+	L, mp := psLevels(m, q)
 	t := &psTree{in: in, m: m, mp: mp, q: q, levels: L, pad: map[[2]int][]float64{}}
 	for i := 0; i < q; i++ {
-		c, err := NewCountSketch(in, m, splitmix(seed, uint64(1000+i)))
-		if err != nil {
-			return nil, err
-		}
-		t.leaves = append(t.leaves, c)
+		t.leaves = append(t.leaves, newCountHash(in, m, splitmix(seed, uint64(1000+i))))
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x706f6c79))
 	for lv := 1; lv <= L; lv++ {
@@ -207,46 +224,37 @@ func (t *psTree) sketch(w *psWork, k int, col []int, val []float64) []float64 {
 // S_l(x/sigma) for l = 1..q], all degrees from the one tree; omega(x) =
 // exp(-|x/sigma|^2/2).
 type PolySketch struct {
-	e         expansion
-	d, m, dim int
-	seed      uint64
-	tree      *psTree
+	sketch
+	tree *psTree
 }
 
-// NewPolySketch returns the D-dimensional PolySketch of the polynomial
-// kernel k on R^d.
-func NewPolySketch(d, D int, k Polynomial, seed uint64) (*PolySketch, error) {
-	e, err := polyExpansion(k)
+// NewPolySketch returns the PolySketch of the kernel k on R^d with
+// opts.Features features: kernels.Polynomial (exactly D features) or
+// kernels.Gaussian truncated at Taylor degree opts.TaylorDegree (required;
+// 1 + q*floor((D-1)/q) features).
+//
+// Errors: zonal.ErrParam (d < 1, D too small, kernel parameters out of
+// range, a kernel kind other than polynomial or Gaussian, a Gaussian kernel
+// without TaylorDegree), zonal.ErrTooLarge (the leaves and TensorSRHT nodes
+// exceed opts.MemoryBudget).
+func NewPolySketch(k kernels.Kernel, d int, opts SketchOptions) (*PolySketch, error) {
+	s, err := newSketch(k, d, opts)
 	if err != nil {
 		return nil, err
 	}
-	return newPolySketch(e, d, D, seed)
+	return newPolySketch(s)
 }
 
-// NewGaussianPolySketch returns PolySketch features of the Gaussian kernel
-// exp(-|x-y|^2/(2 sigma^2)) truncated at Taylor degree q; the dimension is
-// 1 + q*floor((D-1)/q).
-func NewGaussianPolySketch(d, D int, sigma float64, q int, seed uint64) (*PolySketch, error) {
-	e, err := gaussExpansion(sigma, q)
+func newPolySketch(s sketch) (*PolySketch, error) {
+	q, w := s.e.maxDegree(), s.e.width(s.d)
+	if err := budget.Check("tensorsketch.NewPolySketch: sketch tree", psTreeBytes(w, s.m, q), s.limit); err != nil {
+		return nil, err
+	}
+	tree, err := newPSTree(w, s.m, q, s.seed)
 	if err != nil {
 		return nil, err
 	}
-	return newPolySketch(e, d, D, seed)
-}
-
-func newPolySketch(e expansion, d, D int, seed uint64) (*PolySketch, error) {
-	if d < 1 {
-		return nil, fmt.Errorf("%w: input dimension must be >= 1, got %d", zonal.ErrParam, d)
-	}
-	m, dim, err := layout(e, D)
-	if err != nil {
-		return nil, err
-	}
-	tree, err := newPSTree(e.width(d), m, e.maxDegree(), seed)
-	if err != nil {
-		return nil, err
-	}
-	return &PolySketch{e: e, d: d, m: m, dim: dim, seed: seed, tree: tree}, nil
+	return &PolySketch{sketch: s, tree: tree}, nil
 }
 
 // InputDim is d.
@@ -261,18 +269,17 @@ func (p *PolySketch) Kind() string { return "polysketch" }
 // String describes the map.
 func (p *PolySketch) String() string { return fmt.Sprintf("polysketch(%v, D=%d)", p.e, p.dim) }
 
-// Transform writes the features of the rows of x (n x d) to dst (n x Dim()).
+// Transform writes the features of the rows of x (n x d) to dst
+// (n x Dim()). A *dataset.CSR is read through its nonzeros (no dense copy),
+// in O(p nnz(x) + n p m log m); dense and CSR input holding the same numbers
+// give bit-identical features.
+//
+// Errors: zonal.ErrEmpty, zonal.ErrShape (x or dst), zonal.ErrFormat
+// (malformed CSR), zonal.ErrNonFinite, zonal.ErrTooLarge (the copy of the
+// nonzeros and the per-worker node values exceed the map's MemoryBudget).
 func (p *PolySketch) Transform(dst *mat.Dense, x mat.Matrix) error {
-	r, err := denseRows(x, p.d)
-	if err != nil {
-		return err
-	}
-	return p.transformRows(dst, r)
-}
-
-// TransformCSR is Transform for sparse input, in O(p nnz(x) + n p m log m).
-func (p *PolySketch) TransformCSR(dst *mat.Dense, x *dataset.CSR) error {
-	r, err := csrRows(x, p.d)
+	scratch := budget.Bytes(psWorkBytes(p.m, p.tree.q), runtime.GOMAXPROCS(0))
+	r, err := p.input(x, "tensorsketch: PolySketch.Transform input and scratch", scratch)
 	if err != nil {
 		return err
 	}
@@ -308,22 +315,14 @@ func (p *PolySketch) transformRows(dst *mat.Dense, r *rows) error {
 }
 
 // MarshalBinary encodes the kernel, d, D and the seed.
-func (p *PolySketch) MarshalBinary() ([]byte, error) {
-	var e enc
-	e.u(codecVersion)
-	e.expansion(p.e)
-	e.i(p.d)
-	e.i(p.dim)
-	e.u(p.seed)
-	return e.b, nil
-}
+func (p *PolySketch) MarshalBinary() ([]byte, error) { return p.marshal(codecVersion), nil }
 
 func init() {
 	kernels.RegisterMap("polysketch", func(b []byte) (kernels.FeatureMap, error) {
-		e, d, D, seed, err := decodeSketchParams(b)
+		s, err := decodeSketch(b, nil)
 		if err != nil {
 			return nil, err
 		}
-		return newPolySketch(e, d, D, seed)
+		return newPolySketch(s)
 	})
 }

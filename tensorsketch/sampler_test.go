@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/kernels"
 )
 
 // multisetKey names the merged row of an ordered tuple.
@@ -119,8 +120,8 @@ func chiSquare(obs map[string]int, prob map[string]float64, n int, alpha float64
 // rows of Phi can be enumerated.
 func tinyProblem() (*rows, []float64, expansion, *mat.Dense) {
 	x := randData(60, 4, 0.8, 11)
-	e, _ := polyExpansion(Polynomial{Degree: 3, Gamma: 1, Coef0: 0.5})
-	r, _ := denseRows(x, -1)
+	e, _ := polyExpansion(kernels.Polynomial{Degree: 3, Gamma: 1, Coef0: 0.5})
+	r, _ := toRows(x, -1, 0, "", nil)
 	xr, om := e.prepare(r)
 	return xr, om, e, x
 }

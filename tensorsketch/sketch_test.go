@@ -12,10 +12,10 @@ import (
 	"github.com/zonal-ml/zonal/kernels"
 )
 
-type featureMap interface {
-	kernels.PersistentMap
-	TransformCSR(dst *mat.Dense, x *dataset.CSR) error
-}
+type featureMap = kernels.PersistentMap
+
+// linear is the linear kernel <x,y>, the one CountSketch approximates.
+var linear = kernels.Polynomial{Degree: 1, Gamma: 1}
 
 // innerProducts returns the feature inner product <z(x), z(y)> for R maps
 // built from seeds 0..R-1.
@@ -57,7 +57,7 @@ func TestUnbiased(t *testing.T) {
 	x := []float64{0.3, -0.5, 0.8, 0.1, 0, -0.4}
 	y := []float64{0.6, 0.2, 0.5, -0.3, 0.7, 0}
 	xy := mat.NewDense(2, 6, append(append([]float64{}, x...), y...))
-	poly := Polynomial{Degree: 3, Gamma: 0.8, Coef0: 0.5}
+	poly := kernels.Polynomial{Degree: 3, Gamma: 0.8, Coef0: 0.5}
 	const sigma, q = 1.2, 8
 	gauss, _ := gaussExpansion(sigma, q)
 	R := 1500
@@ -70,19 +70,27 @@ func TestUnbiased(t *testing.T) {
 		build func(D int) func(uint64) (featureMap, error)
 	}{
 		{"tensorsketch/poly", poly.Eval(x, y), func(D int) func(uint64) (featureMap, error) {
-			return func(s uint64) (featureMap, error) { return NewTensorSketch(6, D, poly, s) }
+			return func(s uint64) (featureMap, error) {
+				return NewTensorSketch(poly, 6, SketchOptions{Features: D, Seed: s})
+			}
 		}},
 		{"polysketch/poly", poly.Eval(x, y), func(D int) func(uint64) (featureMap, error) {
-			return func(s uint64) (featureMap, error) { return NewPolySketch(6, D, poly, s) }
+			return func(s uint64) (featureMap, error) { return NewPolySketch(poly, 6, SketchOptions{Features: D, Seed: s}) }
 		}},
 		{"tensorsketch/gauss", gauss.eval(x, y), func(D int) func(uint64) (featureMap, error) {
-			return func(s uint64) (featureMap, error) { return NewGaussianTensorSketch(6, D*q+1, sigma, q, s) }
+			return func(s uint64) (featureMap, error) {
+				return NewTensorSketch(kernels.Gaussian{Sigma: sigma}, 6, SketchOptions{Features: D*q + 1, TaylorDegree: q, Seed: s})
+			}
 		}},
 		{"polysketch/gauss", gauss.eval(x, y), func(D int) func(uint64) (featureMap, error) {
-			return func(s uint64) (featureMap, error) { return NewGaussianPolySketch(6, D*q+1, sigma, q, s) }
+			return func(s uint64) (featureMap, error) {
+				return NewPolySketch(kernels.Gaussian{Sigma: sigma}, 6, SketchOptions{Features: D*q + 1, TaylorDegree: q, Seed: s})
+			}
 		}},
 		{"countsketch/linear", mat.Dot(mat.NewVecDense(6, x), mat.NewVecDense(6, y)), func(D int) func(uint64) (featureMap, error) {
-			return func(s uint64) (featureMap, error) { return NewCountSketch(6, D, s) }
+			return func(s uint64) (featureMap, error) {
+				return NewCountSketch(linear, 6, SketchOptions{Features: D, Seed: s})
+			}
 		}},
 	}
 	for _, c := range cases {
@@ -143,26 +151,26 @@ func TestDenseCSRIdentical(t *testing.T) {
 		x.Set(7, j, 0) // an empty row
 	}
 	c := toCSR(x)
-	poly := Polynomial{Degree: 3, Gamma: 0.5, Coef0: 1}
-	ts, _ := NewTensorSketch(12, 64, poly, 1)
-	ps, _ := NewPolySketch(12, 64, poly, 1)
-	gts, _ := NewGaussianTensorSketch(12, 65, 1.5, 4, 1)
-	gps, _ := NewGaussianPolySketch(12, 65, 1.5, 4, 1)
-	cs, _ := NewCountSketch(12, 16, 1)
+	poly := kernels.Polynomial{Degree: 3, Gamma: 0.5, Coef0: 1}
+	ts, _ := NewTensorSketch(poly, 12, SketchOptions{Features: 64, Seed: 1})
+	ps, _ := NewPolySketch(poly, 12, SketchOptions{Features: 64, Seed: 1})
+	gts, _ := NewTensorSketch(kernels.Gaussian{Sigma: 1.5}, 12, SketchOptions{Features: 65, TaylorDegree: 4, Seed: 1})
+	gps, _ := NewPolySketch(kernels.Gaussian{Sigma: 1.5}, 12, SketchOptions{Features: 65, TaylorDegree: 4, Seed: 1})
+	cs, _ := NewCountSketch(linear, 12, SketchOptions{Features: 16, Seed: 1})
 	o := AdaptiveOptions{Samples: 64, Lambda: 0.1, Seed: 9}
 	ad, err := FitAdaptive(nil, x, poly, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	adc, err := FitAdaptiveCSR(nil, c, poly, o)
+	adc, err := FitAdaptive(nil, c, poly, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ga, err := FitAdaptiveGaussian(nil, x, 1.5, 0, o)
+	ga, err := FitAdaptive(nil, x, kernels.Gaussian{Sigma: 1.5}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gac, err := FitAdaptiveGaussianCSR(nil, c, 1.5, 0, o)
+	gac, err := FitAdaptive(nil, c, kernels.Gaussian{Sigma: 1.5}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +182,7 @@ func TestDenseCSRIdentical(t *testing.T) {
 		if err := f.Transform(zd, x); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.TransformCSR(zc, c); err != nil {
+		if err := f.Transform(zc, c); err != nil {
 			t.Fatal(err)
 		}
 		if !mat.Equal(zd, zc) {
@@ -200,11 +208,11 @@ func mustEqualMaps(t *testing.T, a, b *Adaptive) {
 // kernels.UnmarshalMap) to one that produces the same features.
 func TestMarshalRoundTrip(t *testing.T) {
 	x := randData(10, 5, 1, 3)
-	poly := Polynomial{Degree: 2, Gamma: 1, Coef0: 1}
-	ts, _ := NewTensorSketch(5, 32, poly, 4)
-	ps, _ := NewGaussianPolySketch(5, 33, 2, 4, 4)
-	cs, _ := NewCountSketch(5, 8, 4)
-	ad, err := FitAdaptiveGaussian(nil, x, 2, 5, AdaptiveOptions{Samples: 40, Lambda: 0.1, Seed: 1})
+	poly := kernels.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}
+	ts, _ := NewTensorSketch(poly, 5, SketchOptions{Features: 32, Seed: 4})
+	ps, _ := NewPolySketch(kernels.Gaussian{Sigma: 2}, 5, SketchOptions{Features: 33, TaylorDegree: 4, Seed: 4})
+	cs, _ := NewCountSketch(linear, 5, SketchOptions{Features: 8, Seed: 4})
+	ad, err := FitAdaptive(nil, x, kernels.Gaussian{Sigma: 2}, AdaptiveOptions{Samples: 40, Lambda: 0.1, TaylorDegree: 5, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,37 +247,52 @@ func TestBadInput(t *testing.T) {
 	x := randData(5, 3, 1, 1)
 	o := AdaptiveOptions{Samples: 8, Lambda: 0.1}
 	for name, err := range map[string]error{
-		"degree 0":          func() error { _, err := NewTensorSketch(3, 8, Polynomial{Degree: 0, Gamma: 1}, 1); return err }(),
-		"gamma 0":           func() error { _, err := NewPolySketch(3, 8, Polynomial{Degree: 2, Gamma: 0}, 1); return err }(),
-		"gamma <0 adaptive": func() error { _, err := FitAdaptive(nil, x, Polynomial{Degree: 2, Gamma: -1}, o); return err }(),
-		"coef0 < 0": func() error {
-			_, err := NewTensorSketch(3, 8, Polynomial{Degree: 2, Gamma: 1, Coef0: -1}, 1)
+		"degree 0": func() error {
+			_, err := NewTensorSketch(kernels.Polynomial{Degree: 0, Gamma: 1}, 3, SketchOptions{Features: 8, Seed: 1})
 			return err
 		}(),
-		"sigma 0":     func() error { _, err := NewGaussianTensorSketch(3, 8, 0, 3, 1); return err }(),
-		"D too small": func() error { _, err := NewGaussianPolySketch(3, 3, 1, 3, 1); return err }(),
+		"gamma 0": func() error {
+			_, err := NewPolySketch(kernels.Polynomial{Degree: 2, Gamma: 0}, 3, SketchOptions{Features: 8, Seed: 1})
+			return err
+		}(),
+		"gamma <0 adaptive": func() error { _, err := FitAdaptive(nil, x, kernels.Polynomial{Degree: 2, Gamma: -1}, o); return err }(),
+		"coef0 < 0": func() error {
+			_, err := NewTensorSketch(kernels.Polynomial{Degree: 2, Gamma: 1, Coef0: -1}, 3, SketchOptions{Features: 8, Seed: 1})
+			return err
+		}(),
+		"sigma 0": func() error {
+			_, err := NewTensorSketch(kernels.Gaussian{Sigma: 0}, 3, SketchOptions{Features: 8, TaylorDegree: 3, Seed: 1})
+			return err
+		}(),
+		"D too small": func() error {
+			_, err := NewPolySketch(kernels.Gaussian{Sigma: 1}, 3, SketchOptions{Features: 3, TaylorDegree: 3, Seed: 1})
+			return err
+		}(),
 		"lambda 0": func() error {
-			_, err := FitAdaptive(nil, x, Polynomial{Degree: 2, Gamma: 1}, AdaptiveOptions{Samples: 8})
+			_, err := FitAdaptive(nil, x, kernels.Polynomial{Degree: 2, Gamma: 1}, AdaptiveOptions{Samples: 8})
 			return err
 		}(),
 		"samples 0": func() error {
-			_, err := FitAdaptive(nil, x, Polynomial{Degree: 2, Gamma: 1}, AdaptiveOptions{Lambda: 1})
+			_, err := FitAdaptive(nil, x, kernels.Polynomial{Degree: 2, Gamma: 1}, AdaptiveOptions{Lambda: 1})
 			return err
 		}(),
-		"countsketch D 0":    func() error { _, err := NewCountSketch(3, 0, 1); return err }(),
-		"degree > MaxDegree": func() error { _, err := NewPolySketch(3, 8, Polynomial{Degree: 65, Gamma: 1}, 1); return err }(),
+		"countsketch D 0": func() error { _, err := NewCountSketch(linear, 3, SketchOptions{Features: 0, Seed: 1}); return err }(),
+		"degree > MaxDegree": func() error {
+			_, err := NewPolySketch(kernels.Polynomial{Degree: 65, Gamma: 1}, 3, SketchOptions{Features: 8, Seed: 1})
+			return err
+		}(),
 	} {
 		if !errors.Is(err, zonal.ErrParam) {
 			t.Errorf("%s: got %v, want zonal.ErrParam", name, err)
 		}
 	}
-	ts, _ := NewTensorSketch(3, 8, Polynomial{Degree: 2, Gamma: 1}, 1)
+	ts, _ := NewTensorSketch(kernels.Polynomial{Degree: 2, Gamma: 1}, 3, SketchOptions{Features: 8, Seed: 1})
 	// CSR with a column index out of range
 	bad := &dataset.CSR{Rows: 2, Cols: 3, RowPtr: []int{0, 1, 2}, Col: []int{0, 3}, Val: []float64{1, 2}}
-	if err := ts.TransformCSR(mat.NewDense(2, 8, nil), bad); !errors.Is(err, zonal.ErrFormat) || !errors.Is(err, zonal.ErrShape) {
+	if err := ts.Transform(mat.NewDense(2, 8, nil), bad); !errors.Is(err, zonal.ErrFormat) || !errors.Is(err, zonal.ErrRange) {
 		t.Errorf("out-of-range CSR column: got %v", err)
 	}
-	if _, err := FitAdaptiveCSR(nil, bad, Polynomial{Degree: 2, Gamma: 1}, o); !errors.Is(err, zonal.ErrFormat) {
+	if _, err := FitAdaptive(nil, bad, kernels.Polynomial{Degree: 2, Gamma: 1}, o); !errors.Is(err, zonal.ErrFormat) {
 		t.Errorf("adaptive, out-of-range CSR column: got %v", err)
 	}
 	for name, c := range map[string]*dataset.CSR{
@@ -279,12 +302,12 @@ func TestBadInput(t *testing.T) {
 		"RowPtr past end":   {Rows: 1, Cols: 3, RowPtr: []int{0, 4}, Col: []int{0}, Val: []float64{1}},
 		"decreasing RowPtr": {Rows: 2, Cols: 3, RowPtr: []int{0, 1, 0}, Col: []int{0}, Val: []float64{1}},
 	} {
-		if err := ts.TransformCSR(mat.NewDense(c.Rows, 8, nil), c); !errors.Is(err, zonal.ErrFormat) {
+		if err := ts.Transform(mat.NewDense(c.Rows, 8, nil), c); !errors.Is(err, zonal.ErrFormat) {
 			t.Errorf("%s: got %v, want zonal.ErrFormat", name, err)
 		}
 	}
 	nan := &dataset.CSR{Rows: 1, Cols: 3, RowPtr: []int{0, 1}, Col: []int{1}, Val: []float64{math.NaN()}}
-	if err := ts.TransformCSR(mat.NewDense(1, 8, nil), nan); !errors.Is(err, zonal.ErrNonFinite) {
+	if err := ts.Transform(mat.NewDense(1, 8, nil), nan); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("NaN in CSR: got %v", err)
 	}
 	xn := mat.DenseCopyOf(x)
@@ -298,21 +321,21 @@ func TestBadInput(t *testing.T) {
 	if err := ts.Transform(mat.NewDense(4, 8, nil), x); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("wrong dst: got %v", err)
 	}
-	if err := ts.TransformCSR(mat.NewDense(1, 8, nil), &dataset.CSR{Cols: 3}); !errors.Is(err, zonal.ErrEmpty) {
+	if err := ts.Transform(mat.NewDense(1, 8, nil), &dataset.CSR{Cols: 3}); !errors.Is(err, zonal.ErrEmpty) {
 		t.Errorf("no rows: got %v", err)
 	}
 	// all rows empty: the polynomial kernel with coef0 = 0 is the zero matrix
 	zero := &dataset.CSR{Rows: 3, Cols: 3, RowPtr: []int{0, 0, 0, 0}}
-	if _, err := FitAdaptiveCSR(nil, zero, Polynomial{Degree: 2, Gamma: 1}, o); !errors.Is(err, zonal.ErrEmpty) {
+	if _, err := FitAdaptive(nil, zero, kernels.Polynomial{Degree: 2, Gamma: 1}, o); !errors.Is(err, zonal.ErrEmpty) {
 		t.Errorf("all-zero data: got %v, want zonal.ErrEmpty", err)
 	}
 	// empty rows with coef0 > 0 are fine: the kernel is the constant coef0^p
-	ad, err := FitAdaptiveCSR(nil, zero, Polynomial{Degree: 2, Gamma: 1, Coef0: 2}, o)
+	ad, err := FitAdaptive(nil, zero, kernels.Polynomial{Degree: 2, Gamma: 1, Coef0: 2}, o)
 	if err != nil {
 		t.Fatalf("empty rows with coef0 > 0: %v", err)
 	}
 	z := mat.NewDense(3, ad.Dim(), nil)
-	if err := ad.TransformCSR(z, zero); err != nil {
+	if err := ad.Transform(z, zero); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {

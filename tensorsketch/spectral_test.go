@@ -49,7 +49,7 @@ func TestSpectralApproximationDigits(t *testing.T) {
 	x := digitsSample(t, n)
 	const lambda, C, bound = 1.0, 4.0, 0.8
 	bk := backend.Default()
-	for _, k := range []Polynomial{{Degree: 2, Gamma: 1.0 / 16, Coef0: 1}, {Degree: 3, Gamma: 1.0 / 16, Coef0: 1}} {
+	for _, k := range []kernels.Polynomial{{Degree: 2, Gamma: 1.0 / 16, Coef0: 1}, {Degree: 3, Gamma: 1.0 / 16, Coef0: 1}} {
 		e, _ := polyExpansion(k)
 		K := mat.DenseCopyOf(exactK(e, x))
 		var es mat.EigenSym
@@ -61,7 +61,7 @@ func TestSpectralApproximationDigits(t *testing.T) {
 			sd += math.Max(v, 0) / (math.Max(v, 0) + lambda)
 		}
 		s := int(math.Ceil(C * sd * math.Log(float64(n))))
-		ad, eps := adaptiveEps(t, x, K, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: 1, Backend: bk})
+		ad, eps := adaptiveEps(t, x, K, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: 1, Options: Options{Backend: bk}})
 		t.Logf("%v: s_lambda %.1f, s = %d draws, %d features, eps_lambda %.3f", e, sd, s, ad.Dim(), eps)
 		if eps > bound {
 			t.Errorf("%v: eps_lambda %.3f > %.1f with s = %.0f s_lambda ln n", e, eps, bound, C)
@@ -74,7 +74,7 @@ func TestSpectralApproximationDigits(t *testing.T) {
 
 // adaptiveEps fits the sampler on x with opts and returns it with the
 // eps_lambda (lambda = opts.Lambda) of its features against the exact K.
-func adaptiveEps(t *testing.T, x, K *mat.Dense, k Polynomial, opts AdaptiveOptions) (*Adaptive, float64) {
+func adaptiveEps(t *testing.T, x, K *mat.Dense, k kernels.Polynomial, opts AdaptiveOptions) (*Adaptive, float64) {
 	t.Helper()
 	n, _ := x.Dims()
 	ad, err := FitAdaptive(context.Background(), x, k, opts)

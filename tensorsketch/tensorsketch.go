@@ -3,32 +3,14 @@ package tensorsketch
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
-
-// layout returns the per-degree sketch size m and the feature dimension for
-// a target D. Polynomial: m = D features. Gaussian: one feature for degree 0
-// (the exact omega(x)) and m = floor((D-1)/q) for each degree 1..q, so the
-// dimension is 1 + q*m <= D.
-func layout(e expansion, D int) (m, dim int, err error) {
-	if !e.gauss {
-		if D < 1 {
-			return 0, 0, fmt.Errorf("%w: need D >= 1, got %d", zonal.ErrParam, D)
-		}
-		return D, D, nil
-	}
-	m = (D - 1) / e.q
-	if m < 1 {
-		return 0, 0, fmt.Errorf("%w: D = %d is too small for Taylor degree %d (need D >= q+1)", zonal.ErrParam, D, e.q)
-	}
-	return m, 1 + e.q*m, nil
-}
 
 // TensorSketch is the sketch of Pham and Pagh (2013): for independent
 // CountSketches C_1..C_p: R^{d'} -> R^m,
@@ -48,48 +30,35 @@ func layout(e expansion, D int) (m, dim int, err error) {
 // omega(x) = exp(-|x/sigma|^2/2); their inner product is an unbiased
 // estimate of the Taylor-truncated Gaussian kernel (see TaylorDegree).
 type TensorSketch struct {
-	e         expansion
-	d, m, dim int
-	seed      uint64
-	cs        []*CountSketch
+	sketch
+	cs []*countHash
 }
 
-// NewTensorSketch returns the D-dimensional TensorSketch of the polynomial
-// kernel k on R^d.
-func NewTensorSketch(d, D int, k Polynomial, seed uint64) (*TensorSketch, error) {
-	e, err := polyExpansion(k)
+// NewTensorSketch returns the TensorSketch of the kernel k on R^d with
+// opts.Features features: kernels.Polynomial (exactly D features) or
+// kernels.Gaussian truncated at Taylor degree opts.TaylorDegree (required;
+// 1 + q*floor((D-1)/q) features).
+//
+// Errors: zonal.ErrParam (d < 1, D too small, kernel parameters out of
+// range, a kernel kind other than polynomial or Gaussian, a Gaussian kernel
+// without TaylorDegree), zonal.ErrTooLarge (the hash tables exceed
+// opts.MemoryBudget).
+func NewTensorSketch(k kernels.Kernel, d int, opts SketchOptions) (*TensorSketch, error) {
+	s, err := newSketch(k, d, opts)
 	if err != nil {
 		return nil, err
 	}
-	return newTensorSketch(e, d, D, seed)
+	return newTensorSketch(s)
 }
 
-// NewGaussianTensorSketch returns TensorSketch features of the Gaussian
-// kernel exp(-|x-y|^2/(2 sigma^2)) truncated at Taylor degree q (see
-// TaylorDegree); the dimension is 1 + q*floor((D-1)/q).
-func NewGaussianTensorSketch(d, D int, sigma float64, q int, seed uint64) (*TensorSketch, error) {
-	e, err := gaussExpansion(sigma, q)
-	if err != nil {
+func newTensorSketch(s sketch) (*TensorSketch, error) {
+	q, w := s.e.maxDegree(), s.e.width(s.d)
+	if err := budget.Check("tensorsketch.NewTensorSketch: hash tables", budget.Bytes(countHashBytes(w), q), s.limit); err != nil {
 		return nil, err
 	}
-	return newTensorSketch(e, d, D, seed)
-}
-
-func newTensorSketch(e expansion, d, D int, seed uint64) (*TensorSketch, error) {
-	if d < 1 {
-		return nil, fmt.Errorf("%w: input dimension must be >= 1, got %d", zonal.ErrParam, d)
-	}
-	m, dim, err := layout(e, D)
-	if err != nil {
-		return nil, err
-	}
-	t := &TensorSketch{e: e, d: d, m: m, dim: dim, seed: seed}
-	for j := 0; j < e.maxDegree(); j++ {
-		c, err := NewCountSketch(e.width(d), m, splitmix(seed, uint64(j)))
-		if err != nil {
-			return nil, err
-		}
-		t.cs = append(t.cs, c)
+	t := &TensorSketch{sketch: s}
+	for j := 0; j < q; j++ {
+		t.cs = append(t.cs, newCountHash(w, s.m, splitmix(s.seed, uint64(j))))
 	}
 	return t, nil
 }
@@ -108,19 +77,17 @@ func (t *TensorSketch) String() string {
 	return fmt.Sprintf("tensorsketch(%v, D=%d)", t.e, t.dim)
 }
 
-// Transform writes the features of the rows of x (n x d) to dst (n x Dim()).
+// Transform writes the features of the rows of x (n x d) to dst
+// (n x Dim()). A *dataset.CSR is read through its nonzeros (no dense copy),
+// in O(p nnz(x) + n p m log m); dense and CSR input holding the same numbers
+// give bit-identical features.
+//
+// Errors: zonal.ErrEmpty, zonal.ErrShape (x or dst), zonal.ErrFormat
+// (malformed CSR), zonal.ErrNonFinite, zonal.ErrTooLarge (the copy of the
+// nonzeros and the FFT scratch exceed the map's MemoryBudget).
 func (t *TensorSketch) Transform(dst *mat.Dense, x mat.Matrix) error {
-	r, err := denseRows(x, t.d)
-	if err != nil {
-		return err
-	}
-	return t.transformRows(dst, r)
-}
-
-// TransformCSR is Transform for sparse input; its cost is
-// O(p nnz(x) + n p m log m): no dense copy of x is made.
-func (t *TensorSketch) TransformCSR(dst *mat.Dense, x *dataset.CSR) error {
-	r, err := csrRows(x, t.d)
+	scratch := budget.Floats(runtime.GOMAXPROCS(0), 8, t.m+1) // buf, seq, two spectra, the FFT plan
+	r, err := t.input(x, "tensorsketch: TensorSketch.Transform input and scratch", scratch)
 	if err != nil {
 		return err
 	}
@@ -189,33 +156,14 @@ func (t *TensorSketch) transformRows(dst *mat.Dense, r *rows) error {
 
 // MarshalBinary encodes the kernel, d, D and the seed; the hash functions
 // are regenerated from the seed.
-func (t *TensorSketch) MarshalBinary() ([]byte, error) {
-	var e enc
-	e.u(codecVersion)
-	e.expansion(t.e)
-	e.i(t.d)
-	e.i(t.dim)
-	e.u(t.seed)
-	return e.b, nil
-}
-
-func decodeSketchParams(b []byte) (expansion, int, int, uint64, error) {
-	d := dec{b: b}
-	d.u()
-	e, err := d.expansion()
-	if err != nil {
-		return e, 0, 0, 0, err
-	}
-	dd, D, seed := d.i(), d.i(), d.u()
-	return e, dd, D, seed, d.err
-}
+func (t *TensorSketch) MarshalBinary() ([]byte, error) { return t.marshal(codecVersion), nil }
 
 func init() {
 	kernels.RegisterMap("tensorsketch", func(b []byte) (kernels.FeatureMap, error) {
-		e, d, D, seed, err := decodeSketchParams(b)
+		s, err := decodeSketch(b, nil)
 		if err != nil {
 			return nil, err
 		}
-		return newTensorSketch(e, d, D, seed)
+		return newTensorSketch(s)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/zonal-ml/zonal/kernels"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestAdaptiveUnbiased(t *testing.T) {
 	const n = 30
 	x := randData(n, 4, 0.7, 21)
-	k := Polynomial{Degree: 3, Gamma: 1, Coef0: 0.5}
+	k := kernels.Polynomial{Degree: 3, Gamma: 1, Coef0: 0.5}
 	e, _ := polyExpansion(k)
 	K := exactK(e, x)
 	R := 800

@@ -32,17 +32,11 @@ func buildSketchMap(ctx context.Context, spec mapSpec, train *mat.Dense) (kernel
 		return nil, fmt.Errorf("%s: no training data", spec.Method)
 	}
 	_, d := train.Dims()
+	so := tensorsketch.SketchOptions{Features: spec.Features, Seed: spec.Seed}
+	var k kernels.Kernel
 	switch spec.KernelID {
 	case "polynomial":
-		k := tensorsketch.Polynomial{Degree: spec.Degree, Gamma: spec.Gamma, Coef0: spec.Coef0}
-		switch spec.Method {
-		case "tensorsketch":
-			return tensorsketch.NewTensorSketch(d, spec.Features, k, spec.Seed)
-		case "polysketch":
-			return tensorsketch.NewPolySketch(d, spec.Features, k, spec.Seed)
-		default:
-			return tensorsketch.FitAdaptive(ctx, train, k, sketchOptions(spec))
-		}
+		k = kernels.Polynomial{Degree: spec.Degree, Gamma: spec.Gamma, Coef0: spec.Coef0}
 	case "gaussian":
 		r2, err := tensorsketch.MaxSqNorm(train)
 		if err != nil {
@@ -51,17 +45,20 @@ func buildSketchMap(ctx context.Context, spec mapSpec, train *mat.Dense) (kernel
 		if !(spec.Sigma > 0) {
 			return nil, fmt.Errorf("%s: gaussian sigma must be positive, got %g", spec.Method, spec.Sigma)
 		}
-		q := min(tensorsketch.TaylorDegree(r2/(spec.Sigma*spec.Sigma), sketchTaylorTol), sketchMaxTaylor)
-		switch spec.Method {
-		case "tensorsketch":
-			return tensorsketch.NewGaussianTensorSketch(d, spec.Features, spec.Sigma, q, spec.Seed)
-		case "polysketch":
-			return tensorsketch.NewGaussianPolySketch(d, spec.Features, spec.Sigma, q, spec.Seed)
-		default:
-			return tensorsketch.FitAdaptiveGaussian(ctx, train, spec.Sigma, q, sketchOptions(spec))
-		}
+		k = kernels.Gaussian{Sigma: spec.Sigma}
+		so.TaylorDegree = min(tensorsketch.TaylorDegree(r2/(spec.Sigma*spec.Sigma), sketchTaylorTol), sketchMaxTaylor)
 	default:
 		return nil, fmt.Errorf("%s: kernel %q is not supported (use polynomial or gaussian)", spec.Method, spec.KernelID)
+	}
+	switch spec.Method {
+	case "tensorsketch":
+		return tensorsketch.NewTensorSketch(k, d, so)
+	case "polysketch":
+		return tensorsketch.NewPolySketch(k, d, so)
+	default:
+		o := sketchOptions(spec)
+		o.TaylorDegree = so.TaylorDegree
+		return tensorsketch.FitAdaptive(ctx, train, k, o)
 	}
 }
 
@@ -70,6 +67,6 @@ func sketchOptions(spec mapSpec) tensorsketch.AdaptiveOptions {
 		Samples: spec.Features,
 		Lambda:  spec.Lambda,
 		Seed:    spec.Seed,
-		Backend: spec.Backend,
+		Options: tensorsketch.Options{Backend: spec.Backend},
 	}
 }
