@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -50,7 +51,7 @@ func (o DenseOperator) Apply(_ context.Context, dst, x blas64.General) error {
 	if b == nil {
 		b = backend.Default()
 	}
-	b.Gemm(blasNoTrans, blasNoTrans, 1, o.A.RawMatrix(), x, 0, dst)
+	b.Gemm(blas.NoTrans, blas.NoTrans, 1, o.A.RawMatrix(), x, 0, dst)
 	return nil
 }
 

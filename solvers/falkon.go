@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -36,6 +37,11 @@ type FalkonOptions struct {
 	// Seed drives the centre sampling.
 	Seed uint64
 }
+
+// KindFalkon is the model kind of Falkon in model files.
+const KindFalkon = "falkon"
+
+func init() { RegisterModel(KindFalkon, decodeFalkon) }
 
 // Falkon is a FALKON model: f(x) = mean + K(x, C) alpha, C the M centres.
 type Falkon struct {
@@ -97,15 +103,6 @@ func uniformCenters(n, M int, seed uint64) []int {
 	return idx
 }
 
-func gatherRows(x *mat.Dense, idx []int) *mat.Dense {
-	_, d := x.Dims()
-	c := mat.NewDense(len(idx), d, nil)
-	for i, j := range idx {
-		copy(rowOf(c, i), rowOf(x, j))
-	}
-	return c
-}
-
 func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, mean []float64, lambda float64, idx []int, opts FalkonOptions) (*Falkon, error) {
 	n, d := x.Dims()
 	_, kout := yc.Dims()
@@ -138,7 +135,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	// A: La La^T = L^T L / M + lambda I (La = A^T).
 	La := mat.NewDense(M, M, nil)
 	if _, err := factorWithJitter(ctx, be, La, lambda, "T T^T / M + lambda I", func(a *mat.Dense) error {
-		be.Syrk(blasTrans, 1/float64(M), L.RawMatrix(), 0, a.RawMatrix())
+		be.Syrk(blas.Trans, 1/float64(M), L.RawMatrix(), 0, a.RawMatrix())
 		return nil
 	}); err != nil {
 		return nil, err
@@ -201,9 +198,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 				rhs = yc.Slice(i0, i1, 0, kout).(*mat.Dense).RawMatrix()
 			} else {
 				rhs = tmp.Slice(0, i1-i0, 0, kout).(*mat.Dense).RawMatrix()
-				be.Gemm(blasNoTrans, blasNoTrans, 1, kv.RawMatrix(), *w, 0, rhs)
+				be.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), *w, 0, rhs)
 			}
-			be.Gemm(blasTrans, blasNoTrans, 1, kv.RawMatrix(), rhs, 1, out)
+			be.Gemm(blas.Trans, blas.NoTrans, 1, kv.RawMatrix(), rhs, 1, out)
 		}
 		return nil
 	}
@@ -214,15 +211,15 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	op := OperatorFunc{N: M, F: func(ctx context.Context, dst, u blas64.General) error {
 		vr, wr := v.RawMatrix(), w.RawMatrix()
 		copyGeneral(vr, u)
-		be.TriSolve(blasTrans, lar, vr) // v = A^-1 u
+		be.TriSolve(blas.Trans, lar, vr) // v = A^-1 u
 		copyGeneral(wr, vr)
-		be.TriSolve(blasTrans, lr, wr) // w = T^-1 v
+		be.TriSolve(blas.Trans, lr, wr) // w = T^-1 v
 		if err := pass(ctx, dst, &wr); err != nil {
 			return err
 		}
-		be.TriSolve(blasNoTrans, lr, dst) // T^-T (.)
+		be.TriSolve(blas.NoTrans, lr, dst) // T^-T (.)
 		scaleAddGeneral(dst, invN, vr, lambda)
-		be.TriSolve(blasNoTrans, lar, dst) // A^-T (.)
+		be.TriSolve(blas.NoTrans, lar, dst) // A^-T (.)
 		return nil
 	}}
 	r := mat.NewDense(M, kout, nil)
@@ -230,8 +227,8 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	if err := pass(ctx, rr, nil); err != nil {
 		return nil, err
 	}
-	be.TriSolve(blasNoTrans, lr, rr)
-	be.TriSolve(blasNoTrans, lar, rr)
+	be.TriSolve(blas.NoTrans, lr, rr)
+	be.TriSolve(blas.NoTrans, lar, rr)
 	for i := range rr.Data {
 		rr.Data[i] *= invN
 	}
@@ -246,10 +243,10 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 		return nil, err
 	}
 	br := beta.RawMatrix()
-	be.TriSolve(blasTrans, lar, br)
-	be.TriSolve(blasTrans, lr, br)
+	be.TriSolve(blas.Trans, lar, br)
+	be.TriSolve(blas.Trans, lr, br)
 	return &Falkon{
-		exp: newExpansion(k, centers, beta, mean), lambda: lambda, idx: idx,
+		exp: newExpansion(be, k, centers, beta, mean), lambda: lambda, idx: idx,
 		cg: res, kmmJit: jit, caching: knm != nil,
 	}, nil
 }
@@ -308,6 +305,22 @@ func (m *Falkon) CachedKnM() bool { return m.caching }
 // Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
 // allocate after warm-up.
 func (m *Falkon) Predict(dst, x *mat.Dense) error { return predictExpansion(m.exp, dst, x) }
+
+// MarshalBinary encodes the model for a model file: lambda, the kernel's
+// kind and parameters, the centres, alpha and the output means (not the
+// fit's diagnostics: CenterIndices, CG and CachedKnM are zero after loading).
+//
+// Errors: the kernel's MarshalBinary error.
+func (m *Falkon) MarshalBinary() ([]byte, error) { return marshalExpansionModel(m.lambda, m.exp) }
+
+// decodeFalkon is the ModelDecoder of KindFalkon.
+func decodeFalkon(data []byte, be backend.Backend) (Model, error) {
+	lambda, e, err := unmarshalExpansionModel(data, be)
+	if err != nil {
+		return nil, err
+	}
+	return &Falkon{exp: e, lambda: lambda}, nil
+}
 
 // rlsCenters draws M centres by recursive ridge leverage scores, sorted.
 func rlsCenters(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, M int, lambda float64, seed uint64) ([]int, error) {

@@ -7,9 +7,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
+
+// KindKRR is the model kind of KRR in model files.
+const KindKRR = "krr"
+
+func init() { RegisterModel(KindKRR, decodeKRR) }
 
 // KRR is exact kernel ridge regression: f(x) = mean + K(x, X) alpha with
 // (K + lambda n I) alpha = Y - mean.
@@ -61,7 +67,7 @@ func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float
 	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
 	be.CholSolve(kmat.RawMatrix(), yc.RawMatrix())
 	xc := mat.DenseCopyOf(x)
-	return &KRR{exp: newExpansion(k, xc, yc, mean), lambda: lambda, jitter: jit}, nil
+	return &KRR{exp: newExpansion(be, k, xc, yc, mean), lambda: lambda, jitter: jit}, nil
 }
 
 // Kind returns "krr".
@@ -98,5 +104,20 @@ func predictExpansion(e *expansion, dst, x *mat.Dense) error {
 		}
 		return nil
 	}
-	return e.predictBatch(defaultBackend(), dst, x)
+	return e.predictBatch(dst, x)
+}
+
+// MarshalBinary encodes the model for a model file: lambda, the kernel's
+// kind and parameters, the training rows, alpha and the output means.
+//
+// Errors: the kernel's MarshalBinary error.
+func (m *KRR) MarshalBinary() ([]byte, error) { return marshalExpansionModel(m.lambda, m.exp) }
+
+// decodeKRR is the ModelDecoder of KindKRR.
+func decodeKRR(data []byte, be backend.Backend) (Model, error) {
+	lambda, e, err := unmarshalExpansionModel(data, be)
+	if err != nil {
+		return nil, err
+	}
+	return &KRR{exp: e, lambda: lambda}, nil
 }

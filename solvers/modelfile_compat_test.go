@@ -68,7 +68,7 @@ func TestModelFileCompat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := UnmarshalPipeline(file)
+			p, err := UnmarshalPipeline(file, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,9 +12,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
+
+// KindParK is the model kind of ParK in model files.
+const KindParK = "park"
+
+func init() { RegisterModel(KindParK, decodeParK) }
 
 // ParKOptions configures FitParK.
 type ParKOptions struct {
@@ -268,14 +274,13 @@ func (p *ParK) Predict(dst, x *mat.Dense) error {
 		q := p.Cell(rowOf(x, i))
 		groups[q] = append(groups[q], i)
 	}
-	be := defaultBackend()
 	for q, rows := range groups {
 		if len(rows) == 0 {
 			continue
 		}
 		xq := gatherRows(x, rows)
 		out := mat.NewDense(len(rows), k, nil)
-		if err := p.cells[q].predictBatch(be, out, xq); err != nil {
+		if err := p.cells[q].predictBatch(out, xq); err != nil {
 			return err
 		}
 		for j, i := range rows {
@@ -283,4 +288,53 @@ func (p *ParK) Predict(dst, x *mat.Dense) error {
 		}
 	}
 	return nil
+}
+
+// MarshalBinary encodes the model for a model file: lambda, the kernel's
+// kind and parameters, the centroids and their k(c_q, c_q), then every
+// cell's centres, alpha and output means (not CellSizes).
+//
+// Errors: the kernel's MarshalBinary error.
+func (p *ParK) MarshalBinary() ([]byte, error) {
+	e := &enc{}
+	e.f64(p.lambda)
+	if err := e.kernel(p.kern); err != nil {
+		return nil, err
+	}
+	e.dense(p.centroids)
+	e.floats(p.cdiag)
+	for _, c := range p.cells {
+		e.expansion(c)
+	}
+	return e.b, nil
+}
+
+// decodeParK is the ModelDecoder of KindParK.
+func decodeParK(data []byte, be backend.Backend) (Model, error) {
+	d := &dec{b: data}
+	lambda := d.f64("lambda")
+	k := d.kernel()
+	cent := d.dense("centroids")
+	cdiag := d.floats("centroid norms")
+	if d.err != nil {
+		return nil, d.err
+	}
+	q, dim := cent.Dims()
+	if len(cdiag) != q {
+		return nil, fmt.Errorf("%w: %d centroids, %d norms", zonal.ErrFormat, q, len(cdiag))
+	}
+	p := &ParK{kern: k, centroids: cent, cdiag: cdiag, lambda: lambda, cells: make([]*expansion, q)}
+	for i := range p.cells {
+		p.cells[i] = d.expansion(be, k, dim)
+		if d.err != nil {
+			return nil, d.err
+		}
+		if _, _, kk := p.cells[i].dims(); kk != p.cells[0].Outputs() {
+			return nil, fmt.Errorf("%w: cells have different output counts", zonal.ErrFormat)
+		}
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return p, nil
 }

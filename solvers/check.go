@@ -61,10 +61,18 @@ func checkFinite(what string, m mat.Matrix) error {
 	return nil
 }
 
-// asDense returns m as a *mat.Dense, copying only when it is another type.
-func asDense(m mat.Matrix) *mat.Dense {
-	if d, ok := m.(*mat.Dense); ok {
-		return d
+// checkPredict validates Predict's arguments.
+func checkPredict(dst *mat.Dense, x *mat.Dense, d, k int) error {
+	if dst == nil || x == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
 	}
-	return mat.DenseCopyOf(m)
+	n, dx := x.Dims()
+	if dx != d {
+		return fmt.Errorf("%w: model expects %d features, input has %d", zonal.ErrShape, d, dx)
+	}
+	r, c := dst.Dims()
+	if r != n || c != k {
+		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, c, n, k)
+	}
+	return nil
 }
