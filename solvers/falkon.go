@@ -234,10 +234,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	}
 	beta := mat.NewDense(M, kout, nil)
 	res, err := CG(ctx, op, r, beta, CGOptions{
-		Tol: tol, MaxIter: iters, Backend: be,
-		Progress: func(it int, rel float64) {
-			opts.report(zonal.Progress{Stage: "cg", Done: it, Total: iters, Residual: rel})
-		},
+		Options: Options{Backend: be, MemoryBudget: limit, Progress: opts.Progress},
+		Tol:     tol,
+		MaxIter: iters,
 	})
 	if err != nil {
 		return nil, err
