@@ -41,7 +41,11 @@ type FalkonOptions struct {
 // KindFalkon is the model kind of Falkon in model files.
 const KindFalkon = "falkon"
 
-func init() { RegisterModel(KindFalkon, decodeFalkon) }
+func init() {
+	RegisterModel(KindFalkon, expansionDecoder(func(lambda float64, e *expansion) Model {
+		return &Falkon{exp: e, lambda: lambda}
+	}))
+}
 
 // Falkon is a FALKON model: f(x) = mean + K(x, C) alpha, C the M centres.
 type Falkon struct {
@@ -63,7 +67,16 @@ type Falkon struct {
 // output), and alpha = T^-1 A^-1 beta. K_nM is cached when n M doubles fit
 // opts.MemoryBudget (after the M x M factors) and otherwise recomputed in row
 // blocks at every iteration. eps is 1e-14, raised by jitter escalation when
-// K_MM has (near-)duplicate centres.
+// K_MM has (near-)duplicate centres. Linear algebra runs on opts.Backend, at
+// prediction time too.
+//
+// Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
+// Centers outside 1..n, an unknown Sampling; zonal.ErrShape for nil inputs or
+// a label count other than the row count; zonal.ErrEmpty for no rows or
+// columns; zonal.ErrNonFinite for NaN or Inf in x or y; zonal.ErrTooLarge when
+// the working arrays exceed opts.MemoryBudget; zonal.ErrNotPositiveDefinite
+// when a factorisation fails even with jitter; the kernel's and leverage-score
+// sampling's errors; ctx.Err() (wrapped) when canceled.
 func FitFalkon(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts FalkonOptions) (*Falkon, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
@@ -303,6 +316,9 @@ func (m *Falkon) CachedKnM() bool { return m.caching }
 
 // Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
 // allocate after warm-up.
+//
+// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
+// for NaN or Inf in x.
 func (m *Falkon) Predict(dst, x *mat.Dense) error { return predictExpansion(m.exp, dst, x) }
 
 // MarshalBinary encodes the model for a model file: lambda, the kernel's
@@ -311,15 +327,6 @@ func (m *Falkon) Predict(dst, x *mat.Dense) error { return predictExpansion(m.ex
 //
 // Errors: the kernel's MarshalBinary error.
 func (m *Falkon) MarshalBinary() ([]byte, error) { return marshalExpansionModel(m.lambda, m.exp) }
-
-// decodeFalkon is the ModelDecoder of KindFalkon.
-func decodeFalkon(data []byte, be backend.Backend) (Model, error) {
-	lambda, e, err := unmarshalExpansionModel(data, be)
-	if err != nil {
-		return nil, err
-	}
-	return &Falkon{exp: e, lambda: lambda}, nil
-}
 
 // rlsCenters draws M centres by recursive ridge leverage scores, sorted.
 func rlsCenters(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, M int, lambda float64, seed uint64) ([]int, error) {

@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -15,7 +14,11 @@ import (
 // KindKRR is the model kind of KRR in model files.
 const KindKRR = "krr"
 
-func init() { RegisterModel(KindKRR, decodeKRR) }
+func init() {
+	RegisterModel(KindKRR, expansionDecoder(func(lambda float64, e *expansion) Model {
+		return &KRR{exp: e, lambda: lambda}
+	}))
+}
 
 // KRR is exact kernel ridge regression: f(x) = mean + K(x, X) alpha with
 // (K + lambda n I) alpha = Y - mean.
@@ -31,7 +34,15 @@ type KRR struct {
 // wrapping zonal.ErrTooLarge that names the bytes needed. If the factorisation fails
 // (lambda n below the rounding level of K) a jitter of 1e-12..1e-4 times the
 // mean diagonal is added in steps; past that the error wraps zonal.ErrNotPositiveDefinite.
-// The training rows are kept as the expansion's centres.
+// The training rows are kept as the expansion's centres. Linear algebra runs
+// on opts.Backend, at prediction time too.
+//
+// Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite;
+// zonal.ErrShape for nil inputs or a label count other than the row count;
+// zonal.ErrEmpty for no rows or columns; zonal.ErrNonFinite for NaN or Inf in
+// x or y; zonal.ErrTooLarge when the working arrays exceed opts.MemoryBudget;
+// zonal.ErrNotPositiveDefinite when a factorisation fails even with jitter;
+// the kernel's errors; ctx.Err() (wrapped) when canceled.
 func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts Options) (*KRR, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
@@ -87,6 +98,9 @@ func (m *KRR) Alpha() *mat.Dense { return m.exp.alpha }
 
 // Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
 // allocate after warm-up.
+//
+// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
+// for NaN or Inf in x.
 func (m *KRR) Predict(dst, x *mat.Dense) error { return predictExpansion(m.exp, dst, x) }
 
 func predictExpansion(e *expansion, dst, x *mat.Dense) error {
@@ -112,12 +126,3 @@ func predictExpansion(e *expansion, dst, x *mat.Dense) error {
 //
 // Errors: the kernel's MarshalBinary error.
 func (m *KRR) MarshalBinary() ([]byte, error) { return marshalExpansionModel(m.lambda, m.exp) }
-
-// decodeKRR is the ModelDecoder of KindKRR.
-func decodeKRR(data []byte, be backend.Backend) (Model, error) {
-	lambda, e, err := unmarshalExpansionModel(data, be)
-	if err != nil {
-		return nil, err
-	}
-	return &KRR{exp: e, lambda: lambda}, nil
-}

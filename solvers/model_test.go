@@ -118,8 +118,8 @@ func TestModelRegistry(t *testing.T) {
 
 	// A file naming a kind nobody registered is malformed.
 	bad := bytes.Replace(b[:len(b)-4], []byte(constKind), []byte("solvers-test-cnost"), 1)
-	if _, err := UnmarshalPipeline(fixCRC(append(bad, 0, 0, 0, 0)), Options{}); !errors.Is(err, zonal.ErrFormat) {
-		t.Errorf("unregistered kind in file: %v, want zonal.ErrFormat", err)
+	if _, err := UnmarshalPipeline(fixCRC(append(bad, 0, 0, 0, 0)), Options{}); !errors.Is(err, zonal.ErrFormat) || !errors.Is(err, zonal.ErrUnknown) {
+		t.Errorf("unregistered kind in file: %v, want zonal.ErrFormat and zonal.ErrUnknown", err)
 	}
 
 	// Models that could not be loaded again are not saved.
@@ -135,9 +135,9 @@ func TestModelRegistry(t *testing.T) {
 
 	// Registering a kind twice, or without a decoder, panics.
 	for name, f := range map[string]func(){
-		"twice":      func() { RegisterModel(KindFalkon, decodeFalkon) },
+		"twice":      func() { RegisterModel(KindRidge, decodeRidge) },
 		"no decoder": func() { RegisterModel("solvers-test-nil", nil) },
-		"no kind":    func() { RegisterModel("", decodeFalkon) },
+		"no kind":    func() { RegisterModel("", decodeRidge) },
 	} {
 		func() {
 			defer func() {

@@ -100,8 +100,9 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 // Load reads a model file written by Save (see UnmarshalPipeline for opts).
 //
 // Errors: zonal.ErrFormat for a file that is truncated, has a wrong checksum
-// or inconsistent contents (an unknown model, kernel or map kind included);
-// zonal.ErrVersion for a file of another format version; r's read error.
+// or inconsistent contents (an unknown model, kernel or map kind wraps
+// zonal.ErrUnknown too); zonal.ErrVersion for a file of another format
+// version; r's read error.
 func Load(r io.Reader, opts Options) (*Pipeline, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
@@ -117,8 +118,8 @@ func Load(r io.Reader, opts Options) (*Pipeline, error) {
 // length the file declares being checked against the bytes present first.
 //
 // Errors: zonal.ErrFormat for bytes that are truncated, have a wrong checksum
-// or inconsistent contents (an unknown model, kernel or map kind included);
-// zonal.ErrVersion for another format version.
+// or inconsistent contents (an unknown model, kernel or map kind wraps
+// zonal.ErrUnknown too); zonal.ErrVersion for another format version.
 func UnmarshalPipeline(b []byte, opts Options) (*Pipeline, error) {
 	if len(b) < len(fileMagic) || !bytes.Equal(b[:len(fileMagic)], []byte(fileMagic)) {
 		return nil, fmt.Errorf("%w: not a zonal model file (bad magic)", zonal.ErrFormat)
@@ -188,7 +189,7 @@ func decodeBody(d *dec, be backend.Backend) (*Pipeline, error) {
 	}
 	decode, ok := modelDecoder(kind)
 	if !ok {
-		return nil, fmt.Errorf("%w: unknown model kind %q (registered: %v)", zonal.ErrFormat, kind, ModelKinds())
+		return nil, fmt.Errorf("%w: %w: model kind %q (registered: %v)", zonal.ErrFormat, zonal.ErrUnknown, kind, ModelKinds())
 	}
 	m, err := decode(d.b, be)
 	if err != nil {
@@ -231,7 +232,9 @@ func (d *dec) kernel() kernels.Kernel {
 	}
 	k, err := kernels.UnmarshalKernel(kk, kb)
 	if err != nil {
-		d.fail("kernel: %v", err)
+		if d.err == nil {
+			d.err = fmt.Errorf("%w: kernel: %w", zonal.ErrFormat, err)
+		}
 		return nil
 	}
 	return k
@@ -273,14 +276,17 @@ func marshalExpansionModel(lambda float64, x *expansion) ([]byte, error) {
 	return e.b, nil
 }
 
-// unmarshalExpansionModel decodes what marshalExpansionModel wrote.
-func unmarshalExpansionModel(data []byte, be backend.Backend) (float64, *expansion, error) {
-	d := &dec{b: data}
-	lambda := d.f64("lambda")
-	k := d.kernel()
-	e := d.expansion(be, k, 0)
-	if err := d.end(); err != nil {
-		return 0, nil, err
+// expansionDecoder is the ModelDecoder of a kind that is one expansion: it
+// reads what marshalExpansionModel wrote and builds the model with mk.
+func expansionDecoder(mk func(lambda float64, e *expansion) Model) ModelDecoder {
+	return func(data []byte, be backend.Backend) (Model, error) {
+		d := &dec{b: data}
+		lambda := d.f64("lambda")
+		k := d.kernel()
+		e := d.expansion(be, k, 0)
+		if err := d.end(); err != nil {
+			return nil, err
+		}
+		return mk(lambda, e), nil
 	}
-	return lambda, e, nil
 }

@@ -7,7 +7,9 @@ import (
 
 // Options are the settings every solver shares. The zero value is usable.
 type Options struct {
-	// Backend does the linear algebra; nil means backend.Default().
+	// Backend does the linear algebra; nil means backend.Default() as it is
+	// when the call starts. A fitted model keeps its fit's backend for
+	// prediction, a loaded model the one Load was given.
 	Backend backend.Backend
 	// MemoryBudget bounds the large working arrays (kernel matrices, cached
 	// K_nM, Z^T Z), in bytes; zero means zonal.DefaultMemoryBudget.
@@ -17,6 +19,7 @@ type Options struct {
 	Progress zonal.ProgressFunc
 }
 
+// backend resolves Options.Backend (never nil).
 func (o Options) backend() backend.Backend {
 	if o.Backend == nil {
 		return backend.Default()
@@ -24,4 +27,5 @@ func (o Options) backend() backend.Backend {
 	return o.Backend
 }
 
+// report sends p to Progress, if set.
 func (o Options) report(p zonal.Progress) { o.Progress.Report(p) }

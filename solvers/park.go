@@ -76,6 +76,16 @@ type ParK struct {
 // lambda_q = lambda n / n_q, the scaling of the paper's analysis, so each
 // cell solves (K_qM^T K_qM + lambda n K_MM) a = K_qM^T Y_q and the targets
 // are centred per cell. Cells run in parallel on at most Workers goroutines.
+// Linear algebra runs on opts.Backend, at prediction time too.
+//
+// Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
+// Cells outside 1..n, Centers outside Cells..n, fewer distinct points in
+// feature space than Cells; zonal.ErrShape for nil inputs or a label count
+// other than the row count; zonal.ErrEmpty for no rows or columns;
+// zonal.ErrNonFinite for NaN or Inf in x or y; zonal.ErrTooLarge when the
+// working arrays exceed opts.MemoryBudget; zonal.ErrNotPositiveDefinite when a
+// factorisation fails even with jitter; the kernel's errors; ctx.Err()
+// (wrapped) when canceled.
 func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts ParKOptions) (*ParK, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
@@ -238,10 +248,14 @@ func (p *ParK) CellSizes() []int { return p.sizes }
 func (p *ParK) Centroids() *mat.Dense { return p.centroids }
 
 // Cell returns the index of the cell of point x (length d): the nearest
-// centroid in the RKHS, ties to the smaller index.
+// centroid in the RKHS, ties to the smaller index; -1 when x does not have
+// length d.
 func (p *ParK) Cell(x []float64) int {
 	best, bestD := 0, math.Inf(1)
 	c := p.centroids.RawMatrix()
+	if len(x) != c.Cols {
+		return -1
+	}
 	for q := range p.cells {
 		dq := p.cdiag[q] - 2*p.kern.Eval(x, c.Data[q*c.Stride:q*c.Stride+c.Cols])
 		if dq < bestD {
@@ -253,6 +267,9 @@ func (p *ParK) Cell(x []float64) int {
 
 // Predict writes f(x_i) to the rows of dst, each row by its own cell's
 // model only; batches of at most 32 rows do not allocate after warm-up.
+//
+// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
+// for NaN or Inf in x.
 func (p *ParK) Predict(dst, x *mat.Dense) error {
 	d, k := p.InputDim(), p.Outputs()
 	if err := checkPredict(dst, x, d, k); err != nil {

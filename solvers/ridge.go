@@ -38,7 +38,17 @@ type ridgeScratch struct {
 // features fm(x). Z^T Z and Z^T Y are accumulated over row blocks (Syrk and
 // Gemm on the backend), so Z is never held whole: memory is D^2 + block x D
 // floats. The D x D system is solved by Cholesky (with jitter escalation
-// when lambda is tiny and Z^T Z singular).
+// when lambda is tiny and Z^T Z singular). Linear algebra runs on
+// opts.Backend, at prediction time too (the map's Transform uses its own).
+//
+// Errors: zonal.ErrParam for a nil map, lambda not positive and finite;
+// zonal.ErrShape for nil inputs, a label count other than the row count or a
+// map whose input dimension is not x's column count; zonal.ErrEmpty for no
+// rows or columns; zonal.ErrNonFinite for NaN or Inf in x or y or in the
+// features; zonal.ErrTooLarge when the working arrays exceed
+// opts.MemoryBudget; zonal.ErrNotPositiveDefinite when a factorisation fails
+// even with jitter; the map's Transform errors; ctx.Err() (wrapped) when
+// canceled.
 func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.Dense, lambda float64, opts Options) (*Ridge, error) {
 	if fm == nil {
 		return nil, fmt.Errorf("%w: nil feature map", zonal.ErrParam)
@@ -130,6 +140,9 @@ func (r *Ridge) Weights() *mat.Dense { return r.w }
 
 // Predict writes f(x_i) to the rows of dst (n x k). Batches of at most 32
 // rows do not allocate after warm-up when the map's Transform does not.
+//
+// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
+// for NaN or Inf in x; the map's Transform errors.
 func (r *Ridge) Predict(dst, x *mat.Dense) error {
 	d, k := r.InputDim(), r.Outputs()
 	if err := checkPredict(dst, x, d, k); err != nil {
