@@ -17,8 +17,7 @@ import (
 // The models of this package (Ridge, KRR, Falkon, ParK) do their linear
 // algebra at prediction time on the backend they were fitted with
 // (Options.Backend, resolved when the fit starts) or, after loading, on the
-// one Load was given; never on whatever backend.Default() is when Predict
-// runs.
+// one Load was given; Predict never looks backend.Default() up itself.
 type Model interface {
 	// Kind names the model type, e.g. KindFalkon; for a PersistentModel it
 	// selects the decoder registered with RegisterModel.

@@ -175,6 +175,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 	var mu sync.Mutex
 	done := 0
 	cellOpts.Progress = nil
+	cellOpts.Backend = be // the cells' models predict on the fit's backend
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, Q)
