@@ -30,7 +30,7 @@ func Example() {
 	pipe, _ := solvers.NewPipeline(nil, enc, model)
 	var file bytes.Buffer
 	solvers.Save(&file, pipe) // or an *os.File
-	served, _ := solvers.Load(&file)
+	served, _ := solvers.Load(&file, solvers.Options{})
 	pred := make([]float64, 1)
 	served.PredictLabels(pred, data.X.Slice(0, 1, 0, 64).(*mat.Dense))
 	fmt.Println("first digit:", data.Y[0], "predicted:", pred[0])

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/budget"
 )
 
 // Operator is a symmetric linear operator on R^n applied matrix-free to a
@@ -35,27 +37,51 @@ func (o OperatorFunc) Apply(ctx context.Context, dst, x blas64.General) error {
 	return o.F(ctx, dst, x)
 }
 
-// DenseOperator is the operator of an explicit symmetric matrix.
+// DenseOperator is the operator of an explicit symmetric n x n matrix A.
 type DenseOperator struct {
 	A *mat.Dense
-	B backend.Backend // nil means backend.Default()
+	// Backend does the products; nil means backend.Default() at each Apply.
+	Backend backend.Backend
 }
 
-// Size returns the order of A.
-func (o DenseOperator) Size() int { r, _ := o.A.Dims(); return r }
+// Size returns the order of A (0 for a nil A).
+func (o DenseOperator) Size() int {
+	if o.A == nil {
+		return 0
+	}
+	r, _ := o.A.Dims()
+	return r
+}
 
 // Apply computes dst = A x.
+//
+// Errors: zonal.ErrShape when A is nil or not square, or x and dst are not
+// both n x k.
 func (o DenseOperator) Apply(_ context.Context, dst, x blas64.General) error {
-	b := o.B
+	if o.A == nil {
+		return fmt.Errorf("%w: DenseOperator with a nil matrix", zonal.ErrShape)
+	}
+	n, c := o.A.Dims()
+	if c != n || x.Rows != n || dst.Rows != n || dst.Cols != x.Cols {
+		return fmt.Errorf("%w: DenseOperator of a %dx%d matrix applied to %dx%d into %dx%d", zonal.ErrShape, n, c, x.Rows, x.Cols, dst.Rows, dst.Cols)
+	}
+	b := o.Backend
 	if b == nil {
 		b = backend.Default()
 	}
-	b.Gemm(blasNoTrans, blasNoTrans, 1, o.A.RawMatrix(), x, 0, dst)
+	b.Gemm(blas.NoTrans, blas.NoTrans, 1, o.A.RawMatrix(), x, 0, dst)
 	return nil
 }
 
 // CGOptions configures CG. The zero value is usable.
+//
+// Of the shared Options, Backend does the vector operations (dot products
+// and axpys; the operator uses its own), MemoryBudget bounds CG's work
+// arrays (3 n x k matrices, 4 with a preconditioner), and Progress receives
+// one report per iteration: Stage "cg", Done the iteration, Total the
+// iteration bound, Residual the largest relative residual over the columns.
 type CGOptions struct {
+	Options
 	// Tol is the relative-residual tolerance: column j has converged when
 	// ||b_j - A x_j|| <= Tol ||b_j||. Zero means 1e-10.
 	Tol float64
@@ -72,10 +98,6 @@ type CGOptions struct {
 	// every residual is exactly zero) instead of stopping at Tol; FALKON's
 	// usual mode.
 	FixedIter bool
-	// Backend for the vector operations; nil means backend.Default().
-	Backend backend.Backend
-	// Progress, if set, is called after every iteration.
-	Progress func(iter int, relResidual float64)
 }
 
 // CGResult reports a CG run.
@@ -100,8 +122,20 @@ type CGResult struct {
 // likewise r^T P^{-1} r <= 0 for a nonzero r and the preconditioner. Not
 // reaching Tol within MaxIter is not an error: the result says Converged =
 // false. ctx is checked every iteration.
+//
+// Errors: zonal.ErrParam for a nil operator; zonal.ErrShape when b and x are
+// nil or not both n x k; zonal.ErrNonFinite for NaN or Inf in b;
+// zonal.ErrTooLarge when the work arrays exceed opts.MemoryBudget;
+// zonal.ErrNotPositiveDefinite as above; ctx.Err() (wrapped) when canceled;
+// and any error of the operator's or preconditioner's Apply.
 func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGResult, error) {
 	var res CGResult
+	if a == nil {
+		return res, fmt.Errorf("%w: nil CG operator", zonal.ErrParam)
+	}
+	if b == nil || x == nil {
+		return res, fmt.Errorf("%w: nil CG right-hand side or solution", zonal.ErrShape)
+	}
 	n := a.Size()
 	nb, k := b.Dims()
 	nx, kx := x.Dims()
@@ -111,10 +145,14 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 	if err := checkFinite("CG right-hand side", b); err != nil {
 		return res, err
 	}
-	be := opts.Backend
-	if be == nil {
-		be = backend.Default()
+	work := 3
+	if opts.Precond != nil {
+		work = 4
 	}
+	if err := budget.Check(fmt.Sprintf("CG on %d x %d right-hand sides", n, k), budget.Floats(work, n, k), opts.MemoryBudget); err != nil {
+		return res, err
+	}
+	be := opts.backend()
 	tol := opts.Tol
 	if tol <= 0 {
 		tol = 1e-10
@@ -230,9 +268,7 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 		res.Iterations = it
 		worst := rel()
 		res.History = append(res.History, worst)
-		if opts.Progress != nil {
-			opts.Progress(it, worst)
-		}
+		opts.report(zonal.Progress{Stage: "cg", Done: it, Total: maxIter, Residual: worst})
 		if allDone() {
 			break
 		}

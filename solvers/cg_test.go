@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/zonal-ml/zonal"
@@ -129,5 +130,57 @@ func TestCGZeroRHSAndCancel(t *testing.T) {
 	b.Set(3, 0, math.NaN())
 	if _, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{}); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Fatalf("NaN: err = %v", err)
+	}
+}
+
+// TestCGProgressAndBudget: one "cg" report per iteration whose Residual is
+// the History entry; work arrays over the budget are refused before CG
+// starts; bad operators are errors, not panics.
+func TestCGProgressAndBudget(t *testing.T) {
+	const n, k = 30, 2
+	a := randSPD(n, 9)
+	b := mat.NewDense(n, k, nil)
+	for i := 0; i < n; i++ {
+		b.Set(i, 0, 1)
+		b.Set(i, 1, float64(i%3))
+	}
+	x := mat.NewDense(n, k, nil)
+	var reps []zonal.Progress
+	res, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{
+		Options: Options{Progress: func(p zonal.Progress) { reps = append(reps, p) }},
+		MaxIter: 12, FixedIter: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iterations != 12 || len(reps) != 12 {
+		t.Fatalf("%d iterations, %d reports; want 12 and 12", res.Iterations, len(reps))
+	}
+	for i, p := range reps {
+		if p.Stage != "cg" || p.Done != i+1 || p.Total != 12 || p.Residual != res.History[i+1] {
+			t.Fatalf("report %d = %+v, want cg %d/12 residual %g", i, p, i+1, res.History[i+1])
+		}
+	}
+
+	// 3 work arrays of n x k floats = 1440 bytes (4 with a preconditioner).
+	x.Zero()
+	if _, err := CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{Options: Options{MemoryBudget: 1440}}); err != nil {
+		t.Fatalf("budget of exactly the work arrays: %v", err)
+	}
+	x.Zero()
+	_, err = CG(context.Background(), DenseOperator{A: a}, b, x, CGOptions{Options: Options{MemoryBudget: 1439}})
+	if !errors.Is(err, zonal.ErrTooLarge) || !strings.Contains(err.Error(), "1440 bytes") {
+		t.Fatalf("over budget: err = %v, want zonal.ErrTooLarge naming 1440 bytes", err)
+	}
+
+	if _, err := CG(context.Background(), nil, b, x, CGOptions{}); !errors.Is(err, zonal.ErrParam) {
+		t.Errorf("nil operator: %v", err)
+	}
+	if _, err := CG(context.Background(), DenseOperator{A: a}, nil, x, CGOptions{}); !errors.Is(err, zonal.ErrShape) {
+		t.Errorf("nil b: %v", err)
+	}
+	rect := OperatorFunc{N: n, F: DenseOperator{A: mat.NewDense(n, n+1, nil)}.Apply}
+	if _, err := CG(context.Background(), rect, b, x, CGOptions{}); !errors.Is(err, zonal.ErrShape) {
+		t.Errorf("non-square DenseOperator: %v", err)
 	}
 }

@@ -44,9 +44,29 @@
 // multi-class classification trains one +1/-1 output per class (one versus
 // all) and predicts the argmax; the metric is accuracy.
 //
+// # Options, backends and errors
+//
+// Every fit takes ctx first and an options struct last; FalkonOptions,
+// ParKOptions and CGOptions embed Options (Backend, MemoryBudget, Progress).
+// The backend a fit is given (nil: backend.Default() when the fit starts) is
+// the one its model predicts on; a model read by Load or UnmarshalPipeline
+// predicts on Options.Backend of that call (nil: backend.Default() at load
+// time). To move a fitted model to another backend, save it and load it with
+// that backend. Every function's doc names the zonal sentinel errors it can
+// return.
+//
 // # Serving
 //
 // Fitted models are immutable. Predict on one row or a small batch writes into
 // a caller buffer without allocating after warm-up (scratch space comes from a
 // sync.Pool) and is safe for concurrent use by many goroutines.
+//
+// # Model files and adding a solver
+//
+// A model file (Save, Load) holds a Pipeline: the model's kind, the task and
+// label encoding, the optional scaler, then the model's own bytes. Each model
+// kind lives in one file: its type implements PersistentModel (Kind,
+// InputDim, Outputs, Predict, MarshalBinary) and an init function registers
+// its decoder with RegisterModel. A new solver does the same in its own file;
+// no switch statement elsewhere names the kinds.
 package solvers

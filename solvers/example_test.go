@@ -146,7 +146,7 @@ func ExampleSave() {
 	if err := solvers.Save(&file, p); err != nil {
 		panic(err)
 	}
-	q, err := solvers.Load(&file)
+	q, err := solvers.Load(&file, solvers.Options{})
 	if err != nil {
 		panic(err)
 	}

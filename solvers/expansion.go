@@ -1,13 +1,11 @@
 package solvers
 
 import (
-	"fmt"
 	"sync"
 
-	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -25,14 +23,17 @@ const predictBlock = 1024
 // KRR (centres = training rows), FALKON and every ParK cell.
 type expansion struct {
 	kern    kernels.Kernel
-	centers *mat.Dense // M x d
-	alpha   *mat.Dense // M x k
-	mean    []float64  // k
-	pool    sync.Pool  // *[]float64 of length M: kernel row scratch
+	centers *mat.Dense      // M x d
+	alpha   *mat.Dense      // M x k
+	mean    []float64       // k
+	be      backend.Backend // large-batch prediction; never nil
+	pool    sync.Pool       // *[]float64 of length M: kernel row scratch
 }
 
-func newExpansion(k kernels.Kernel, centers, alpha *mat.Dense, mean []float64) *expansion {
-	e := &expansion{kern: k, centers: centers, alpha: alpha, mean: mean}
+// newExpansion makes the expansion of kernel k on the given centres,
+// predicting large batches on be (not nil).
+func newExpansion(be backend.Backend, k kernels.Kernel, centers, alpha *mat.Dense, mean []float64) *expansion {
+	e := &expansion{kern: k, centers: centers, alpha: alpha, mean: mean, be: be}
 	m, _ := centers.Dims()
 	e.pool.New = func() any { s := make([]float64, m); return &s }
 	return e
@@ -43,6 +44,9 @@ func (e *expansion) dims() (m, d, k int) {
 	_, k = e.alpha.Dims()
 	return
 }
+
+// Outputs is k.
+func (e *expansion) Outputs() int { _, _, k := e.dims(); return k }
 
 // predictRow writes f(x) for one row x (length d) to out (length k).
 // It does not allocate.
@@ -67,8 +71,9 @@ func (e *expansion) predictRow(out, x []float64) {
 }
 
 // predictBatch writes f(x_i) to the rows of dst for a large batch, with
-// kernel blocks and Gemm.
-func (e *expansion) predictBatch(be backend.Backend, dst, x *mat.Dense) error {
+// kernel blocks and Gemm on the expansion's backend.
+func (e *expansion) predictBatch(dst, x *mat.Dense) error {
+	be := e.be
 	n, _ := x.Dims()
 	m, _, k := e.dims()
 	bs := min(predictBlock, n)
@@ -81,38 +86,7 @@ func (e *expansion) predictBatch(be backend.Backend, dst, x *mat.Dense) error {
 		}
 		dv := dst.Slice(i0, i1, 0, k).(*mat.Dense)
 		fillRows(dv, e.mean)
-		be.Gemm(blasNoTrans, blasNoTrans, 1, kv.RawMatrix(), e.alpha.RawMatrix(), 1, dv.RawMatrix())
+		be.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), e.alpha.RawMatrix(), 1, dv.RawMatrix())
 	}
 	return nil
 }
-
-func fillRows(dst *mat.Dense, v []float64) {
-	r := dst.RawMatrix()
-	for i := 0; i < r.Rows; i++ {
-		copy(r.Data[i*r.Stride:i*r.Stride+r.Cols], v)
-	}
-}
-
-// checkPredict validates Predict's arguments.
-func checkPredict(dst *mat.Dense, x *mat.Dense, d, k int) error {
-	if dst == nil || x == nil {
-		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
-	}
-	n, dx := x.Dims()
-	if dx != d {
-		return fmt.Errorf("%w: model expects %d features, input has %d", zonal.ErrShape, d, dx)
-	}
-	r, c := dst.Dims()
-	if r != n || c != k {
-		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, c, n, k)
-	}
-	return nil
-}
-
-// rowOf returns row i of a dense matrix as a slice (no copy).
-func rowOf(m *mat.Dense, i int) []float64 {
-	r := m.RawMatrix()
-	return r.Data[i*r.Stride : i*r.Stride+r.Cols]
-}
-
-func rawView(m *mat.Dense) blas64.General { return m.RawMatrix() }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -37,6 +38,15 @@ type FalkonOptions struct {
 	Seed uint64
 }
 
+// KindFalkon is the model kind of Falkon in model files.
+const KindFalkon = "falkon"
+
+func init() {
+	RegisterModel(KindFalkon, expansionDecoder(func(lambda float64, e *expansion) Model {
+		return &Falkon{exp: e, lambda: lambda}
+	}))
+}
+
 // Falkon is a FALKON model: f(x) = mean + K(x, C) alpha, C the M centres.
 type Falkon struct {
 	exp     *expansion
@@ -57,7 +67,16 @@ type Falkon struct {
 // output), and alpha = T^-1 A^-1 beta. K_nM is cached when n M doubles fit
 // opts.MemoryBudget (after the M x M factors) and otherwise recomputed in row
 // blocks at every iteration. eps is 1e-14, raised by jitter escalation when
-// K_MM has (near-)duplicate centres.
+// K_MM has (near-)duplicate centres. Linear algebra runs on opts.Backend, at
+// prediction time too.
+//
+// Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
+// Centers outside 1..n, an unknown Sampling; zonal.ErrShape for nil inputs or
+// a label count other than the row count; zonal.ErrEmpty for no rows or
+// columns; zonal.ErrNonFinite for NaN or Inf in x or y; zonal.ErrTooLarge when
+// the working arrays exceed opts.MemoryBudget; zonal.ErrNotPositiveDefinite
+// when a factorisation fails even with jitter; the kernel's and leverage-score
+// sampling's errors; ctx.Err() (wrapped) when canceled.
 func FitFalkon(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts FalkonOptions) (*Falkon, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
@@ -97,15 +116,6 @@ func uniformCenters(n, M int, seed uint64) []int {
 	return idx
 }
 
-func gatherRows(x *mat.Dense, idx []int) *mat.Dense {
-	_, d := x.Dims()
-	c := mat.NewDense(len(idx), d, nil)
-	for i, j := range idx {
-		copy(rowOf(c, i), rowOf(x, j))
-	}
-	return c
-}
-
 func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, mean []float64, lambda float64, idx []int, opts FalkonOptions) (*Falkon, error) {
 	n, d := x.Dims()
 	_, kout := yc.Dims()
@@ -138,7 +148,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	// A: La La^T = L^T L / M + lambda I (La = A^T).
 	La := mat.NewDense(M, M, nil)
 	if _, err := factorWithJitter(ctx, be, La, lambda, "T T^T / M + lambda I", func(a *mat.Dense) error {
-		be.Syrk(blasTrans, 1/float64(M), L.RawMatrix(), 0, a.RawMatrix())
+		be.Syrk(blas.Trans, 1/float64(M), L.RawMatrix(), 0, a.RawMatrix())
 		return nil
 	}); err != nil {
 		return nil, err
@@ -201,9 +211,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 				rhs = yc.Slice(i0, i1, 0, kout).(*mat.Dense).RawMatrix()
 			} else {
 				rhs = tmp.Slice(0, i1-i0, 0, kout).(*mat.Dense).RawMatrix()
-				be.Gemm(blasNoTrans, blasNoTrans, 1, kv.RawMatrix(), *w, 0, rhs)
+				be.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), *w, 0, rhs)
 			}
-			be.Gemm(blasTrans, blasNoTrans, 1, kv.RawMatrix(), rhs, 1, out)
+			be.Gemm(blas.Trans, blas.NoTrans, 1, kv.RawMatrix(), rhs, 1, out)
 		}
 		return nil
 	}
@@ -214,15 +224,15 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	op := OperatorFunc{N: M, F: func(ctx context.Context, dst, u blas64.General) error {
 		vr, wr := v.RawMatrix(), w.RawMatrix()
 		copyGeneral(vr, u)
-		be.TriSolve(blasTrans, lar, vr) // v = A^-1 u
+		be.TriSolve(blas.Trans, lar, vr) // v = A^-1 u
 		copyGeneral(wr, vr)
-		be.TriSolve(blasTrans, lr, wr) // w = T^-1 v
+		be.TriSolve(blas.Trans, lr, wr) // w = T^-1 v
 		if err := pass(ctx, dst, &wr); err != nil {
 			return err
 		}
-		be.TriSolve(blasNoTrans, lr, dst) // T^-T (.)
+		be.TriSolve(blas.NoTrans, lr, dst) // T^-T (.)
 		scaleAddGeneral(dst, invN, vr, lambda)
-		be.TriSolve(blasNoTrans, lar, dst) // A^-T (.)
+		be.TriSolve(blas.NoTrans, lar, dst) // A^-T (.)
 		return nil
 	}}
 	r := mat.NewDense(M, kout, nil)
@@ -230,26 +240,25 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	if err := pass(ctx, rr, nil); err != nil {
 		return nil, err
 	}
-	be.TriSolve(blasNoTrans, lr, rr)
-	be.TriSolve(blasNoTrans, lar, rr)
+	be.TriSolve(blas.NoTrans, lr, rr)
+	be.TriSolve(blas.NoTrans, lar, rr)
 	for i := range rr.Data {
 		rr.Data[i] *= invN
 	}
 	beta := mat.NewDense(M, kout, nil)
 	res, err := CG(ctx, op, r, beta, CGOptions{
-		Tol: tol, MaxIter: iters, Backend: be,
-		Progress: func(it int, rel float64) {
-			opts.report(zonal.Progress{Stage: "cg", Done: it, Total: iters, Residual: rel})
-		},
+		Options: Options{Backend: be, MemoryBudget: limit, Progress: opts.Progress},
+		Tol:     tol,
+		MaxIter: iters,
 	})
 	if err != nil {
 		return nil, err
 	}
 	br := beta.RawMatrix()
-	be.TriSolve(blasTrans, lar, br)
-	be.TriSolve(blasTrans, lr, br)
+	be.TriSolve(blas.Trans, lar, br)
+	be.TriSolve(blas.Trans, lr, br)
 	return &Falkon{
-		exp: newExpansion(k, centers, beta, mean), lambda: lambda, idx: idx,
+		exp: newExpansion(be, k, centers, beta, mean), lambda: lambda, idx: idx,
 		cg: res, kmmJit: jit, caching: knm != nil,
 	}, nil
 }
@@ -307,7 +316,17 @@ func (m *Falkon) CachedKnM() bool { return m.caching }
 
 // Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
 // allocate after warm-up.
+//
+// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
+// for NaN or Inf in x.
 func (m *Falkon) Predict(dst, x *mat.Dense) error { return predictExpansion(m.exp, dst, x) }
+
+// MarshalBinary encodes the model for a model file: lambda, the kernel's
+// kind and parameters, the centres, alpha and the output means (not the
+// fit's diagnostics: CenterIndices, CG and CachedKnM are zero after loading).
+//
+// Errors: the kernel's MarshalBinary error.
+func (m *Falkon) MarshalBinary() ([]byte, error) { return marshalExpansionModel(m.lambda, m.exp) }
 
 // rlsCenters draws M centres by recursive ridge leverage scores, sorted.
 func rlsCenters(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, M int, lambda float64, seed uint64) ([]int, error) {

@@ -11,6 +11,15 @@ import (
 	"github.com/zonal-ml/zonal/kernels"
 )
 
+// KindKRR is the model kind of KRR in model files.
+const KindKRR = "krr"
+
+func init() {
+	RegisterModel(KindKRR, expansionDecoder(func(lambda float64, e *expansion) Model {
+		return &KRR{exp: e, lambda: lambda}
+	}))
+}
+
 // KRR is exact kernel ridge regression: f(x) = mean + K(x, X) alpha with
 // (K + lambda n I) alpha = Y - mean.
 type KRR struct {
@@ -25,7 +34,15 @@ type KRR struct {
 // wrapping zonal.ErrTooLarge that names the bytes needed. If the factorisation fails
 // (lambda n below the rounding level of K) a jitter of 1e-12..1e-4 times the
 // mean diagonal is added in steps; past that the error wraps zonal.ErrNotPositiveDefinite.
-// The training rows are kept as the expansion's centres.
+// The training rows are kept as the expansion's centres. Linear algebra runs
+// on opts.Backend, at prediction time too.
+//
+// Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite;
+// zonal.ErrShape for nil inputs or a label count other than the row count;
+// zonal.ErrEmpty for no rows or columns; zonal.ErrNonFinite for NaN or Inf in
+// x or y; zonal.ErrTooLarge when the working arrays exceed opts.MemoryBudget;
+// zonal.ErrNotPositiveDefinite when a factorisation fails even with jitter;
+// the kernel's errors; ctx.Err() (wrapped) when canceled.
 func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts Options) (*KRR, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
@@ -61,7 +78,7 @@ func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float
 	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
 	be.CholSolve(kmat.RawMatrix(), yc.RawMatrix())
 	xc := mat.DenseCopyOf(x)
-	return &KRR{exp: newExpansion(k, xc, yc, mean), lambda: lambda, jitter: jit}, nil
+	return &KRR{exp: newExpansion(be, k, xc, yc, mean), lambda: lambda, jitter: jit}, nil
 }
 
 // Kind returns "krr".
@@ -81,6 +98,9 @@ func (m *KRR) Alpha() *mat.Dense { return m.exp.alpha }
 
 // Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
 // allocate after warm-up.
+//
+// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
+// for NaN or Inf in x.
 func (m *KRR) Predict(dst, x *mat.Dense) error { return predictExpansion(m.exp, dst, x) }
 
 func predictExpansion(e *expansion, dst, x *mat.Dense) error {
@@ -98,5 +118,11 @@ func predictExpansion(e *expansion, dst, x *mat.Dense) error {
 		}
 		return nil
 	}
-	return e.predictBatch(defaultBackend(), dst, x)
+	return e.predictBatch(dst, x)
 }
+
+// MarshalBinary encodes the model for a model file: lambda, the kernel's
+// kind and parameters, the training rows, alpha and the output means.
+//
+// Errors: the kernel's MarshalBinary error.
+func (m *KRR) MarshalBinary() ([]byte, error) { return marshalExpansionModel(m.lambda, m.exp) }

@@ -78,7 +78,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			if err := Save(&buf, p); err != nil {
 				t.Fatal(err)
 			}
-			q, err := Load(bytes.NewReader(buf.Bytes()))
+			q, err := Load(bytes.NewReader(buf.Bytes()), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func TestLoadBadFiles(t *testing.T) {
 	}
 	// Every truncation is caught (by length or checksum).
 	for _, n := range []int{0, 3, 8, 9, 10, 13, 14, 50, len(good) / 2, len(good) - 5, len(good) - 1} {
-		if _, err := UnmarshalPipeline(good[:n]); !errors.Is(err, zonal.ErrFormat) {
+		if _, err := UnmarshalPipeline(good[:n], Options{}); !errors.Is(err, zonal.ErrFormat) {
 			t.Errorf("truncated to %d bytes: err = %v", n, err)
 		}
 	}
@@ -132,29 +132,29 @@ func TestLoadBadFiles(t *testing.T) {
 	for _, i := range []int{10, 20, len(good) / 3, len(good) - 8, len(good) - 1} {
 		bad := bytes.Clone(good)
 		bad[i] ^= 0x10
-		if _, err := UnmarshalPipeline(bad); !errors.Is(err, zonal.ErrFormat) {
+		if _, err := UnmarshalPipeline(bad, Options{}); !errors.Is(err, zonal.ErrFormat) {
 			t.Errorf("bit flip at %d: err = %v", i, err)
 		}
 	}
 	bad := bytes.Clone(good)
 	bad[0] = 'X'
-	if _, err := UnmarshalPipeline(bad); !errors.Is(err, zonal.ErrFormat) {
+	if _, err := UnmarshalPipeline(bad, Options{}); !errors.Is(err, zonal.ErrFormat) {
 		t.Errorf("bad magic: %v", err)
 	}
 	bad = bytes.Clone(good)
 	binary.LittleEndian.PutUint16(bad[8:], FormatVersion+1)
-	if _, err := UnmarshalPipeline(bad); !errors.Is(err, zonal.ErrVersion) {
+	if _, err := UnmarshalPipeline(bad, Options{}); !errors.Is(err, zonal.ErrVersion) {
 		t.Errorf("future version: %v", err)
 	}
 	// A consistent checksum over inconsistent contents is caught by the parser.
 	bad = bytes.Clone(good)
 	binary.LittleEndian.PutUint64(bad[10:], 1<<60) // kind length
 	bad = fixCRC(bad)
-	if _, err := UnmarshalPipeline(bad); !errors.Is(err, zonal.ErrFormat) {
+	if _, err := UnmarshalPipeline(bad, Options{}); !errors.Is(err, zonal.ErrFormat) {
 		t.Errorf("absurd length: %v", err)
 	}
 	bad = append(bytes.Clone(good[:len(good)-4]), 0)
-	if _, err := UnmarshalPipeline(fixCRC(append(bad, 0, 0, 0, 0))); !errors.Is(err, zonal.ErrFormat) {
+	if _, err := UnmarshalPipeline(fixCRC(append(bad, 0, 0, 0, 0)), Options{}); !errors.Is(err, zonal.ErrFormat) {
 		t.Errorf("trailing byte: %v", err)
 	}
 }
@@ -184,7 +184,7 @@ func FuzzLoad(f *testing.F) {
 	row := xt.Slice(0, 1, 0, 3).(*mat.Dense)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, in := range [][]byte{b, fixCRC(b)} {
-			p, err := UnmarshalPipeline(in)
+			p, err := UnmarshalPipeline(in, Options{})
 			if err != nil {
 				if !errors.Is(err, zonal.ErrFormat) && !errors.Is(err, zonal.ErrVersion) {
 					t.Fatalf("error without sentinel: %v", err)

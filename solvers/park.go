@@ -12,9 +12,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
+
+// KindParK is the model kind of ParK in model files.
+const KindParK = "park"
+
+func init() { RegisterModel(KindParK, decodeParK) }
 
 // ParKOptions configures FitParK.
 type ParKOptions struct {
@@ -70,6 +76,16 @@ type ParK struct {
 // lambda_q = lambda n / n_q, the scaling of the paper's analysis, so each
 // cell solves (K_qM^T K_qM + lambda n K_MM) a = K_qM^T Y_q and the targets
 // are centred per cell. Cells run in parallel on at most Workers goroutines.
+// Linear algebra runs on opts.Backend, at prediction time too.
+//
+// Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
+// Cells outside 1..n, Centers outside Cells..n, fewer distinct points in
+// feature space than Cells; zonal.ErrShape for nil inputs or a label count
+// other than the row count; zonal.ErrEmpty for no rows or columns;
+// zonal.ErrNonFinite for NaN or Inf in x or y; zonal.ErrTooLarge when the
+// working arrays exceed opts.MemoryBudget; zonal.ErrNotPositiveDefinite when a
+// factorisation fails even with jitter; the kernel's errors; ctx.Err()
+// (wrapped) when canceled.
 func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts ParKOptions) (*ParK, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
@@ -159,6 +175,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 	var mu sync.Mutex
 	done := 0
 	cellOpts.Progress = nil
+	cellOpts.Backend = be // the cells' models predict on the fit's backend
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, Q)
@@ -232,10 +249,14 @@ func (p *ParK) CellSizes() []int { return p.sizes }
 func (p *ParK) Centroids() *mat.Dense { return p.centroids }
 
 // Cell returns the index of the cell of point x (length d): the nearest
-// centroid in the RKHS, ties to the smaller index.
+// centroid in the RKHS, ties to the smaller index; -1 when x does not have
+// length d.
 func (p *ParK) Cell(x []float64) int {
 	best, bestD := 0, math.Inf(1)
 	c := p.centroids.RawMatrix()
+	if len(x) != c.Cols {
+		return -1
+	}
 	for q := range p.cells {
 		dq := p.cdiag[q] - 2*p.kern.Eval(x, c.Data[q*c.Stride:q*c.Stride+c.Cols])
 		if dq < bestD {
@@ -247,6 +268,9 @@ func (p *ParK) Cell(x []float64) int {
 
 // Predict writes f(x_i) to the rows of dst, each row by its own cell's
 // model only; batches of at most 32 rows do not allocate after warm-up.
+//
+// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
+// for NaN or Inf in x.
 func (p *ParK) Predict(dst, x *mat.Dense) error {
 	d, k := p.InputDim(), p.Outputs()
 	if err := checkPredict(dst, x, d, k); err != nil {
@@ -268,14 +292,13 @@ func (p *ParK) Predict(dst, x *mat.Dense) error {
 		q := p.Cell(rowOf(x, i))
 		groups[q] = append(groups[q], i)
 	}
-	be := defaultBackend()
 	for q, rows := range groups {
 		if len(rows) == 0 {
 			continue
 		}
 		xq := gatherRows(x, rows)
 		out := mat.NewDense(len(rows), k, nil)
-		if err := p.cells[q].predictBatch(be, out, xq); err != nil {
+		if err := p.cells[q].predictBatch(out, xq); err != nil {
 			return err
 		}
 		for j, i := range rows {
@@ -283,4 +306,53 @@ func (p *ParK) Predict(dst, x *mat.Dense) error {
 		}
 	}
 	return nil
+}
+
+// MarshalBinary encodes the model for a model file: lambda, the kernel's
+// kind and parameters, the centroids and their k(c_q, c_q), then every
+// cell's centres, alpha and output means (not CellSizes).
+//
+// Errors: the kernel's MarshalBinary error.
+func (p *ParK) MarshalBinary() ([]byte, error) {
+	e := &enc{}
+	e.f64(p.lambda)
+	if err := e.kernel(p.kern); err != nil {
+		return nil, err
+	}
+	e.dense(p.centroids)
+	e.floats(p.cdiag)
+	for _, c := range p.cells {
+		e.expansion(c)
+	}
+	return e.b, nil
+}
+
+// decodeParK is the ModelDecoder of KindParK.
+func decodeParK(data []byte, be backend.Backend) (Model, error) {
+	d := &dec{b: data}
+	lambda := d.f64("lambda")
+	k := d.kernel()
+	cent := d.dense("centroids")
+	cdiag := d.floats("centroid norms")
+	if d.err != nil {
+		return nil, d.err
+	}
+	q, dim := cent.Dims()
+	if len(cdiag) != q {
+		return nil, fmt.Errorf("%w: %d centroids, %d norms", zonal.ErrFormat, q, len(cdiag))
+	}
+	p := &ParK{kern: k, centroids: cent, cdiag: cdiag, lambda: lambda, cells: make([]*expansion, q)}
+	for i := range p.cells {
+		p.cells[i] = d.expansion(be, k, dim)
+		if d.err != nil {
+			return nil, d.err
+		}
+		if _, _, kk := p.cells[i].dims(); kk != p.cells[0].Outputs() {
+			return nil, fmt.Errorf("%w: cells have different output counts", zonal.ErrFormat)
+		}
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return p, nil
 }

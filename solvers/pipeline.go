@@ -15,6 +15,9 @@ type Scaler struct {
 }
 
 // NewScaler checks and wraps mean and scale (same length, finite, scale != 0).
+//
+// Errors: zonal.ErrShape for empty slices or different lengths;
+// zonal.ErrParam for a non-finite mean or scale or a zero scale.
 func NewScaler(mean, scale []float64) (*Scaler, error) {
 	if len(mean) != len(scale) || len(mean) == 0 {
 		return nil, fmt.Errorf("%w: scaler mean has %d entries, scale %d", zonal.ErrShape, len(mean), len(scale))
@@ -49,7 +52,12 @@ type pipeScratch struct {
 	out [smallBatch + 1]*mat.Dense
 }
 
-// NewPipeline checks that the parts fit together.
+// NewPipeline checks that the parts fit together. An Encoding with TaskAuto
+// is taken as TaskRegression.
+//
+// Errors: zonal.ErrParam for a nil model; zonal.ErrShape when the scaler's
+// length is not the model's InputDim or the encoding's Outputs not the
+// model's.
 func NewPipeline(s *Scaler, enc Encoding, m Model) (*Pipeline, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: nil model", zonal.ErrParam)
@@ -76,7 +84,13 @@ func (p *Pipeline) Outputs() int { return p.Model.Outputs() }
 
 // PredictOutputs scales x (n x d) and writes the raw model outputs to dst
 // (n x k). Batches of at most 32 rows do not allocate after warm-up.
+//
+// Errors: zonal.ErrShape unless x is n x d and dst n x k; the model's
+// Predict errors (zonal.ErrNonFinite for NaN or Inf in x).
 func (p *Pipeline) PredictOutputs(dst, x *mat.Dense) error {
+	if dst == nil || x == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+	}
 	if p.Scaler == nil {
 		return p.Model.Predict(dst, x)
 	}
@@ -107,7 +121,13 @@ func (p *Pipeline) PredictOutputs(dst, x *mat.Dense) error {
 // PredictLabels writes the prediction for every row of x to dst (length n):
 // the value for regression, the class label for classification. Batches of
 // at most 32 rows do not allocate after warm-up.
+//
+// Errors: zonal.ErrShape unless x is n x d and dst has n entries; the
+// model's Predict errors (zonal.ErrNonFinite for NaN or Inf in x).
 func (p *Pipeline) PredictLabels(dst []float64, x *mat.Dense) error {
+	if x == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+	}
 	n, _ := x.Dims()
 	if len(dst) != n {
 		return fmt.Errorf("%w: dst has %d entries for %d rows", zonal.ErrShape, len(dst), n)
@@ -130,6 +150,5 @@ func (p *Pipeline) PredictLabels(dst []float64, x *mat.Dense) error {
 	if err := p.PredictOutputs(out, x); err != nil {
 		return err
 	}
-	p.Encoding.Decode(dst, out)
-	return nil
+	return p.Encoding.Decode(dst, out)
 }

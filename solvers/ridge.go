@@ -5,12 +5,19 @@ import (
 	"fmt"
 	"sync"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
+
+// KindRidge is the model kind of Ridge in model files.
+const KindRidge = "ridge"
+
+func init() { RegisterModel(KindRidge, decodeRidge) }
 
 // Ridge is ridge regression on an explicit feature map z:
 // f(x) = mean + z(x) W with (Z^T Z + lambda n I) W = Z^T (Y - mean).
@@ -19,7 +26,8 @@ type Ridge struct {
 	w      *mat.Dense // D x k
 	mean   []float64
 	lambda float64
-	pool   sync.Pool // *ridgeScratch
+	be     backend.Backend // large-batch prediction; never nil
+	pool   sync.Pool       // *ridgeScratch
 }
 
 type ridgeScratch struct {
@@ -30,7 +38,17 @@ type ridgeScratch struct {
 // features fm(x). Z^T Z and Z^T Y are accumulated over row blocks (Syrk and
 // Gemm on the backend), so Z is never held whole: memory is D^2 + block x D
 // floats. The D x D system is solved by Cholesky (with jitter escalation
-// when lambda is tiny and Z^T Z singular).
+// when lambda is tiny and Z^T Z singular). Linear algebra runs on
+// opts.Backend, at prediction time too (the map's Transform uses its own).
+//
+// Errors: zonal.ErrParam for a nil map, lambda not positive and finite;
+// zonal.ErrShape for nil inputs, a label count other than the row count or a
+// map whose input dimension is not x's column count; zonal.ErrEmpty for no
+// rows or columns; zonal.ErrNonFinite for NaN or Inf in x or y or in the
+// features; zonal.ErrTooLarge when the working arrays exceed
+// opts.MemoryBudget; zonal.ErrNotPositiveDefinite when a factorisation fails
+// even with jitter; the map's Transform errors; ctx.Err() (wrapped) when
+// canceled.
 func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.Dense, lambda float64, opts Options) (*Ridge, error) {
 	if fm == nil {
 		return nil, fmt.Errorf("%w: nil feature map", zonal.ErrParam)
@@ -75,9 +93,9 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.D
 		if err := checkFinite("features", zv); err != nil {
 			return nil, err
 		}
-		be.Syrk(blasTrans, 1, zv.RawMatrix(), 1, ztz.RawMatrix())
+		be.Syrk(blas.Trans, 1, zv.RawMatrix(), 1, ztz.RawMatrix())
 		yv := yc.Slice(i0, i1, 0, k).(*mat.Dense)
-		be.Gemm(blasTrans, blasNoTrans, 1, zv.RawMatrix(), yv.RawMatrix(), 1, zty.RawMatrix())
+		be.Gemm(blas.Trans, blas.NoTrans, 1, zv.RawMatrix(), yv.RawMatrix(), 1, zty.RawMatrix())
 		opts.report(zonal.Progress{Stage: "features", Done: b + 1, Total: nblocks})
 	}
 	// ztz is destroyed by a failed factorisation: keep the Gram matrix only
@@ -96,11 +114,11 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.D
 	}
 	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
 	be.CholSolve(ztz.RawMatrix(), zty.RawMatrix())
-	return newRidge(fm, zty, mean, lambda), nil
+	return newRidge(be, fm, zty, mean, lambda), nil
 }
 
-func newRidge(fm kernels.FeatureMap, w *mat.Dense, mean []float64, lambda float64) *Ridge {
-	r := &Ridge{fm: fm, w: w, mean: mean, lambda: lambda}
+func newRidge(be backend.Backend, fm kernels.FeatureMap, w *mat.Dense, mean []float64, lambda float64) *Ridge {
+	r := &Ridge{fm: fm, w: w, mean: mean, lambda: lambda, be: be}
 	r.pool.New = func() any { return new(ridgeScratch) }
 	return r
 }
@@ -122,6 +140,9 @@ func (r *Ridge) Weights() *mat.Dense { return r.w }
 
 // Predict writes f(x_i) to the rows of dst (n x k). Batches of at most 32
 // rows do not allocate after warm-up when the map's Transform does not.
+//
+// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
+// for NaN or Inf in x; the map's Transform errors.
 func (r *Ridge) Predict(dst, x *mat.Dense) error {
 	d, k := r.InputDim(), r.Outputs()
 	if err := checkPredict(dst, x, d, k); err != nil {
@@ -157,7 +178,7 @@ func (r *Ridge) Predict(dst, x *mat.Dense) error {
 		}
 		return nil
 	}
-	be := defaultBackend()
+	be := r.be
 	bs := min(predictBlock, n)
 	zb := mat.NewDense(bs, D, nil)
 	for i0 := 0; i0 < n; i0 += bs {
@@ -168,7 +189,50 @@ func (r *Ridge) Predict(dst, x *mat.Dense) error {
 		}
 		dv := dst.Slice(i0, i1, 0, k).(*mat.Dense)
 		fillRows(dv, r.mean)
-		be.Gemm(blasNoTrans, blasNoTrans, 1, zv.RawMatrix(), r.w.RawMatrix(), 1, dv.RawMatrix())
+		be.Gemm(blas.NoTrans, blas.NoTrans, 1, zv.RawMatrix(), r.w.RawMatrix(), 1, dv.RawMatrix())
 	}
 	return nil
+}
+
+// MarshalBinary encodes the model for a model file: lambda, the feature
+// map's kind and bytes, W and the output means.
+//
+// Errors: zonal.ErrParam when the map is not a kernels.PersistentMap; the
+// map's MarshalBinary error.
+func (r *Ridge) MarshalBinary() ([]byte, error) {
+	pm, ok := r.fm.(kernels.PersistentMap)
+	if !ok {
+		return nil, fmt.Errorf("%w: feature map %T cannot be saved (not a kernels.PersistentMap)", zonal.ErrParam, r.fm)
+	}
+	mb, err := pm.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("solvers: encoding feature map %s: %w", pm.Kind(), err)
+	}
+	e := &enc{}
+	e.f64(r.lambda)
+	e.str(pm.Kind())
+	e.bytes(mb)
+	e.dense(r.w)
+	e.floats(r.mean)
+	return e.b, nil
+}
+
+// decodeRidge is the ModelDecoder of KindRidge.
+func decodeRidge(data []byte, be backend.Backend) (Model, error) {
+	d := &dec{b: data}
+	lambda := d.f64("lambda")
+	mk, mb := d.str("map kind"), d.bytes("map")
+	w, mean := d.dense("weights"), d.floats("mean")
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	fm, err := kernels.UnmarshalMap(mk, mb)
+	if err != nil {
+		return nil, fmt.Errorf("%w: feature map: %w", zonal.ErrFormat, err)
+	}
+	D, k := w.Dims()
+	if fm.Dim() != D || len(mean) != k {
+		return nil, fmt.Errorf("%w: map has %d features, weights are %dx%d, mean %d", zonal.ErrFormat, fm.Dim(), D, k, len(mean))
+	}
+	return newRidge(be, fm, w, mean, lambda), nil
 }

@@ -219,6 +219,9 @@ func TestParKPartition(t *testing.T) {
 			t.Fatalf("centroid %d is assigned to cell %d", q, c)
 		}
 	}
+	if c := p.Cell([]float64{0}); c != -1 {
+		t.Fatalf("Cell of a point of the wrong length = %d, want -1", c)
+	}
 	pr := predictAll(t, p, xt)
 	if r := RMSE(pr.RawMatrix().Data, yt.RawMatrix().Data); r > 0.15 {
 		t.Fatalf("ParK test RMSE %g", r)
@@ -276,6 +279,8 @@ func TestBadInputs(t *testing.T) {
 			{"lambda NaN", x, y, math.NaN(), zonal.ErrParam},
 			{"NaN feature", xNaN, y, 1e-3, zonal.ErrNonFinite},
 			{"Inf label", x, yInf, 1e-3, zonal.ErrNonFinite},
+			{"nil x", nil, y, 1e-3, zonal.ErrShape},
+			{"no rows", &mat.Dense{}, y, 1e-3, zonal.ErrEmpty},
 		} {
 			if err := f(c.x, c.y, c.l); !errors.Is(err, c.want) {
 				t.Errorf("%s, %s: err = %v, want %v", name, c.what, err, c.want)
@@ -307,6 +312,16 @@ func TestBadInputs(t *testing.T) {
 	bad := mat.NewDense(1, 2, []float64{math.NaN(), 0})
 	if err := m.Predict(mat.NewDense(1, 1, nil), bad); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("predict NaN: %v", err)
+	}
+	pipe, err := NewPipeline(nil, Encoding{Task: TaskRegression}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pipe.PredictOutputs(nil, x); !errors.Is(err, zonal.ErrShape) {
+		t.Errorf("PredictOutputs into nil: %v", err)
+	}
+	if err := pipe.PredictLabels(make([]float64, 1), nil); !errors.Is(err, zonal.ErrShape) {
+		t.Errorf("PredictLabels of nil: %v", err)
 	}
 }
 

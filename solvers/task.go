@@ -37,7 +37,9 @@ func (t Task) String() string {
 	return "auto"
 }
 
-// ParseTask parses "auto", "regression" or "classification".
+// ParseTask parses "auto" (or ""), "regression" or "classification".
+//
+// Errors: zonal.ErrParam for any other string.
 func ParseTask(s string) (Task, error) {
 	switch s {
 	case "auto", "":
@@ -64,6 +66,10 @@ type Encoding struct {
 
 // NewEncoding chooses the encoding of training labels y for task (TaskAuto
 // decides from y).
+//
+// Errors: zonal.ErrShape for no labels; zonal.ErrNonFinite for a NaN or Inf
+// label; zonal.ErrParam for classification with fewer than 2 classes or an
+// unknown task.
 func NewEncoding(y []float64, task Task) (Encoding, error) {
 	if len(y) == 0 {
 		return Encoding{}, fmt.Errorf("%w: no labels", zonal.ErrShape)
@@ -108,9 +114,15 @@ func (e Encoding) Outputs() int {
 	return 1
 }
 
-// Targets returns the n x k training targets for labels y. A label that is
-// not one of the classes is an error.
+// Targets returns the n x k training targets for labels y.
+//
+// Errors: zonal.ErrNonFinite for a NaN or Inf label; zonal.ErrParam for a
+// label that is not one of the classes (classification); zonal.ErrEmpty for
+// no labels.
 func (e Encoding) Targets(y []float64) (*mat.Dense, error) {
+	if len(y) == 0 {
+		return nil, fmt.Errorf("%w: no labels", zonal.ErrEmpty)
+	}
 	k := e.Outputs()
 	t := mat.NewDense(len(y), k, nil)
 	for i, v := range y {
@@ -139,8 +151,21 @@ func (e Encoding) Targets(y []float64) (*mat.Dense, error) {
 }
 
 // Decode writes the label of every row of the outputs (n x k) to dst.
-func (e Encoding) Decode(dst []float64, out *mat.Dense) {
+//
+// Errors: zonal.ErrShape unless out has Outputs() columns and dst n entries;
+// zonal.ErrParam for a classification encoding with fewer than 2 classes.
+// Nothing is written then.
+func (e Encoding) Decode(dst []float64, out *mat.Dense) error {
+	if out == nil {
+		return fmt.Errorf("%w: nil outputs", zonal.ErrShape)
+	}
 	n, k := out.Dims()
+	if k != e.Outputs() || len(dst) != n {
+		return fmt.Errorf("%w: decoding %dx%d outputs into %d labels, the %s encoding has %d outputs", zonal.ErrShape, n, k, len(dst), e.Task, e.Outputs())
+	}
+	if e.Task == TaskClassification && len(e.Classes) < 2 {
+		return fmt.Errorf("%w: classification encoding with %d classes", zonal.ErrParam, len(e.Classes))
+	}
 	for i := 0; i < n; i++ {
 		row := rowOf(out, i)
 		switch {
@@ -162,6 +187,7 @@ func (e Encoding) Decode(dst []float64, out *mat.Dense) {
 			dst[i] = e.Classes[best]
 		}
 	}
+	return nil
 }
 
 // Metrics of predicted labels against true ones; the fields that do not
@@ -171,7 +197,8 @@ type Metrics struct {
 }
 
 // Evaluate computes the metrics of the task: RMSE, MAE and R^2 for
-// regression, accuracy for classification.
+// regression, accuracy for classification (NaN when pred and y differ in
+// length or are empty, as in each metric).
 func (e Encoding) Evaluate(pred, y []float64) Metrics {
 	if e.Task == TaskClassification {
 		a := Accuracy(pred, y)
@@ -181,8 +208,16 @@ func (e Encoding) Evaluate(pred, y []float64) Metrics {
 	return Metrics{RMSE: &r, MAE: &m, R2: &r2}
 }
 
-// RMSE is sqrt(mean((pred - y)^2)).
+// sameLength reports whether pred and y can be compared: the same, nonzero
+// length. Each metric is NaN otherwise.
+func sameLength(pred, y []float64) bool { return len(pred) == len(y) && len(y) > 0 }
+
+// RMSE is sqrt(mean((pred - y)^2)); NaN when pred and y differ in length or
+// are empty.
 func RMSE(pred, y []float64) float64 {
+	if !sameLength(pred, y) {
+		return math.NaN()
+	}
 	s := 0.0
 	for i := range y {
 		d := pred[i] - y[i]
@@ -191,8 +226,11 @@ func RMSE(pred, y []float64) float64 {
 	return math.Sqrt(s / float64(len(y)))
 }
 
-// MAE is mean(|pred - y|).
+// MAE is mean(|pred - y|); NaN when pred and y differ in length or are empty.
 func MAE(pred, y []float64) float64 {
+	if !sameLength(pred, y) {
+		return math.NaN()
+	}
 	s := 0.0
 	for i := range y {
 		s += math.Abs(pred[i] - y[i])
@@ -200,8 +238,12 @@ func MAE(pred, y []float64) float64 {
 	return s / float64(len(y))
 }
 
-// R2 is 1 - sum (pred - y)^2 / sum (y - mean y)^2 (NaN for constant y).
+// R2 is 1 - sum (pred - y)^2 / sum (y - mean y)^2; NaN for constant y and
+// when pred and y differ in length or are empty.
 func R2(pred, y []float64) float64 {
+	if !sameLength(pred, y) {
+		return math.NaN()
+	}
 	mean := 0.0
 	for _, v := range y {
 		mean += v
@@ -218,8 +260,12 @@ func R2(pred, y []float64) float64 {
 	return 1 - ss/st
 }
 
-// Accuracy is the fraction of pred equal to y.
+// Accuracy is the fraction of pred equal to y; NaN when pred and y differ in
+// length or are empty.
 func Accuracy(pred, y []float64) float64 {
+	if !sameLength(pred, y) {
+		return math.NaN()
+	}
 	c := 0
 	for i := range y {
 		if pred[i] == y[i] {

@@ -21,7 +21,9 @@ func TestEncoding(t *testing.T) {
 		t.Fatalf("binary targets %v", mat.Formatted(tg))
 	}
 	lab := make([]float64, 3)
-	e.Decode(lab, mat.NewDense(3, 1, []float64{-0.2, 0.3, 0}))
+	if err := e.Decode(lab, mat.NewDense(3, 1, []float64{-0.2, 0.3, 0})); err != nil {
+		t.Fatal(err)
+	}
 	if lab[0] != 0 || lab[1] != 1 || lab[2] != 0 {
 		t.Fatalf("sign decode %v", lab)
 	}
@@ -33,9 +35,25 @@ func TestEncoding(t *testing.T) {
 	if tg.At(0, 0) != -1 || tg.At(0, 1) != 1 || tg.At(0, 2) != -1 {
 		t.Fatalf("one-vs-all targets %v", mat.Formatted(tg))
 	}
-	e.Decode(lab[:1], mat.NewDense(1, 3, []float64{0.1, -1, 0.5}))
+	if err := e.Decode(lab[:1], mat.NewDense(1, 3, []float64{0.1, -1, 0.5})); err != nil {
+		t.Fatal(err)
+	}
 	if lab[0] != 9 {
 		t.Fatalf("argmax decode %v", lab[0])
+	}
+	// Mismatched sizes are errors that write nothing, not panics.
+	lab[0] = -7
+	if err := e.Decode(lab[:2], mat.NewDense(1, 3, nil)); !errors.Is(err, zonal.ErrShape) || lab[0] != -7 {
+		t.Fatalf("decode into 2 labels from 1 row: %v", err)
+	}
+	if err := e.Decode(lab[:1], mat.NewDense(1, 2, nil)); !errors.Is(err, zonal.ErrShape) {
+		t.Fatalf("decode 2 outputs with a 3-class encoding: %v", err)
+	}
+	if err := (Encoding{Task: TaskClassification}).Decode(lab[:1], mat.NewDense(1, 1, nil)); !errors.Is(err, zonal.ErrParam) {
+		t.Fatalf("decode without classes: %v", err)
+	}
+	if _, err := e.Targets(nil); !errors.Is(err, zonal.ErrEmpty) {
+		t.Fatalf("no targets: %v", err)
 	}
 	if _, err := e.Targets([]float64{5}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("unseen class: %v", err)
@@ -83,6 +101,12 @@ func TestMetrics(t *testing.T) {
 	m := Encoding{Task: TaskClassification, Classes: []float64{0, 1}}.Evaluate(p, y)
 	if m.Accuracy == nil || m.RMSE != nil {
 		t.Error("classification metrics")
+	}
+	// Lengths that differ, or none: NaN, not a panic.
+	for _, f := range []func(a, b []float64) float64{RMSE, MAE, R2, Accuracy} {
+		if v, w := f(p[:3], y), f(nil, nil); !math.IsNaN(v) || !math.IsNaN(w) {
+			t.Errorf("mismatched lengths %g, empty %g; want NaN", v, w)
+		}
 	}
 }
 

@@ -49,7 +49,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pipe, err := solvers.Load(mf)
+	pipe, err := solvers.Load(mf, solvers.Options{})
 	mf.Close()
 	if err != nil {
 		return fmt.Errorf("%s: %w", *modelPath, err)

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// checkLambda: lambda > 0 and finite (zonal.ErrParam).
 func checkLambda(lambda float64) error {
 	if !(lambda > 0) || math.IsInf(lambda, 0) {
 		return fmt.Errorf("%w: lambda must be positive and finite, got %g", zonal.ErrParam, lambda)
@@ -15,14 +16,15 @@ func checkLambda(lambda float64) error {
 	return nil
 }
 
-// checkXY validates training data: n >= 1 rows, finite entries, Y with n rows.
-func checkXY(x mat.Matrix, y *mat.Dense) (n, d, k int, err error) {
+// checkXY validates training data: n >= 1 rows, finite entries, Y with n rows
+// (zonal.ErrShape, zonal.ErrEmpty, zonal.ErrNonFinite).
+func checkXY(x, y *mat.Dense) (n, d, k int, err error) {
 	if x == nil || y == nil {
 		return 0, 0, 0, fmt.Errorf("%w: nil input", zonal.ErrShape)
 	}
 	n, d = x.Dims()
 	if n == 0 || d == 0 {
-		return 0, 0, 0, fmt.Errorf("%w: empty training matrix (%dx%d)", zonal.ErrShape, n, d)
+		return 0, 0, 0, fmt.Errorf("%w: empty training matrix (%dx%d)", zonal.ErrEmpty, n, d)
 	}
 	ny, k := y.Dims()
 	if ny != n {
@@ -37,6 +39,7 @@ func checkXY(x mat.Matrix, y *mat.Dense) (n, d, k int, err error) {
 	return n, d, k, nil
 }
 
+// checkFinite: no NaN or Inf in m (zonal.ErrNonFinite, naming the entry).
 func checkFinite(what string, m mat.Matrix) error {
 	r, c := m.Dims()
 	if d, ok := m.(*mat.Dense); ok {
@@ -61,10 +64,19 @@ func checkFinite(what string, m mat.Matrix) error {
 	return nil
 }
 
-// asDense returns m as a *mat.Dense, copying only when it is another type.
-func asDense(m mat.Matrix) *mat.Dense {
-	if d, ok := m.(*mat.Dense); ok {
-		return d
+// checkPredict validates Predict's arguments: dst n x k for x n x d
+// (zonal.ErrShape).
+func checkPredict(dst *mat.Dense, x *mat.Dense, d, k int) error {
+	if dst == nil || x == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
 	}
-	return mat.DenseCopyOf(m)
+	n, dx := x.Dims()
+	if dx != d {
+		return fmt.Errorf("%w: model expects %d features, input has %d", zonal.ErrShape, d, dx)
+	}
+	r, c := dst.Dims()
+	if r != n || c != k {
+		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, c, n, k)
+	}
+	return nil
 }

@@ -1,0 +1,53 @@
+package solvers
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+)
+
+// factorWithJitter fills a (an n x n symmetric matrix) by calling fill and
+// Cholesky-factors a + shift I. If that fails, it refills and retries with
+// an added jitter of 1e-12, 1e-10, ..., 1e-4 times the mean diagonal; the
+// jitter used is returned. A matrix that still cannot be factored gives an
+// error wrapping zonal.ErrNotPositiveDefinite and the backend's zonal.ErrNotPositiveDefinite.
+func factorWithJitter(ctx context.Context, be backend.Backend, a *mat.Dense, shift float64, what string, fill func(*mat.Dense) error) (float64, error) {
+	n, _ := a.Dims()
+	var lastErr error
+	jitter := 0.0
+	scale := 0.0
+	for attempt := 0; attempt < 6; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if err := fill(a); err != nil {
+			return 0, err
+		}
+		if attempt == 0 {
+			for i := 0; i < n; i++ {
+				scale += math.Abs(a.At(i, i))
+			}
+			scale /= float64(n)
+			if scale == 0 {
+				scale = 1
+			}
+		} else {
+			jitter = scale * math.Pow(10, float64(-14+2*attempt))
+		}
+		raw := a.RawMatrix()
+		for i := 0; i < n; i++ {
+			raw.Data[i*raw.Stride+i] += shift + jitter
+		}
+		err := be.Cholesky(raw)
+		if err == nil {
+			return jitter, nil
+		}
+		lastErr = err
+	}
+	return 0, fmt.Errorf("%w %s (%dx%d) even with jitter %g: %w", zonal.ErrNotPositiveDefinite, what, n, n, jitter, lastErr)
+}
