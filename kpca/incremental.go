@@ -175,8 +175,8 @@ func (s *Incremental) Add(x []float64) error {
 	m := s.n
 	a := make([]float64, m)
 	if m > 0 {
-		if err := kernels.MatrixInto(mat.NewDense(1, m, a), s.b, s.k,
-			mat.NewDense(1, s.dim, x), mat.NewDense(m, s.dim, s.x[:m*s.dim])); err != nil {
+		if err := kernels.MatrixInto(context.Background(), mat.NewDense(1, m, a), s.k,
+			mat.NewDense(1, s.dim, x), mat.NewDense(m, s.dim, s.x[:m*s.dim]), kernels.Options{Backend: s.b}); err != nil {
 			return fmt.Errorf("kpca: kernel row: %w", err)
 		}
 	}
@@ -639,7 +639,7 @@ func (s *Incremental) Init(ctx context.Context, x mat.Matrix) error {
 		return err
 	}
 	km := mat.NewDense(r, r, nil)
-	if err := kernels.MatrixInto(km, s.b, s.k, xd, xd); err != nil {
+	if err := kernels.MatrixInto(ctx, km, s.k, xd, xd, kernels.Options{Backend: s.b}); err != nil {
 		return fmt.Errorf("kpca: kernel matrix: %w", err)
 	}
 	if err := checkFinite(km); err != nil {

@@ -217,7 +217,7 @@ func NystromErrors(ctx context.Context, k kernels.Kernel, x mat.Matrix, landmark
 	b := opts.backend()
 	xd := mat.DenseCopyOf(x)
 	kmat := mat.NewDense(n, n, nil)
-	if err := kernels.MatrixInto(kmat, b, k, xd, xd); err != nil {
+	if err := kernels.MatrixInto(ctx, kmat, k, xd, xd, kernels.Options{Backend: b}); err != nil {
 		return nil, err
 	}
 	symmetrize(kmat.RawMatrix())

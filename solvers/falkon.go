@@ -130,7 +130,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	// T: L L^T = K_MM + eps M I (L = T^T).
 	L := mat.NewDense(M, M, nil)
 	jit, err := factorWithJitter(ctx, be, L, 1e-14*float64(M), "K_MM + eps M I", func(a *mat.Dense) error {
-		return kernels.MatrixInto(a, be, k, centers, centers)
+		return kernels.MatrixInto(ctx, a, k, centers, centers, kernels.Options{Backend: be})
 	})
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 				return nil, fmt.Errorf("solvers: FALKON canceled: %w", err)
 			}
 			i1 := min(i0+cb, n)
-			if err := kernels.MatrixIntoContext(ctx, knm.Slice(i0, i1, 0, M).(*mat.Dense), be, k, x.Slice(i0, i1, 0, d), centers); err != nil {
+			if err := kernels.MatrixInto(ctx, knm.Slice(i0, i1, 0, M).(*mat.Dense), k, x.Slice(i0, i1, 0, d), centers, kernels.Options{Backend: be}); err != nil {
 				return nil, err
 			}
 			opts.report(zonal.Progress{Stage: "kernel", Done: i1, Total: n})
@@ -192,7 +192,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 				kv = knm.Slice(i0, i1, 0, M).(*mat.Dense)
 			} else {
 				kv = kb.Slice(0, i1-i0, 0, M).(*mat.Dense)
-				if err := kernels.MatrixIntoContext(ctx, kv, be, k, x.Slice(i0, i1, 0, d), centers); err != nil {
+				if err := kernels.MatrixInto(ctx, kv, k, x.Slice(i0, i1, 0, d), centers, kernels.Options{Backend: be}); err != nil {
 					return err
 				}
 			}
@@ -311,7 +311,7 @@ func (m *Falkon) Predict(dst, x *mat.Dense) error { return predictExpansion(m.ex
 
 // rlsCenters draws M centres by recursive ridge leverage scores, sorted.
 func rlsCenters(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, M int, lambda float64, seed uint64) ([]int, error) {
-	idx, err := kernels.RecursiveRLS(ctx, be, k, x, M, lambda, seed)
+	idx, err := kernels.RecursiveRLS(ctx, k, x, M, kernels.RLSOptions{Options: kernels.Options{Backend: be}, Lambda: lambda, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
