@@ -396,61 +396,27 @@ type innerKernel interface {
 }
 
 // Decoders of the kernels' MarshalBinary, registered in registry.go.
+var (
+	decodeGaussian   = decodeFloats(1, func(v []float64) (Kernel, error) { return NewGaussian(v[0]) })
+	decodeLaplacian  = decodeFloats(1, func(v []float64) (Kernel, error) { return NewLaplacian(v[0]) })
+	decodePolynomial = decodeFloats(3, func(v []float64) (Kernel, error) { return NewPolynomial(int(v[0]), v[1], v[2]) })
+	decodeExpDot     = decodeFloats(1, func(v []float64) (Kernel, error) { return NewExpDot(v[0]) })
+	decodeArcCosine  = decodeFloats(1, func(v []float64) (Kernel, error) { return NewArcCosine(int(v[0])) })
+	decodeNTK        = decodeFloats(1, func(v []float64) (Kernel, error) { return NewNTK(int(v[0])) })
+	decodeDotProduct = decodeFloats(-1, func(v []float64) (Kernel, error) { return NewDotProduct(v) })
+)
 
-func decodeGaussian(b []byte) (Kernel, error) {
-	v, err := getFloats(b, 1)
-	if err != nil {
-		return nil, err
+// decodeFloats returns the decoder of a kernel whose encoding is n float64
+// parameters (n < 0: any positive number of them), rebuilt by build, which
+// validates them as the constructor does.
+func decodeFloats(n int, build func(v []float64) (Kernel, error)) func([]byte) (Kernel, error) {
+	return func(b []byte) (Kernel, error) {
+		v, err := getFloats(b, n)
+		if err != nil {
+			return nil, err
+		}
+		return build(v)
 	}
-	return NewGaussian(v[0])
-}
-
-func decodeLaplacian(b []byte) (Kernel, error) {
-	v, err := getFloats(b, 1)
-	if err != nil {
-		return nil, err
-	}
-	return NewLaplacian(v[0])
-}
-
-func decodePolynomial(b []byte) (Kernel, error) {
-	v, err := getFloats(b, 3)
-	if err != nil {
-		return nil, err
-	}
-	return NewPolynomial(int(v[0]), v[1], v[2])
-}
-
-func decodeExpDot(b []byte) (Kernel, error) {
-	v, err := getFloats(b, 1)
-	if err != nil {
-		return nil, err
-	}
-	return NewExpDot(v[0])
-}
-
-func decodeArcCosine(b []byte) (Kernel, error) {
-	v, err := getFloats(b, 1)
-	if err != nil {
-		return nil, err
-	}
-	return NewArcCosine(int(v[0]))
-}
-
-func decodeNTK(b []byte) (Kernel, error) {
-	v, err := getFloats(b, 1)
-	if err != nil {
-		return nil, err
-	}
-	return NewNTK(int(v[0]))
-}
-
-func decodeDotProduct(b []byte) (Kernel, error) {
-	v, err := getFloats(b, -1)
-	if err != nil {
-		return nil, err
-	}
-	return NewDotProduct(v)
 }
 
 // ---- small helpers ----

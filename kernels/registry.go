@@ -15,10 +15,67 @@ import (
 // init. Nothing in the module decodes a kind any other way.
 
 var (
-	codecMu        sync.RWMutex
-	mapDecoders    = map[string]func([]byte) (FeatureMap, error){}
-	kernelDecoders = map[string]func([]byte) (Kernel, error){}
+	kernelCodecs = &codecs[Kernel]{what: "kernel", hint: ""}
+	mapCodecs    = &codecs[FeatureMap]{what: "feature map", hint: " (is its package imported?)"}
 )
+
+// codecs is one registry: the decoder of every registered kind.
+type codecs[T any] struct {
+	what, hint string // for messages
+	mu         sync.RWMutex
+	dec        map[string]func([]byte) (T, error)
+}
+
+func (c *codecs[T]) register(kind string, decode func([]byte) (T, error)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.dec[kind]; dup {
+		panic("kernels: " + c.what + " kind " + kind + " registered twice")
+	}
+	if c.dec == nil {
+		c.dec = map[string]func([]byte) (T, error){}
+	}
+	c.dec[kind] = decode
+}
+
+func (c *codecs[T]) decode(kind string, data []byte) (T, error) {
+	var zero T
+	c.mu.RLock()
+	dec, ok := c.dec[kind]
+	c.mu.RUnlock()
+	if !ok {
+		return zero, fmt.Errorf("%w: %s %q%s", zonal.ErrUnknown, c.what, kind, c.hint)
+	}
+	v, err := dec(data)
+	if err != nil {
+		// A decoder's error wraps zonal.ErrFormat, keeping what it wrapped
+		// already (e.g. the zonal.ErrParam of an invalid decoded parameter).
+		if errors.Is(err, zonal.ErrFormat) || errors.Is(err, zonal.ErrUnknown) {
+			return zero, err
+		}
+		return zero, fmt.Errorf("%w: %s %q: %w", zonal.ErrFormat, c.what, kind, err)
+	}
+	return v, nil
+}
+
+// has reports whether kind is registered.
+func (c *codecs[T]) has(kind string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	_, ok := c.dec[kind]
+	return ok
+}
+
+// kinds returns the registered kinds.
+func (c *codecs[T]) kinds() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]string, 0, len(c.dec))
+	for k := range c.dec {
+		out = append(out, k)
+	}
+	return out
+}
 
 func init() {
 	for kind, dec := range map[string]func([]byte) (Kernel, error){
@@ -47,12 +104,7 @@ func init() {
 // Packages that define maps call it from init. Registering a kind twice is a
 // programming error and panics, as database/sql.Register does.
 func RegisterMap(kind string, decode func([]byte) (FeatureMap, error)) {
-	codecMu.Lock()
-	defer codecMu.Unlock()
-	if _, dup := mapDecoders[kind]; dup {
-		panic("kernels: RegisterMap called twice for " + kind)
-	}
-	mapDecoders[kind] = decode
+	mapCodecs.register(kind, decode)
 }
 
 // UnmarshalMap rebuilds a map saved with PersistentMap.MarshalBinary.
@@ -61,29 +113,14 @@ func RegisterMap(kind string, decode func([]byte) (FeatureMap, error)) {
 // malformed (also wrapping zonal.ErrParam when it decodes to invalid
 // parameters).
 func UnmarshalMap(kind string, data []byte) (FeatureMap, error) {
-	codecMu.RLock()
-	dec, ok := mapDecoders[kind]
-	codecMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("%w: feature map %q (is its package imported?)", zonal.ErrUnknown, kind)
-	}
-	m, err := dec(data)
-	if err != nil {
-		return nil, asFormat("feature map", kind, err)
-	}
-	return m, nil
+	return mapCodecs.decode(kind, data)
 }
 
 // RegisterKernel registers the decoder for serialized kernels of the given
 // kind (the kernel's Kind()); decode receives what its MarshalBinary wrote.
 // Registering a kind twice is a programming error and panics.
 func RegisterKernel(kind string, decode func([]byte) (Kernel, error)) {
-	codecMu.Lock()
-	defer codecMu.Unlock()
-	if _, dup := kernelDecoders[kind]; dup {
-		panic("kernels: RegisterKernel called twice for " + kind)
-	}
-	kernelDecoders[kind] = decode
+	kernelCodecs.register(kind, decode)
 }
 
 // UnmarshalKernel rebuilds a kernel saved with Kernel.MarshalBinary.
@@ -91,24 +128,5 @@ func RegisterKernel(kind string, decode func([]byte) (Kernel, error)) {
 // data is malformed (also wrapping zonal.ErrParam when it decodes to invalid
 // parameters).
 func UnmarshalKernel(kind string, data []byte) (Kernel, error) {
-	codecMu.RLock()
-	dec, ok := kernelDecoders[kind]
-	codecMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("%w: kernel %q", zonal.ErrUnknown, kind)
-	}
-	k, err := dec(data)
-	if err != nil {
-		return nil, asFormat("kernel", kind, err)
-	}
-	return k, nil
-}
-
-// asFormat makes a decoder's error wrap zonal.ErrFormat (it keeps what it
-// wrapped already, e.g. the zonal.ErrParam of an invalid decoded parameter).
-func asFormat(what, kind string, err error) error {
-	if errors.Is(err, zonal.ErrFormat) || errors.Is(err, zonal.ErrUnknown) {
-		return err
-	}
-	return fmt.Errorf("%w: %s %q: %w", zonal.ErrFormat, what, kind, err)
+	return kernelCodecs.decode(kind, data)
 }
