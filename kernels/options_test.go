@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -67,24 +68,29 @@ func (l *progressLog) check(t *testing.T, stage string, total int) {
 // Gaussian, Gemm-based and pairwise kernels, for K(X, X) and K(X, Y).
 func TestMatrixIntoProgressSameEntries(t *testing.T) {
 	ctx := context.Background()
-	x := randMatrix(31, 2600, 5, 0.7) // more than one chunk of 4*GOMAXPROCS blocks
+	// Two and a bit chunks of 4*GOMAXPROCS row blocks against Y; K(X, X) on
+	// at most 2600 rows (more than one chunk on up to 5 cores).
+	n := 2*blockRows*4*runtime.GOMAXPROCS(0) + 37
+	x := randMatrix(31, n, 5, 0.7)
 	y := randMatrix(32, 37, 5, 0.7)
+	xs := randMatrix(33, min(n, 2600), 5, 0.7)
 	for _, k := range []Kernel{Gaussian{1.2}, Polynomial{3, 0.5, 1}, Laplacian{2}, NTK{2}} {
-		for _, other := range []mat.Matrix{x, y} {
-			ny, _ := other.Dims()
-			want := mat.NewDense(2600, ny, nil)
-			if err := MatrixInto(ctx, want, k, x, other, Options{}); err != nil {
+		for _, c := range [][2]*mat.Dense{{x, y}, {xs, xs}} {
+			nx, _ := c[0].Dims()
+			ny, _ := c[1].Dims()
+			want := mat.NewDense(nx, ny, nil)
+			if err := MatrixInto(ctx, want, k, c[0], c[1], Options{}); err != nil {
 				t.Fatal(err)
 			}
 			var log progressLog
-			got := mat.NewDense(2600, ny, nil)
-			if err := MatrixInto(ctx, got, k, x, other, Options{Progress: log.fn()}); err != nil {
+			got := mat.NewDense(nx, ny, nil)
+			if err := MatrixInto(ctx, got, k, c[0], c[1], Options{Progress: log.fn()}); err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got.RawMatrix().Data, want.RawMatrix().Data) {
-				t.Errorf("%v, %d columns: entries differ with a progress callback", k, ny)
+				t.Errorf("%v, %dx%d: entries differ with a progress callback", k, nx, ny)
 			}
-			log.check(t, "kernel", 2600)
+			log.check(t, "kernel", nx)
 		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -78,7 +77,7 @@ func FitFalkon(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda fl
 	case "", SamplingUniform:
 		idx = uniformCenters(n, M, opts.Seed)
 	case SamplingRLS:
-		idx, err = rlsCenters(ctx, opts.backend(), k, x, M, lambda, opts.Seed)
+		idx, err = rlsCenters(ctx, kernels.Options{Backend: opts.backend(), MemoryBudget: opts.MemoryBudget}, k, x, M, lambda, opts.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("solvers: leverage-score centres: %w", err)
 		}
@@ -310,8 +309,8 @@ func (m *Falkon) CachedKnM() bool { return m.caching }
 func (m *Falkon) Predict(dst, x *mat.Dense) error { return predictExpansion(m.exp, dst, x) }
 
 // rlsCenters draws M centres by recursive ridge leverage scores, sorted.
-func rlsCenters(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, M int, lambda float64, seed uint64) ([]int, error) {
-	idx, err := kernels.RecursiveRLS(ctx, k, x, M, kernels.RLSOptions{Options: kernels.Options{Backend: be}, Lambda: lambda, Seed: seed})
+func rlsCenters(ctx context.Context, ko kernels.Options, k kernels.Kernel, x *mat.Dense, M int, lambda float64, seed uint64) ([]int, error) {
+	idx, err := kernels.RecursiveRLS(ctx, k, x, M, kernels.RLSOptions{Options: ko, Lambda: lambda, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
