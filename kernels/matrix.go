@@ -72,19 +72,18 @@ func MatrixInto(ctx context.Context, dst *mat.Dense, k Kernel, x, y mat.Matrix, 
 			return err
 		}
 	}
-	b := opt.backend()
 	if opt.Progress == nil {
-		return matrixGeneral(ctx, dst.RawMatrix(), b, k, xg, yg, y == x, nil, nil)
+		return matrixGeneral(ctx, dst.RawMatrix(), opt.backend(), k, xg, yg, y == x, nil, nil)
 	}
-	return matrixProgress(ctx, dst.RawMatrix(), b, k, xg, yg, y == x, opt)
+	return matrixProgress(ctx, dst.RawMatrix(), k, xg, yg, y == x, opt)
 }
 
 // matrixProgress is MatrixInto in chunks of whole row blocks with a progress
 // report after each. The chunks start at multiples of blockRows and the norms
 // are the ones matrixGeneral would compute, so every entry is the same as in
 // one call.
-func matrixProgress(ctx context.Context, dg blas64.General, b backend.Backend, k Kernel, xg, yg blas64.General, same bool, opt Options) error {
-	nx := xg.Rows
+func matrixProgress(ctx context.Context, dg blas64.General, k Kernel, xg, yg blas64.General, same bool, opt Options) error {
+	b, nx := opt.backend(), xg.Rows
 	yn := rowSqNorms(yg)
 	xn := yn
 	if !same {
