@@ -231,23 +231,6 @@ func (ny *Nystrom) Transform(dst *mat.Dense, x mat.Matrix) error {
 	return nil
 }
 
-func rowView(x mat.Matrix, i0, i1 int) mat.Matrix {
-	if s, ok := x.(interface {
-		Slice(i, k, j, l int) mat.Matrix
-	}); ok {
-		_, d := x.Dims()
-		return s.Slice(i0, i1, 0, d)
-	}
-	_, d := x.Dims()
-	out := mat.NewDense(i1-i0, d, nil)
-	for i := i0; i < i1; i++ {
-		for j := 0; j < d; j++ {
-			out.Set(i-i0, j, x.At(i, j))
-		}
-	}
-	return out
-}
-
 // MarshalBinary encodes the kernel, the landmarks and K_CC^{-1/2}; it fails
 // (zonal.ErrParam) when the kernel cannot be encoded.
 func (ny *Nystrom) MarshalBinary() ([]byte, error) {
