@@ -45,19 +45,19 @@ var benchKernel = Gaussian{Sigma: math.Sqrt(benchD / 2.0)}
 
 func BenchmarkTransformGegenbauer(b *testing.B) {
 	benchTransform(b, func(bk backend.Backend, x *mat.Dense) (FeatureMap, error) {
-		return NewGegenbauerFeatures(bk, benchKernel, x, GegenbauerOptions{Features: benchDim, Seed: 1})
+		return NewGegenbauerMap(context.Background(), benchKernel, x, GegenbauerOptions{Options: Options{Backend: bk}, Features: benchDim, Seed: 1})
 	})
 }
 
 func BenchmarkTransformGegenbauerOrthAnti(b *testing.B) {
 	benchTransform(b, func(bk backend.Backend, x *mat.Dense) (FeatureMap, error) {
-		return NewGegenbauerFeatures(bk, benchKernel, x, GegenbauerOptions{Features: benchDim, Orthogonal: true, Antithetic: true, Seed: 1})
+		return NewGegenbauerMap(context.Background(), benchKernel, x, GegenbauerOptions{Options: Options{Backend: bk}, Features: benchDim, Orthogonal: true, Antithetic: true, Seed: 1})
 	})
 }
 
 func BenchmarkTransformFourier(b *testing.B) {
 	benchTransform(b, func(bk backend.Backend, x *mat.Dense) (FeatureMap, error) {
-		return NewFourier(bk, benchKernel, benchD, FourierOptions{Features: benchDim, Seed: 1})
+		return NewFourierMap(benchKernel, benchD, FourierOptions{Options: Options{Backend: bk}, Features: benchDim, Seed: 1})
 	})
 }
 
@@ -65,7 +65,7 @@ func BenchmarkTransformFourier(b *testing.B) {
 // setup decomposes a 4096 x 4096 kernel matrix once).
 func BenchmarkTransformNystrom(b *testing.B) {
 	benchTransform(b, func(bk backend.Backend, x *mat.Dense) (FeatureMap, error) {
-		return NewNystrom(bk, benchKernel, randMatrix(43, benchDim, benchD, 1))
+		return NewNystromFromLandmarks(context.Background(), benchKernel, randMatrix(43, benchDim, benchD, 1), Options{Backend: bk})
 	})
 }
 
@@ -74,7 +74,7 @@ func BenchmarkRecursiveRLS(b *testing.B) {
 	k := Gaussian{Sigma: math.Sqrt(32)}
 	bk := backend.Default()
 	for i := 0; i < b.N; i++ {
-		if _, err := RecursiveRLS(context.Background(), bk, k, x, 512, 1e-2, 1); err != nil {
+		if _, err := RecursiveRLS(context.Background(), k, x, 512, RLSOptions{Options: Options{Backend: bk}, Lambda: 1e-2, Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -87,7 +87,7 @@ func BenchmarkMatrixIntoGaussian(b *testing.B) {
 		bk, _ := backend.ByName(name)
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if err := MatrixInto(dst, bk, benchKernel, x, x); err != nil {
+				if err := MatrixInto(context.Background(), dst, benchKernel, x, x, Options{Backend: bk}); err != nil {
 					b.Fatal(err)
 				}
 			}

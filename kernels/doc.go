@@ -17,7 +17,7 @@
 //	GZK          sum_l <h_l(|x|), h_l(|y|)> P_d^l(<x,y>/(|x||y|))
 //
 // MatrixInto computes K(X, Y) in row blocks, in parallel, with the inner
-// products from the backend's Gemm.
+// products from the backend's Gemm; Matrix allocates it first.
 //
 // # Gegenbauer polynomials
 //
@@ -41,9 +41,13 @@
 //
 // Every map implements FeatureMap (InputDim, Dim, Transform into a caller's
 // buffer); maps are immutable after construction, safe for concurrent use and
-// deterministic from their seed. GegenbauerMap, FourierMap and Nystrom also
-// implement PersistentMap and are registered with RegisterMap, so models can
-// save them.
+// deterministic from their seed. The constructors are named after the type
+// they return: NewGegenbauerMap, NewFourierMap, NewNystrom (landmarks sampled
+// uniformly or by recursive ridge leverage scores, NystromOptions.Sampling)
+// and NewNystromFromLandmarks. GegenbauerMap, FourierMap and Nystrom also
+// implement PersistentMap; every kernel and map kind of this package is
+// registered in registry.go (RegisterKernel, RegisterMap) and rebuilt by
+// UnmarshalKernel and UnmarshalMap, so models can save them.
 //
 // # Measures
 //
@@ -51,4 +55,23 @@
 // error |E|_F/|K|_F, the relative spectral error |E|_2/|K|_2, and
 // eps_lambda = |(K+lambda I)^{-1/2} E (K+lambda I)^{-1/2}|_2, the smallest eps
 // for which Z Z^T + lambda I is within a factor 1 +- eps of K + lambda I.
+//
+// # Options, contexts and errors
+//
+// Operations that do bulk linear algebra take an Options (or a specific
+// option struct embedding it) as their last argument: Backend (nil means
+// backend.Default()), Progress (nil means no reports) and MemoryBudget
+// (bytes; 0 means zonal.DefaultMemoryBudget), checked before any array whose
+// size comes from the input is allocated. Operations that loop over the rows
+// of data or over landmarks (kernel matrices, Nystrom and leverage-score
+// builds, Gegenbauer maps built from data, the truncation pilot, the
+// measures) take a context.Context first and check it between blocks.
+// Cheap closed-form helpers (Gegenbauer, LogAlpha, Alpha, MonomialCoeffs)
+// take neither.
+//
+// Errors wrap the module's sentinels (zonal.ErrParam, zonal.ErrShape,
+// zonal.ErrEmpty, zonal.ErrNonFinite, zonal.ErrTooLarge, zonal.ErrFormat,
+// zonal.ErrUnknown, zonal.ErrNoConvergence, zonal.ErrNotPositiveDefinite)
+// with a message saying what was wrong; each function's documentation lists
+// the ones it returns. A cancelled context gives ctx.Err().
 package kernels

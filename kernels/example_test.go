@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -72,7 +71,7 @@ func ExampleMatrixInto() {
 	x := exampleData()
 	k, _ := kernels.NewGaussian(1)
 	K := mat.NewDense(4, 4, nil)
-	if err := kernels.MatrixInto(K, backend.Default(), k, x, x); err != nil {
+	if err := kernels.MatrixInto(context.Background(), K, k, x, x, kernels.Options{}); err != nil {
 		fmt.Println(err)
 	}
 	fmt.Printf("%.4f\n", mat.Formatted(K.Slice(0, 2, 0, 4)))
@@ -98,21 +97,21 @@ func ExampleMonomialCoeffs() {
 
 func ExampleSeriesCoeffs() {
 	// The Gegenbauer coefficients of t^2 in d = 3 by Gauss-Gegenbauer quadrature.
-	c, _ := kernels.SeriesCoeffs(backend.Default(), func(t float64) float64 { return t * t }, 3, 3, 8)
+	c, _ := kernels.SeriesCoeffs(func(t float64) float64 { return t * t }, 3, 3, 8, kernels.Options{})
 	fmt.Printf("%.4f %.4f %v\n", c[0], c[2], math.Abs(c[1])+math.Abs(c[3]) < 1e-14)
 	// Output: 0.3333 0.6667 true
 }
 
 func ExampleGaussGegenbauer() {
 	// The weight (1-t^2)^0 (d = 3): Gauss-Legendre, nodes +-1/sqrt 3.
-	t, w, _ := kernels.GaussGegenbauer(backend.Default(), 2, 3)
+	t, w, _ := kernels.GaussGegenbauer(2, 3, kernels.Options{})
 	fmt.Printf("%.4f %.4f\n", t, w)
 	// Output: [-0.5774 0.5774] [1.0000 1.0000]
 }
 
 func ExampleNewGZKFor() {
 	k, _ := kernels.NewGaussian(1)
-	g, _ := kernels.NewGZKFor(backend.Default(), k, 3, 20, 10)
+	g, _ := kernels.NewGZKFor(k, 3, 20, 10, kernels.Options{})
 	x, y := []float64{0.3, 0.1, -0.2}, []float64{-0.1, 0.4, 0.2}
 	fmt.Printf("%.12f\n%.12f\n", g.Eval(x, y), k.Eval(x, y))
 	// Output:
@@ -131,16 +130,15 @@ func ExampleNewGZK() {
 
 func ExampleChooseTruncation() {
 	k, _ := kernels.NewGaussian(1)
-	tr, _ := kernels.ChooseTruncation(backend.Default(), k, 5, 1.5, 1e-6, 64, 32)
+	tr, _ := kernels.ChooseTruncation(k, 5, 1.5, 1e-6, 64, 32, kernels.Options{})
 	fmt.Println(tr.Q, tr.S, tr.Bound <= 1e-6)
 	// Output: 10 6 true
 }
 
-func ExampleNewGegenbauerFeatures() {
+func ExampleNewGegenbauerMap() {
 	x := exampleData()
 	k, _ := kernels.NewGaussian(1)
-	b := backend.Default()
-	f, err := kernels.NewGegenbauerFeatures(b, k, x, kernels.GegenbauerOptions{Features: 4000, Q: 6, S: 4, Antithetic: true, Seed: 1})
+	f, err := kernels.NewGegenbauerMap(context.Background(), k, x, kernels.GegenbauerOptions{Features: 4000, Q: 6, S: 4, Antithetic: true, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -156,10 +154,10 @@ func ExampleNewGegenbauerFeatures() {
 	// k(x0,x1) = 0.78, estimate 0.79
 }
 
-func ExampleNewFourier() {
+func ExampleNewFourierMap() {
 	x := exampleData()
 	k, _ := kernels.NewGaussian(1)
-	f, _ := kernels.NewFourier(backend.Default(), k, 3, kernels.FourierOptions{Features: 20000, Seed: 1})
+	f, _ := kernels.NewFourierMap(k, 3, kernels.FourierOptions{Features: 20000, Seed: 1})
 	z := mat.NewDense(4, f.Dim(), nil)
 	_ = f.Transform(z, x)
 	var zz mat.Dense
@@ -168,10 +166,10 @@ func ExampleNewFourier() {
 	// Output: 0.69 0.69
 }
 
-func ExampleNewNystrom() {
+func ExampleNewNystromFromLandmarks() {
 	x := exampleData()
 	k, _ := kernels.NewGaussian(1)
-	ny, _ := kernels.NewNystrom(backend.Default(), k, x) // every point a landmark: exact
+	ny, _ := kernels.NewNystromFromLandmarks(context.Background(), k, x, kernels.Options{}) // every point a landmark: exact
 	z := mat.NewDense(4, ny.Dim(), nil)
 	_ = ny.Transform(z, x)
 	var zz mat.Dense
@@ -180,10 +178,10 @@ func ExampleNewNystrom() {
 	// Output: 0.3247 0.3247
 }
 
-func ExampleNystromUniform() {
+func ExampleNewNystrom() {
 	x := exampleData()
 	k, _ := kernels.NewGaussian(1)
-	ny, _ := kernels.NystromUniform(backend.Default(), k, x, 2, 7)
+	ny, _ := kernels.NewNystrom(context.Background(), k, x, kernels.NystromOptions{Landmarks: 2, Seed: 7})
 	fmt.Println(ny.Dim(), ny.Rank())
 	// Output: 2 2
 }
@@ -191,15 +189,15 @@ func ExampleNystromUniform() {
 func ExampleRecursiveRLS() {
 	x := exampleData()
 	k, _ := kernels.NewGaussian(0.3)
-	idx, _ := kernels.RecursiveRLS(context.Background(), backend.Default(), k, x, 2, 1e-3, 1)
+	idx, _ := kernels.RecursiveRLS(context.Background(), k, x, 2, kernels.RLSOptions{Lambda: 1e-3, Seed: 1})
 	fmt.Println(len(idx), idx[0] < idx[1])
 	// Output: 2 true
 }
 
-func ExampleNystromRLS() {
+func ExampleNewNystrom_rls() {
 	x := exampleData()
 	k, _ := kernels.NewGaussian(1)
-	ny, _ := kernels.NystromRLS(context.Background(), backend.Default(), k, x, 3, 1e-2, 1)
+	ny, _ := kernels.NewNystrom(context.Background(), k, x, kernels.NystromOptions{Landmarks: 3, Sampling: kernels.SamplingRLS, Lambda: 1e-2, Seed: 1})
 	fmt.Println(ny.Dim())
 	// Output: 3
 }
@@ -207,9 +205,8 @@ func ExampleNystromRLS() {
 func ExampleNewEvaluator() {
 	x := exampleData()
 	k, _ := kernels.NewGaussian(1)
-	b := backend.Default()
-	K, _ := kernels.Matrix(b, k, x, x)
-	ev, _ := kernels.NewEvaluator(b, K)
+	K, _ := kernels.Matrix(context.Background(), k, x, x, kernels.Options{})
+	ev, _ := kernels.NewEvaluator(context.Background(), K, kernels.Options{})
 	// Z = 0 has relative errors 1 and eps_lambda = mu_max/(mu_max + lambda).
 	m, _ := ev.Measure(context.Background(), mat.NewDense(4, 2, nil), []float64{1e-3})
 	fmt.Printf("%.3f %.3f %.3f\n", m.RelFro, m.RelSpec, m.Eps[0])
@@ -219,14 +216,13 @@ func ExampleNewEvaluator() {
 func ExampleEpsLambda() {
 	x := exampleData()
 	k, _ := kernels.NewGaussian(1)
-	b := backend.Default()
-	K, _ := kernels.Matrix(b, k, x, x)
-	ny, _ := kernels.NewNystrom(b, k, x)
+	K, _ := kernels.Matrix(context.Background(), k, x, x, kernels.Options{})
+	ny, _ := kernels.NewNystromFromLandmarks(context.Background(), k, x, kernels.Options{})
 	z := mat.NewDense(4, 4, nil)
 	_ = ny.Transform(z, x)
-	e, _ := kernels.EpsLambda(b, K, z, 0.1)
-	fro, _ := kernels.RelFrobenius(b, K, z)
-	spec, _ := kernels.RelSpectral(b, K, z)
+	e, _ := kernels.EpsLambda(context.Background(), K, z, 0.1, kernels.Options{})
+	fro, _ := kernels.RelFrobenius(context.Background(), K, z, kernels.Options{})
+	spec, _ := kernels.RelSpectral(context.Background(), K, z, kernels.Options{})
 	fmt.Println(e < 1e-10, fro < 1e-10, spec < 1e-10)
 	// Output: true true true
 }
@@ -234,7 +230,7 @@ func ExampleEpsLambda() {
 func ExampleUnmarshalMap() {
 	x := exampleData()
 	k, _ := kernels.NewGaussian(1)
-	f, _ := kernels.NewFourier(backend.Default(), k, 3, kernels.FourierOptions{Features: 8, Seed: 3})
+	f, _ := kernels.NewFourierMap(k, 3, kernels.FourierOptions{Features: 8, Seed: 3})
 	data, _ := f.MarshalBinary()
 	g, _ := kernels.UnmarshalMap(f.Kind(), data)
 	z1, z2 := mat.NewDense(4, 8, nil), mat.NewDense(4, 8, nil)
@@ -256,7 +252,7 @@ func ExampleTruncationBound() {
 	// |k - k_{q,s}| for the Gaussian kernel on points of norm <= 1.
 	k, _ := kernels.NewGaussian(1)
 	for _, qs := range [][2]int{{2, 1}, {6, 3}, {12, 6}} {
-		bd, _ := kernels.TruncationBound(backend.Default(), k, 4, 1, qs[0], qs[1])
+		bd, _ := kernels.TruncationBound(k, 4, 1, qs[0], qs[1], kernels.Options{})
 		fmt.Printf("q=%d s=%d bound %.1e\n", qs[0], qs[1], bd)
 	}
 	// Output:
@@ -268,8 +264,8 @@ func ExampleTruncationBound() {
 func ExampleSelectTruncation() {
 	x := exampleData()
 	k, _ := kernels.NewGaussian(1)
-	small, _ := kernels.SelectTruncation(backend.Default(), k, x, 16, 1)
-	large, _ := kernels.SelectTruncation(backend.Default(), k, x, 1<<16, 1)
+	small, _ := kernels.SelectTruncation(context.Background(), k, x, 16, kernels.SelectOptions{Seed: 1})
+	large, _ := kernels.SelectTruncation(context.Background(), k, x, 1<<16, kernels.SelectOptions{Seed: 1})
 	fmt.Println(small.Q+small.S <= large.Q+large.S)
 	// Output: true
 }

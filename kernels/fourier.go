@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -10,10 +11,15 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/budget"
 )
 
-// FourierOptions configures NewFourier.
+// FourierOptions configures NewFourierMap.
 type FourierOptions struct {
+	// Options: Backend is kept for Transform's Gemm; the m x d frequency
+	// table counts against MemoryBudget. Progress is not used (building the
+	// map does not look at data).
+	Options
 	// Features is D, even: D/2 frequencies, each giving a cos and a sin.
 	Features int
 	// Orthogonal draws the Gaussian kernel's frequencies as orthogonal random
@@ -21,7 +27,8 @@ type FourierOptions struct {
 	// scaled by an independent chi_d length, so each frequency is still
 	// N(0, I/sigma^2). Not available for the Laplacian kernel.
 	Orthogonal bool
-	Seed       uint64
+	// Seed makes the frequencies reproducible.
+	Seed uint64
 }
 
 // FourierMap is the random Fourier feature map of a shift-invariant kernel
@@ -41,10 +48,11 @@ type FourierMap struct {
 	orth    bool
 }
 
-// NewFourier returns random Fourier features for a Gaussian or Laplacian k on
-// R^d. Errors: zonal.ErrParam for another kernel, odd or non-positive D, or
-// Orthogonal with the Laplacian; d < 1.
-func NewFourier(b backend.Backend, k Kernel, d int, opt FourierOptions) (*FourierMap, error) {
+// NewFourierMap returns random Fourier features for a Gaussian or Laplacian k
+// on R^d. Errors: zonal.ErrParam for another kernel, odd or non-positive D,
+// Orthogonal with the Laplacian, or d < 1; zonal.ErrTooLarge when the
+// D/2 x d frequencies exceed opt.MemoryBudget.
+func NewFourierMap(k Kernel, d int, opt FourierOptions) (*FourierMap, error) {
 	if d < 1 {
 		return nil, fmt.Errorf("%w: input dimension must be >= 1, got %d", zonal.ErrParam, d)
 	}
@@ -52,6 +60,9 @@ func NewFourier(b backend.Backend, k Kernel, d int, opt FourierOptions) (*Fourie
 		return nil, fmt.Errorf("%w: Fourier features need an even D >= 2 (cos/sin pairs), got %d", zonal.ErrParam, opt.Features)
 	}
 	m := opt.Features / 2
+	if err := opt.check("the Fourier frequencies", budget.Floats(m, d)); err != nil {
+		return nil, err
+	}
 	rng := newRand(opt.Seed, 2)
 	var w []float64
 	switch kk := k.(type) {
@@ -86,7 +97,7 @@ func NewFourier(b backend.Backend, k Kernel, d int, opt FourierOptions) (*Fourie
 	default:
 		return nil, fmt.Errorf("%w: random Fourier features need a Gaussian or Laplacian kernel, got %v", zonal.ErrParam, k)
 	}
-	return &FourierMap{b: b, d: d, m: m, w: w, kstring: k.String(), orth: opt.Orthogonal}, nil
+	return &FourierMap{b: opt.backend(), d: d, m: m, w: w, kstring: k.String(), orth: opt.Orthogonal}, nil
 }
 
 // InputDim is d.
@@ -103,7 +114,9 @@ func (f *FourierMap) String() string {
 	return fmt.Sprintf("fourier(%s, d=%d, D=%d, orthogonal=%v)", f.kstring, f.d, 2*f.m, f.orth)
 }
 
-// Transform writes z(x) for the rows of x into dst (n x D).
+// Transform writes z(x) for the rows of x into dst (n x D), with the map's
+// backend. Errors: zonal.ErrEmpty, zonal.ErrShape, zonal.ErrNonFinite (see
+// FeatureMap).
 func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	n, err := checkTransform(dst, x, f.d, f.Dim())
 	if err != nil {
@@ -116,7 +129,7 @@ func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	dg := dst.RawMatrix()
 	w := blas64.General{Rows: f.m, Cols: f.d, Stride: f.d, Data: f.w}
 	c := 1 / math.Sqrt(float64(f.m))
-	return parallelBlocksOf(contextBG, n, transformRows, func(i0, i1 int) {
+	return parallelBlocksOf(context.Background(), n, transformRows, func(i0, i1 int) {
 		rows := i1 - i0
 		t := blas64.General{Rows: rows, Cols: f.m, Stride: f.m, Data: make([]float64, rows*f.m)}
 		f.b.Gemm(blas.NoTrans, blas.Trans, 1, subRows(xg, i0, i1), w, 0, t)
@@ -131,7 +144,7 @@ func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	})
 }
 
-// MarshalBinary encodes the frequencies.
+// MarshalBinary encodes the frequencies; it never fails.
 func (f *FourierMap) MarshalBinary() ([]byte, error) {
 	o := 0.0
 	if f.orth {
@@ -142,19 +155,19 @@ func (f *FourierMap) MarshalBinary() ([]byte, error) {
 	return putFloats(out, f.w...), nil
 }
 
-func init() {
-	RegisterMap("fourier", func(data []byte) (FeatureMap, error) {
-		bad := fmt.Errorf("%w: malformed fourier map encoding", zonal.ErrParam)
-		if len(data) < 33 || data[0] != 1 {
-			return nil, bad
-		}
-		h, _ := getFloats(data[1:33], 4)
-		d, m, ks := int(h[0]), int(h[1]), int(h[3])
-		data = data[33:]
-		if d < 1 || m < 1 || ks < 0 || ks > len(data) || len(data)-ks != 8*m*d {
-			return nil, bad
-		}
-		w, _ := getFloats(data[ks:], -1)
-		return &FourierMap{b: backend.Default(), d: d, m: m, w: w, kstring: string(data[:ks]), orth: h[2] == 1}, nil
-	})
+// decodeFourier decodes FourierMap.MarshalBinary (registered in
+// registry.go); the map computes with backend.Default().
+func decodeFourier(data []byte) (FeatureMap, error) {
+	bad := fmt.Errorf("%w: malformed fourier map encoding", zonal.ErrFormat)
+	if len(data) < 33 || data[0] != 1 {
+		return nil, bad
+	}
+	h, _ := getFloats(data[1:33], 4)
+	d, m, ks := int(h[0]), int(h[1]), int(h[3])
+	data = data[33:]
+	if d < 1 || m < 1 || ks < 0 || ks > len(data) || len(data)-ks != 8*m*d {
+		return nil, bad
+	}
+	w, _ := getFloats(data[ks:], -1)
+	return &FourierMap{b: backend.Default(), d: d, m: m, w: w, kstring: string(data[:ks]), orth: h[2] == 1}, nil
 }

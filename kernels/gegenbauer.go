@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/budget"
 )
 
 // Gegenbauer returns P_d^l(t), the Gegenbauer polynomial of degree l >= 0 in
@@ -36,10 +36,13 @@ func Gegenbauer(l, d int, t float64) float64 {
 }
 
 // GegenbauerAll writes P_d^0(t), ..., P_d^{len(dst)-1}(t) to dst (see
-// Gegenbauer). It panics if d < 2 (a programming error).
+// Gegenbauer); d < 2 fills dst with NaN, as Gegenbauer returns NaN.
 func GegenbauerAll(dst []float64, d int, t float64) {
 	if d < 2 {
-		panic("kernels: GegenbauerAll with d < 2")
+		for i := range dst {
+			dst[i] = math.NaN()
+		}
+		return
 	}
 	gegenbauerAll(dst, float64(d), t)
 }
@@ -86,6 +89,7 @@ func Alpha(l, d int) float64 { return math.Exp(LogAlpha(l, d)) }
 //	b_{n,l} = alpha_{l,d} n! Gamma(d/2) / (2^n ((n-l)/2)! Gamma((n+l+d)/2)),
 //
 // evaluated in log space. The b_{n,l} are non-negative and sum to 1 (t = 1).
+// Errors: zonal.ErrParam unless n >= 0 and d >= 2.
 func MonomialCoeffs(n, d int) ([]float64, error) {
 	if n < 0 || d < 2 {
 		return nil, fmt.Errorf("%w: MonomialCoeffs needs n >= 0 and d >= 2, got n=%d d=%d", zonal.ErrParam, n, d)
@@ -111,10 +115,17 @@ func logMonomialCoeff(n, l, d int) float64 {
 // b_k = sqrt(k (k+2mu-1) / (4 (k+mu)(k+mu-1))), mu = (d-2)/2, b_1 = 1/sqrt 2
 // when d = 2), and w_i = m_0 v_{0i}^2 with v_i its unit eigenvectors and
 // m_0 = sqrt(pi) Gamma((d-1)/2) / Gamma(d/2) the total mass (Golub-Welsch),
-// computed with the backend's SymEig.
-func GaussGegenbauer(b backend.Backend, n, d int) (nodes, weights []float64, err error) {
+// computed with opt.Backend's SymEig (the n x n Jacobi matrix counts
+// against opt.MemoryBudget).
+//
+// Errors: zonal.ErrParam unless 1 <= n <= 4096 and d >= 2, zonal.ErrTooLarge,
+// zonal.ErrNoConvergence from the eigensolver.
+func GaussGegenbauer(n, d int, opt Options) (nodes, weights []float64, err error) {
 	if n < 1 || n > 4096 || d < 2 {
 		return nil, nil, fmt.Errorf("%w: GaussGegenbauer needs 1 <= n <= 4096 and d >= 2, got n=%d d=%d", zonal.ErrParam, n, d)
+	}
+	if err := opt.check("the Gauss-Gegenbauer Jacobi matrix", budget.Floats(n, n)); err != nil {
+		return nil, nil, err
 	}
 	mu := float64(d-2) / 2
 	j := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
@@ -134,7 +145,7 @@ func GaussGegenbauer(b backend.Backend, n, d int) (nodes, weights []float64, err
 		j.Data[(k-1)*n+k] = bk
 	}
 	nodes = make([]float64, n)
-	if err := b.SymEig(j, nodes, true); err != nil {
+	if err := opt.backend().SymEig(j, nodes, true); err != nil {
 		return nil, nil, fmt.Errorf("kernels: Gauss-Gegenbauer eigensolver: %w", err)
 	}
 	m0 := math.Exp(0.5*math.Log(math.Pi) + lgamma(float64(d-1)/2) - lgamma(float64(d)/2))
@@ -154,12 +165,19 @@ func GaussGegenbauer(b backend.Backend, n, d int) (nodes, weights []float64, err
 // (orthogonality: int P^l P^m (1-t^2)^((d-3)/2) dt = delta_lm m_0/alpha_{l,d}),
 // the integral taken by an npts-point Gauss-Gegenbauer rule (exact when kappa
 // is a polynomial of degree <= 2 npts - 1 - q; choose npts well above q for
-// analytic kappa). A non-finite kappa value is an error.
-func SeriesCoeffs(b backend.Backend, kappa func(t float64) float64, d, q, npts int) ([]float64, error) {
+// analytic kappa). The quadrature rule comes from GaussGegenbauer with opt.
+//
+// Errors: zonal.ErrParam (nil kappa, q < 0, npts <= q, or the parameters of
+// GaussGegenbauer), zonal.ErrNonFinite when a kappa value is NaN or Inf, and
+// those of GaussGegenbauer.
+func SeriesCoeffs(kappa func(t float64) float64, d, q, npts int, opt Options) ([]float64, error) {
+	if kappa == nil {
+		return nil, fmt.Errorf("%w: SeriesCoeffs with a nil function", zonal.ErrParam)
+	}
 	if q < 0 || npts < q+1 {
 		return nil, fmt.Errorf("%w: SeriesCoeffs needs q >= 0 and npts > q, got q=%d npts=%d", zonal.ErrParam, q, npts)
 	}
-	t, w, err := GaussGegenbauer(b, npts, d)
+	t, w, err := GaussGegenbauer(npts, d, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,7 @@ func TestGaussGegenbauerOrthogonality(t *testing.T) {
 	// eigensolver's weights).
 	eachBackend(t, func(t *testing.T, b backend.Backend) {
 		for _, d := range []int{2, 3, 4, 7, 16} {
-			x, w, err := GaussGegenbauer(b, 40, d)
+			x, w, err := GaussGegenbauer(40, d, Options{Backend: b})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func TestSeriesCoeffsQuadrature(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend.Backend) {
 		// Polynomials are integrated exactly: t^7 must give MonomialCoeffs.
 		for _, d := range []int{2, 5, 10} {
-			c, err := SeriesCoeffs(b, func(x float64) float64 { return ipow(x, 7) }, d, 9, 20)
+			c, err := SeriesCoeffs(func(x float64) float64 { return ipow(x, 7) }, d, 9, 20, Options{Backend: b})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -206,7 +206,7 @@ func TestSeriesCoeffsQuadrature(t *testing.T) {
 			// (Taylor series regrouped). The quadrature sum has absolute
 			// round-off ~ 64 eps m_0, which the factor alpha_l/m_0 amplifies:
 			// tolerance 1e-13 alpha_l.
-			c, err = SeriesCoeffs(b, math.Exp, d, 30, 64)
+			c, err = SeriesCoeffs(math.Exp, d, 30, 64, Options{Backend: b})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +220,7 @@ func TestSeriesCoeffsQuadrature(t *testing.T) {
 				}
 			}
 		}
-		if _, err := SeriesCoeffs(b, func(float64) float64 { return math.NaN() }, 3, 2, 8); err == nil {
+		if _, err := SeriesCoeffs(func(float64) float64 { return math.NaN() }, 3, 2, 8, Options{Backend: b}); err == nil {
 			t.Fatal("NaN kappa accepted")
 		}
 	})

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/budget"
 )
 
 // Defaults of GegenbauerOptions.
@@ -21,8 +23,13 @@ const (
 	DefaultGegenbauerMaxS = 16
 )
 
-// GegenbauerOptions configures NewGegenbauerFeatures.
+// GegenbauerOptions configures NewGegenbauerMap.
 type GegenbauerOptions struct {
+	// Options: Backend is kept for Transform's Gemm and used for the
+	// quadrature of NTK/arc-cosine coefficients; Progress receives the
+	// reports of SelectTruncation when it chooses (q, s); the m x d
+	// directions count against MemoryBudget.
+	Options
 	// Features is the target number of features D = m*s (m directions).
 	// With an explicit S, D must be a multiple of S (of 2S with Antithetic);
 	// with automatic S, m = floor(D/s) (even with Antithetic) and Dim() may
@@ -35,7 +42,7 @@ type GegenbauerOptions struct {
 	// (the truncation error bound alone).
 	Q, S int
 	// Radius bounds |x| for the truncation; 0 means the largest row norm of
-	// the data passed to NewGegenbauerFeatures.
+	// the data passed to NewGegenbauerMap.
 	Radius float64
 	// Tol is the truncation tolerance of ChooseTruncation (when it is used
 	// with Tol = 0: DefaultGegenbauerTol).
@@ -77,13 +84,19 @@ type GegenbauerMap struct {
 	kstring string
 }
 
-// NewGegenbauerFeatures builds random Gegenbauer features for k, which is a
+// NewGegenbauerMap builds random Gegenbauer features for k, which is a
 // *GZK (user or closed form) or a kernel with a GZK closed form (Gaussian,
 // Polynomial, ExpDot, DotProduct, NTK, ArcCosine; see NewGZKFor). x is a data
 // sample: it fixes d and, unless opt.Radius > 0, the radius used to choose
-// (q, s). Errors: zonal.ErrEmpty, zonal.ErrNonFinite, zonal.ErrParam (bad options, D not a
-// multiple of s, unsupported kernel).
-func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt GegenbauerOptions) (*GegenbauerMap, error) {
+// (q, s). ctx is passed to SelectTruncation, the one step that loops over a
+// sample of x at length.
+//
+// Errors: zonal.ErrEmpty, zonal.ErrNonFinite, zonal.ErrShape (a GZK of
+// another dimension), zonal.ErrParam (bad options, D not a multiple of s,
+// unsupported kernel), zonal.ErrTooLarge (directions over the memory
+// budget), the errors of SelectTruncation, ChooseTruncation and NewGZKFor,
+// ctx.Err().
+func NewGegenbauerMap(ctx context.Context, k Kernel, x mat.Matrix, opt GegenbauerOptions) (*GegenbauerMap, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", zonal.ErrEmpty)
 	}
@@ -132,7 +145,7 @@ func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt Gegenb
 		}
 		g, tr.Q, tr.S = gz, gz.rad.q, gz.rad.s
 		if gz.base != nil {
-			if tr.Bound, err = TruncationBound(b, gz.base, d, radius, tr.Q, tr.S); err != nil {
+			if tr.Bound, err = TruncationBound(gz.base, d, radius, tr.Q, tr.S, opt.Options); err != nil {
 				return nil, err
 			}
 		}
@@ -145,7 +158,7 @@ func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt Gegenb
 			opt.S = 1
 		}
 		if opt.Q == 0 && opt.S == 0 && !tolGiven {
-			if tr, err = SelectTruncation(b, k, x, opt.Features, opt.Seed); err != nil {
+			if tr, err = SelectTruncation(ctx, k, x, opt.Features, SelectOptions{Options: opt.Options, Seed: opt.Seed}); err != nil {
 				return nil, err
 			}
 		} else if opt.Q == 0 || opt.S == 0 {
@@ -156,7 +169,7 @@ func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt Gegenb
 			if opt.S != 0 {
 				maxS = opt.S
 			}
-			if tr, err = ChooseTruncation(b, k, d, radius, opt.Tol, maxQ, maxS); err != nil {
+			if tr, err = ChooseTruncation(k, d, radius, opt.Tol, maxQ, maxS, opt.Options); err != nil {
 				return nil, err
 			}
 			if opt.Q != 0 {
@@ -168,10 +181,10 @@ func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt Gegenb
 		} else {
 			tr.Q, tr.S = opt.Q, opt.S
 		}
-		if tr.Bound, err = TruncationBound(b, k, d, radius, tr.Q, tr.S); err != nil {
+		if tr.Bound, err = TruncationBound(k, d, radius, tr.Q, tr.S, opt.Options); err != nil {
 			return nil, err
 		}
-		if g, err = NewGZKFor(b, k, d, tr.Q, tr.S); err != nil {
+		if g, err = NewGZKFor(k, d, tr.Q, tr.S, opt.Options); err != nil {
 			return nil, err
 		}
 	}
@@ -192,9 +205,12 @@ func NewGegenbauerFeatures(b backend.Backend, k Kernel, x mat.Matrix, opt Gegenb
 	if opt.Antithetic {
 		nw = m / 2
 	}
+	if err := opt.check("the Gegenbauer directions", budget.Floats(nw, d)); err != nil {
+		return nil, err
+	}
 	rng := newRand(opt.Seed, 1)
 	return &GegenbauerMap{
-		b: b, d: d, m: m, rad: g.rad, anti: opt.Antithetic, orth: opt.Orthogonal,
+		b: opt.backend(), d: d, m: m, rad: g.rad, anti: opt.Antithetic, orth: opt.Orthogonal,
 		w: sphereRows(rng, nw, d, opt.Orthogonal), nw: nw, trunc: tr, kstring: k.String(),
 	}, nil
 }
@@ -221,7 +237,9 @@ func (g *GegenbauerMap) String() string {
 		g.kstring, g.d, g.m, g.rad.q, g.rad.s, g.orth, g.anti, g.trunc.Bound)
 }
 
-// Transform writes z(x) for the rows of x into dst (n x Dim()).
+// Transform writes z(x) for the rows of x into dst (n x Dim()), with the
+// map's backend. Errors: zonal.ErrEmpty, zonal.ErrShape, zonal.ErrNonFinite
+// (see FeatureMap).
 func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	n, err := checkTransform(dst, x, g.d, g.Dim())
 	if err != nil {
@@ -238,7 +256,7 @@ func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 		scale[l] = math.Exp(0.5*LogAlpha(l, d)) / math.Sqrt(float64(g.m))
 	}
 	w := blas64.General{Rows: g.nw, Cols: d, Stride: d, Data: g.w}
-	return parallelBlocksOf(contextBG, n, transformRows, func(i0, i1 int) {
+	return parallelBlocksOf(context.Background(), n, transformRows, func(i0, i1 int) {
 		rows := i1 - i0
 		xh := blas64.General{Rows: rows, Cols: d, Stride: d, Data: make([]float64, rows*d)}
 		t := blas64.General{Rows: rows, Cols: g.nw, Stride: g.nw, Data: make([]float64, rows*g.nw)}
@@ -336,8 +354,10 @@ func (g *GegenbauerMap) MarshalBinary() ([]byte, error) {
 	return putFloats(out, g.w...), nil
 }
 
+// decodeGegenbauer decodes GegenbauerMap.MarshalBinary (registered in
+// registry.go); the map computes with backend.Default().
 func decodeGegenbauer(data []byte) (FeatureMap, error) {
-	bad := fmt.Errorf("%w: malformed gegenbauer map encoding", zonal.ErrParam)
+	bad := fmt.Errorf("%w: malformed gegenbauer map encoding", zonal.ErrFormat)
 	if len(data) < 1+11*8+4 || data[0] != 1 {
 		return nil, bad
 	}
@@ -367,8 +387,6 @@ func decodeGegenbauer(data []byte) (FeatureMap, error) {
 		trunc: Truncation{Q: int(h[6]), S: int(h[7]), Bound: h[8]}, kstring: kstring,
 	}, nil
 }
-
-func init() { RegisterMap("gegenbauer", decodeGegenbauer) }
 
 // checkTransform validates the shapes of a Transform call and returns n.
 func checkTransform(dst *mat.Dense, x mat.Matrix, d, dim int) (int, error) {

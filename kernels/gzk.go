@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/backend"
 )
 
 // radial evaluates the radial functions h_l(r) in R^s, l = 0..q, of a GZK.
@@ -63,7 +62,8 @@ type GZK struct {
 // NewGZK returns the GZK of dimension d >= 2, degree q >= 0 and order s >= 1
 // with user radial functions: h(l, r, dst) writes h_l(r) (length s) to dst.
 // h must be deterministic and safe for concurrent use. Such a GZK cannot be
-// serialized.
+// serialized. Errors: zonal.ErrParam for d, q, s out of range (d >= 2,
+// 0 <= q <= 10000, 1 <= s <= 10000) or a nil h.
 func NewGZK(d, q, s int, h func(l int, r float64, dst []float64)) (*GZK, error) {
 	if err := checkDQS(d, q, s); err != nil {
 		return nil, err
@@ -100,8 +100,13 @@ func checkDQS(d, q, s int) error {
 //     c_l the Gegenbauer coefficients of kappa by SeriesCoeffs (negative
 //     round-off values are set to 0).
 //
-// All constants are computed in log space. b is used only for quadrature.
-func NewGZKFor(b backend.Backend, k Kernel, d, q, s int) (*GZK, error) {
+// All constants are computed in log space. opt is used only for the
+// quadrature of NTK and arc-cosine coefficients (SeriesCoeffs).
+//
+// Errors: zonal.ErrParam for d, q, s out of range (as NewGZK), s != 1 for
+// NTK and arc-cosine, or a kernel without a closed form; those of
+// SeriesCoeffs.
+func NewGZKFor(k Kernel, d, q, s int, opt Options) (*GZK, error) {
 	if err := checkDQS(d, q, s); err != nil {
 		return nil, err
 	}
@@ -132,7 +137,7 @@ func NewGZKFor(b backend.Backend, k Kernel, d, q, s int) (*GZK, error) {
 		if s != 1 {
 			return nil, fmt.Errorf("%w: %s is homogeneous in |x|: its GZK has order s = 1, got %d", zonal.ErrParam, k, s)
 		}
-		c, err := zonalCoeffs(b, k, d, q)
+		c, err := zonalCoeffs(k, d, q, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +158,7 @@ func NewGZKFor(b backend.Backend, k Kernel, d, q, s int) (*GZK, error) {
 
 // zonalCoeffs returns the Gegenbauer coefficients of the angular part of an
 // NTK or arc-cosine kernel.
-func zonalCoeffs(b backend.Backend, k Kernel, d, q int) ([]float64, error) {
+func zonalCoeffs(k Kernel, d, q int, opt Options) ([]float64, error) {
 	var kappa func(float64) float64
 	switch kk := k.(type) {
 	case NTK:
@@ -167,7 +172,7 @@ func zonalCoeffs(b backend.Backend, k Kernel, d, q int) ([]float64, error) {
 	// kappa has a square-root singularity at t = +-1, so the rule needs many
 	// more points than the degree: 8(q+1)+128 points leave a quadrature
 	// error below 1e-9 for q <= 64 (checked in the tests against t^n).
-	return SeriesCoeffs(b, kappa, d, q, min(4096, 8*(q+1)+128))
+	return SeriesCoeffs(kappa, d, q, min(4096, 8*(q+1)+128), opt)
 }
 
 // InputDim is d.
@@ -239,7 +244,8 @@ func (g *GZK) String() string {
 }
 
 // MarshalBinary encodes d, q, s and the base kernel; a GZK with user radial
-// functions cannot be encoded (zonal.ErrParam).
+// functions cannot be encoded (zonal.ErrParam); otherwise it fails only if
+// the base kernel's MarshalBinary does.
 func (g *GZK) MarshalBinary() ([]byte, error) {
 	if g.base == nil {
 		return nil, fmt.Errorf("%w: a GZK with user radial functions cannot be serialized", zonal.ErrParam)
@@ -247,18 +253,17 @@ func (g *GZK) MarshalBinary() ([]byte, error) {
 	return appendKernel(putFloats(nil, float64(g.rad.d), float64(g.rad.q), float64(g.rad.s)), g.base)
 }
 
-func init() {
-	RegisterKernel("gzk", func(b []byte) (Kernel, error) {
-		if len(b) < 24 {
-			return nil, fmt.Errorf("%w: malformed gzk encoding", zonal.ErrParam)
-		}
-		v, _ := getFloats(b[:24], 3)
-		k, _, err := readKernel(b[24:])
-		if err != nil {
-			return nil, err
-		}
-		return NewGZKFor(backend.Default(), k, int(v[0]), int(v[1]), int(v[2]))
-	})
+// decodeGZK decodes GZK.MarshalBinary (registered in registry.go).
+func decodeGZK(b []byte) (Kernel, error) {
+	if len(b) < 24 {
+		return nil, fmt.Errorf("%w: malformed gzk encoding", zonal.ErrFormat)
+	}
+	v, _ := getFloats(b[:24], 3)
+	k, _, err := readKernel(b[24:])
+	if err != nil {
+		return nil, err
+	}
+	return NewGZKFor(k, int(v[0]), int(v[1]), int(v[2]), Options{})
 }
 
 // appendKernel appends len(kind), kind, len(params), params.
@@ -275,7 +280,7 @@ func appendKernel(dst []byte, k Kernel) ([]byte, error) {
 
 // readKernel decodes a kernel written by appendKernel and returns the rest.
 func readKernel(b []byte) (Kernel, []byte, error) {
-	bad := fmt.Errorf("%w: malformed kernel encoding", zonal.ErrParam)
+	bad := fmt.Errorf("%w: malformed kernel encoding", zonal.ErrFormat)
 	if len(b) < 4 {
 		return nil, nil, bad
 	}

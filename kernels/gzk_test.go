@@ -38,7 +38,7 @@ func TestGZKReproducesGaussian(t *testing.T) {
 			pts := pointsInBall(uint64(d), 24, d, radius)
 			// Generous truncation: reproduces the kernel to round-off.
 			g := mustGZK(t, k, d, 60, 30)
-			bd, err := TruncationBound(b, k, d, radius, 60, 30)
+			bd, err := TruncationBound(k, d, radius, 60, 30, Options{Backend: b})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +46,7 @@ func TestGZKReproducesGaussian(t *testing.T) {
 				t.Fatalf("d=%d: bound at q=60 s=30 is %g", d, bd)
 			}
 			for _, tol := range []float64{1e-2, 1e-5, 1e-9} {
-				tr, err := ChooseTruncation(b, k, d, radius, tol, 80, 40)
+				tr, err := ChooseTruncation(k, d, radius, tol, 80, 40, Options{Backend: b})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -100,12 +100,12 @@ func TestGZKReproducesDotProduct(t *testing.T) {
 					}
 				}
 			}
-			if bd, _ := TruncationBound(b, k, d, 1.8, p, p/2+1); bd != 0 {
+			if bd, _ := TruncationBound(k, d, 1.8, p, p/2+1, Options{Backend: b}); bd != 0 {
 				t.Fatalf("%v: exact truncation has bound %g", k, bd)
 			}
 		}
 		for _, tol := range []float64{1e-3, 1e-8} {
-			tr, err := ChooseTruncation(b, ed, d, 1.8, tol, 60, 30)
+			tr, err := ChooseTruncation(ed, d, 1.8, tol, 60, 30, Options{Backend: b})
 			if err != nil || tr.Bound > tol {
 				t.Fatalf("expdot: %v %+v", err, tr)
 			}
@@ -130,7 +130,7 @@ func TestGZKReproducesNTKAndArcCosine(t *testing.T) {
 	d := 4
 	pts := pointsInBall(3, 12, d, 1.5)
 	for _, k := range []Kernel{ntk, a0, a1} {
-		tr, err := ChooseTruncation(b, k, d, 1.5, 0.2, 30, 4)
+		tr, err := ChooseTruncation(k, d, 1.5, 0.2, 30, 4, Options{Backend: b})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,12 +179,12 @@ func TestUserGZK(t *testing.T) {
 		func() error { _, e := NewGZK(3, -1, 2, func(int, float64, []float64) {}); return e }(),
 		func() error { _, e := NewGZK(3, 3, 0, func(int, float64, []float64) {}); return e }(),
 		func() error { _, e := NewGZK(3, 3, 1, nil); return e }(),
-		func() error { _, e := NewGZKFor(backend.Default(), Laplacian{1}, 3, 3, 1); return e }(),
-		func() error { _, e := NewGZKFor(backend.Default(), NTK{2}, 3, 3, 2); return e }(),
-		func() error { _, e := TruncationBound(backend.Default(), g, 3, 1, 3, 2); return e }(),
-		func() error { _, e := ChooseTruncation(backend.Default(), Gaussian{1}, 3, 1, 0, 3, 2); return e }(),
+		func() error { _, e := NewGZKFor(Laplacian{1}, 3, 3, 1, Options{}); return e }(),
+		func() error { _, e := NewGZKFor(NTK{2}, 3, 3, 2, Options{}); return e }(),
+		func() error { _, e := TruncationBound(g, 3, 1, 3, 2, Options{}); return e }(),
+		func() error { _, e := ChooseTruncation(Gaussian{1}, 3, 1, 0, 3, 2, Options{}); return e }(),
 		func() error {
-			_, e := ChooseTruncation(backend.Default(), Gaussian{1}, 3, math.NaN(), 1e-3, 3, 2)
+			_, e := ChooseTruncation(Gaussian{1}, 3, math.NaN(), 1e-3, 3, 2, Options{})
 			return e
 		}(),
 	} {
@@ -201,7 +201,7 @@ func TestChooseTruncationMonotone(t *testing.T) {
 	k := Gaussian{1}
 	prev := Truncation{}
 	for _, r := range []float64{0.5, 1, 2, 3} {
-		tr, err := ChooseTruncation(b, k, 6, r, 1e-4, 80, 40)
+		tr, err := ChooseTruncation(k, 6, r, 1e-4, 80, 40, Options{Backend: b})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +212,7 @@ func TestChooseTruncationMonotone(t *testing.T) {
 	}
 	last := math.Inf(1)
 	for q := 0; q < 20; q++ {
-		bd, _ := TruncationBound(b, k, 6, 2, q, 4)
+		bd, _ := TruncationBound(k, 6, 2, q, 4, Options{Backend: b})
 		if bd > last {
 			t.Fatalf("bound increases with q: %g > %g", bd, last)
 		}

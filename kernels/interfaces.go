@@ -1,18 +1,13 @@
 package kernels
 
-import (
-	"fmt"
-	"sync"
-
-	"github.com/zonal-ml/zonal"
-	"gonum.org/v1/gonum/mat"
-)
+import "gonum.org/v1/gonum/mat"
 
 // Kernel is a positive-definite kernel k(x, y) on R^d.
 //
 // A Kernel value is immutable and safe for concurrent use. Kind names the
 // family ("gaussian", "polynomial", ...) and MarshalBinary its parameters, so
-// fitted models can store the kernel (see UnmarshalKernel).
+// fitted models can store the kernel: every kind is registered with
+// RegisterKernel and rebuilt by UnmarshalKernel (registry.go).
 type Kernel interface {
 	// Eval returns k(x, y); x and y have the same length.
 	Eval(x, y []float64) float64
@@ -20,7 +15,9 @@ type Kernel interface {
 	Kind() string
 	// String describes the kernel and its parameters, e.g. "gaussian(sigma=2)".
 	String() string
-	// MarshalBinary encodes the parameters (not the kind).
+	// MarshalBinary encodes the parameters (not the kind). It fails
+	// (zonal.ErrParam) only for kernels that cannot be stored, such as a
+	// GZK of user radial functions.
 	MarshalBinary() ([]byte, error)
 }
 
@@ -35,64 +32,19 @@ type FeatureMap interface {
 	// Dim is D, the number of features.
 	Dim() int
 	// Transform writes the features of the rows of x (n x d) to the rows of
-	// dst (n x D). dst must already have that shape.
+	// dst (n x D). dst must already have that shape. Errors: zonal.ErrEmpty
+	// (nil or empty x or dst), zonal.ErrShape (x without d columns, dst not
+	// n x D), zonal.ErrNonFinite (NaN or Inf in x).
 	Transform(dst *mat.Dense, x mat.Matrix) error
 }
 
-// PersistentMap is a FeatureMap that can be saved in a model file.
+// PersistentMap is a FeatureMap that can be saved in a model file. Its kind
+// is registered with RegisterMap and rebuilt by UnmarshalMap (registry.go).
 type PersistentMap interface {
 	FeatureMap
 	// Kind names the map type, e.g. "gegenbauer"; it selects the decoder.
 	Kind() string
-	// MarshalBinary encodes everything needed to rebuild the map exactly.
+	// MarshalBinary encodes everything needed to rebuild the map exactly;
+	// zonal.ErrParam for maps that cannot be stored (user radial functions).
 	MarshalBinary() ([]byte, error)
-}
-
-var (
-	codecMu        sync.RWMutex
-	mapDecoders    = map[string]func([]byte) (FeatureMap, error){}
-	kernelDecoders = map[string]func([]byte) (Kernel, error){}
-)
-
-// RegisterMap registers the decoder for serialized maps of the given kind.
-// Packages that define maps (kernels, tensorsketch, kpca) call it from init.
-func RegisterMap(kind string, decode func([]byte) (FeatureMap, error)) {
-	codecMu.Lock()
-	defer codecMu.Unlock()
-	if _, dup := mapDecoders[kind]; dup {
-		panic("kernels: RegisterMap called twice for " + kind)
-	}
-	mapDecoders[kind] = decode
-}
-
-// UnmarshalMap rebuilds a map saved with PersistentMap.MarshalBinary.
-func UnmarshalMap(kind string, data []byte) (FeatureMap, error) {
-	codecMu.RLock()
-	dec, ok := mapDecoders[kind]
-	codecMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("%w: feature map %q (is its package imported?)", zonal.ErrUnknown, kind)
-	}
-	return dec(data)
-}
-
-// RegisterKernel registers the decoder for serialized kernels of the given kind.
-func RegisterKernel(kind string, decode func([]byte) (Kernel, error)) {
-	codecMu.Lock()
-	defer codecMu.Unlock()
-	if _, dup := kernelDecoders[kind]; dup {
-		panic("kernels: RegisterKernel called twice for " + kind)
-	}
-	kernelDecoders[kind] = decode
-}
-
-// UnmarshalKernel rebuilds a kernel saved with Kernel.MarshalBinary.
-func UnmarshalKernel(kind string, data []byte) (Kernel, error) {
-	codecMu.RLock()
-	dec, ok := kernelDecoders[kind]
-	codecMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("%w: kernel %q", zonal.ErrUnknown, kind)
-	}
-	return dec(data)
 }

@@ -14,6 +14,7 @@ import (
 type Gaussian struct{ Sigma float64 }
 
 // NewGaussian returns the Gaussian kernel of bandwidth sigma > 0.
+// Errors: zonal.ErrParam when sigma is not positive and finite.
 func NewGaussian(sigma float64) (Gaussian, error) {
 	if err := checkPositive("gaussian sigma", sigma); err != nil {
 		return Gaussian{}, err
@@ -22,7 +23,8 @@ func NewGaussian(sigma float64) (Gaussian, error) {
 }
 
 // NewGaussianGamma returns the Gaussian kernel exp(-gamma |x-y|^2), gamma > 0,
-// that is sigma = 1/sqrt(2 gamma).
+// that is sigma = 1/sqrt(2 gamma). Errors: zonal.ErrParam when gamma is not
+// positive and finite.
 func NewGaussianGamma(gamma float64) (Gaussian, error) {
 	if err := checkPositive("gaussian gamma", gamma); err != nil {
 		return Gaussian{}, err
@@ -49,7 +51,7 @@ func (g Gaussian) Kind() string { return "gaussian" }
 // String returns "gaussian(sigma=S)".
 func (g Gaussian) String() string { return fmt.Sprintf("gaussian(sigma=%g)", g.Sigma) }
 
-// MarshalBinary encodes sigma.
+// MarshalBinary encodes sigma; it never fails.
 func (g Gaussian) MarshalBinary() ([]byte, error) { return putFloats(nil, g.Sigma), nil }
 
 func (g Gaussian) fromInner(row []float64, xn float64, yn []float64) {
@@ -67,10 +69,11 @@ func (g Gaussian) fromInner(row []float64, xn float64, yn []float64) {
 // Laplacian is k(x, y) = exp(-|x-y|_1 / sigma) with the l1 distance
 // (scikit-learn's laplacian_kernel with gamma = 1/sigma). It is a product of
 // one-dimensional Laplace kernels, so its Fourier transform is a product of
-// Cauchy densities (see NewFourier).
+// Cauchy densities (see NewFourierMap).
 type Laplacian struct{ Sigma float64 }
 
 // NewLaplacian returns the Laplacian kernel of scale sigma > 0.
+// Errors: zonal.ErrParam when sigma is not positive and finite.
 func NewLaplacian(sigma float64) (Laplacian, error) {
 	if err := checkPositive("laplacian sigma", sigma); err != nil {
 		return Laplacian{}, err
@@ -93,7 +96,7 @@ func (l Laplacian) Kind() string { return "laplacian" }
 // String returns "laplacian(sigma=S)".
 func (l Laplacian) String() string { return fmt.Sprintf("laplacian(sigma=%g)", l.Sigma) }
 
-// MarshalBinary encodes sigma.
+// MarshalBinary encodes sigma; it never fails.
 func (l Laplacian) MarshalBinary() ([]byte, error) { return putFloats(nil, l.Sigma), nil }
 
 // Polynomial is k(x, y) = (gamma <x,y> + coef0)^degree with degree >= 1,
@@ -107,6 +110,8 @@ type Polynomial struct {
 }
 
 // NewPolynomial returns the polynomial kernel (gamma <x,y> + coef0)^degree.
+// Errors: zonal.ErrParam unless 1 <= degree <= 64, gamma > 0 and
+// 0 <= coef0 < Inf.
 func NewPolynomial(degree int, gamma, coef0 float64) (Polynomial, error) {
 	if degree < 1 || degree > 64 {
 		return Polynomial{}, fmt.Errorf("%w: polynomial degree must be in 1..64, got %d", zonal.ErrParam, degree)
@@ -141,7 +146,7 @@ func (p Polynomial) String() string {
 	return fmt.Sprintf("polynomial(degree=%d, gamma=%g, coef0=%g)", p.Degree, p.Gamma, p.Coef0)
 }
 
-// MarshalBinary encodes degree, gamma and coef0.
+// MarshalBinary encodes degree, gamma and coef0; it never fails.
 func (p Polynomial) MarshalBinary() ([]byte, error) {
 	return putFloats(nil, float64(p.Degree), p.Gamma, p.Coef0), nil
 }
@@ -157,6 +162,7 @@ func (p Polynomial) fromInner(row []float64, _ float64, _ []float64) {
 type ExpDot struct{ Sigma float64 }
 
 // NewExpDot returns exp(<x,y>/sigma^2), sigma > 0.
+// Errors: zonal.ErrParam when sigma is not positive and finite.
 func NewExpDot(sigma float64) (ExpDot, error) {
 	if err := checkPositive("expdot sigma", sigma); err != nil {
 		return ExpDot{}, err
@@ -181,7 +187,7 @@ func (e ExpDot) Kind() string { return "expdot" }
 // String returns "expdot(sigma=S)".
 func (e ExpDot) String() string { return fmt.Sprintf("expdot(sigma=%g)", e.Sigma) }
 
-// MarshalBinary encodes sigma.
+// MarshalBinary encodes sigma; it never fails.
 func (e ExpDot) MarshalBinary() ([]byte, error) { return putFloats(nil, e.Sigma), nil }
 
 func (e ExpDot) fromInner(row []float64, _ float64, _ []float64) {
@@ -204,6 +210,7 @@ func (e ExpDot) fromInner(row []float64, _ float64, _ []float64) {
 type ArcCosine struct{ Order int }
 
 // NewArcCosine returns the arc-cosine kernel of order 0 or 1.
+// Errors: zonal.ErrParam for another order.
 func NewArcCosine(order int) (ArcCosine, error) {
 	if order != 0 && order != 1 {
 		return ArcCosine{}, fmt.Errorf("%w: arc-cosine order must be 0 or 1, got %d", zonal.ErrParam, order)
@@ -234,7 +241,7 @@ func (a ArcCosine) Kind() string { return "arccos" }
 // String returns "arccos(order=N)".
 func (a ArcCosine) String() string { return fmt.Sprintf("arccos(order=%d)", a.Order) }
 
-// MarshalBinary encodes the order.
+// MarshalBinary encodes the order; it never fails.
 func (a ArcCosine) MarshalBinary() ([]byte, error) { return putFloats(nil, float64(a.Order)), nil }
 
 func (a ArcCosine) fromInner(row []float64, xn float64, yn []float64) {
@@ -265,6 +272,7 @@ func arcCos1(t float64) float64 {
 type NTK struct{ Depth int }
 
 // NewNTK returns the ReLU NTK of depth L >= 1.
+// Errors: zonal.ErrParam unless 1 <= depth <= 1000.
 func NewNTK(depth int) (NTK, error) {
 	if depth < 1 || depth > 1000 {
 		return NTK{}, fmt.Errorf("%w: NTK depth must be in 1..1000, got %d", zonal.ErrParam, depth)
@@ -301,7 +309,7 @@ func (k NTK) Kind() string { return "ntk" }
 // String returns "ntk(depth=L)".
 func (k NTK) String() string { return fmt.Sprintf("ntk(depth=%d)", k.Depth) }
 
-// MarshalBinary encodes the depth.
+// MarshalBinary encodes the depth; it never fails.
 func (k NTK) MarshalBinary() ([]byte, error) { return putFloats(nil, float64(k.Depth)), nil }
 
 func (k NTK) fromInner(row []float64, xn float64, yn []float64) {
@@ -317,6 +325,7 @@ type DotProduct struct{ Coef []float64 }
 
 // NewDotProduct returns sum_n coef[n] <x,y>^n. The coefficients must be
 // finite, non-negative, at most 256 of them, and not all zero; they are copied.
+// Errors: zonal.ErrParam when they are not.
 func NewDotProduct(coef []float64) (DotProduct, error) {
 	if len(coef) == 0 || len(coef) > 256 {
 		return DotProduct{}, fmt.Errorf("%w: dot-product kernel needs 1..256 Taylor coefficients, got %d", zonal.ErrParam, len(coef))
@@ -359,7 +368,7 @@ func (p DotProduct) Kind() string { return "dotproduct" }
 // String returns "dotproduct(coef=[...])".
 func (p DotProduct) String() string { return fmt.Sprintf("dotproduct(coef=%v)", p.Coef) }
 
-// MarshalBinary encodes the coefficients.
+// MarshalBinary encodes the coefficients; it never fails.
 func (p DotProduct) MarshalBinary() ([]byte, error) { return putFloats(nil, p.Coef...), nil }
 
 func (p DotProduct) fromInner(row []float64, _ float64, _ []float64) {
@@ -386,56 +395,28 @@ type innerKernel interface {
 	fromInner(row []float64, xn float64, yn []float64)
 }
 
-func init() {
-	RegisterKernel("gaussian", func(b []byte) (Kernel, error) {
-		v, err := getFloats(b, 1)
+// Decoders of the kernels' MarshalBinary, registered in registry.go.
+var (
+	decodeGaussian   = decodeFloats(1, func(v []float64) (Kernel, error) { return NewGaussian(v[0]) })
+	decodeLaplacian  = decodeFloats(1, func(v []float64) (Kernel, error) { return NewLaplacian(v[0]) })
+	decodePolynomial = decodeFloats(3, func(v []float64) (Kernel, error) { return NewPolynomial(int(v[0]), v[1], v[2]) })
+	decodeExpDot     = decodeFloats(1, func(v []float64) (Kernel, error) { return NewExpDot(v[0]) })
+	decodeArcCosine  = decodeFloats(1, func(v []float64) (Kernel, error) { return NewArcCosine(int(v[0])) })
+	decodeNTK        = decodeFloats(1, func(v []float64) (Kernel, error) { return NewNTK(int(v[0])) })
+	decodeDotProduct = decodeFloats(-1, func(v []float64) (Kernel, error) { return NewDotProduct(v) })
+)
+
+// decodeFloats returns the decoder of a kernel whose encoding is n float64
+// parameters (n < 0: any positive number of them), rebuilt by build, which
+// validates them as the constructor does.
+func decodeFloats(n int, build func(v []float64) (Kernel, error)) func([]byte) (Kernel, error) {
+	return func(b []byte) (Kernel, error) {
+		v, err := getFloats(b, n)
 		if err != nil {
 			return nil, err
 		}
-		return NewGaussian(v[0])
-	})
-	RegisterKernel("laplacian", func(b []byte) (Kernel, error) {
-		v, err := getFloats(b, 1)
-		if err != nil {
-			return nil, err
-		}
-		return NewLaplacian(v[0])
-	})
-	RegisterKernel("polynomial", func(b []byte) (Kernel, error) {
-		v, err := getFloats(b, 3)
-		if err != nil {
-			return nil, err
-		}
-		return NewPolynomial(int(v[0]), v[1], v[2])
-	})
-	RegisterKernel("expdot", func(b []byte) (Kernel, error) {
-		v, err := getFloats(b, 1)
-		if err != nil {
-			return nil, err
-		}
-		return NewExpDot(v[0])
-	})
-	RegisterKernel("arccos", func(b []byte) (Kernel, error) {
-		v, err := getFloats(b, 1)
-		if err != nil {
-			return nil, err
-		}
-		return NewArcCosine(int(v[0]))
-	})
-	RegisterKernel("ntk", func(b []byte) (Kernel, error) {
-		v, err := getFloats(b, 1)
-		if err != nil {
-			return nil, err
-		}
-		return NewNTK(int(v[0]))
-	})
-	RegisterKernel("dotproduct", func(b []byte) (Kernel, error) {
-		v, err := getFloats(b, -1)
-		if err != nil {
-			return nil, err
-		}
-		return NewDotProduct(v)
-	})
+		return build(v)
+	}
 }
 
 // ---- small helpers ----
@@ -497,7 +478,7 @@ func putFloats(b []byte, v ...float64) []byte {
 // getFloats decodes n float64 values (n < 0: all of them, at least one).
 func getFloats(b []byte, n int) ([]float64, error) {
 	if len(b)%8 != 0 || (n >= 0 && len(b) != 8*n) || (n < 0 && len(b) == 0) {
-		return nil, fmt.Errorf("%w: malformed encoding (%d bytes)", zonal.ErrParam, len(b))
+		return nil, fmt.Errorf("%w: malformed encoding (%d bytes)", zonal.ErrFormat, len(b))
 	}
 	v := make([]float64, len(b)/8)
 	for i := range v {

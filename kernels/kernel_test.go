@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -130,7 +131,7 @@ func TestKernelMarshalRoundTrip(t *testing.T) {
 
 func mustGZK(t *testing.T, k Kernel, d, q, s int) *GZK {
 	t.Helper()
-	g, err := NewGZKFor(backend.Default(), k, d, q, s)
+	g, err := NewGZKFor(k, d, q, s, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestMatrixIntoMatchesEval(t *testing.T) {
 				if yy == x {
 					in = x // x == y path
 				}
-				if err := MatrixInto(dst, b, k, x, in); err != nil {
+				if err := MatrixInto(context.Background(), dst, k, x, in, Options{Backend: b}); err != nil {
 					t.Fatal(err)
 				}
 				xr, yr := make([]float64, 5), make([]float64, 5)
@@ -187,22 +188,22 @@ func TestMatrixIntoErrors(t *testing.T) {
 	b := backend.Default()
 	k := Gaussian{1}
 	x := randMatrix(1, 4, 3, 1)
-	if err := MatrixInto(mat.NewDense(4, 4, nil), b, k, x, randMatrix(2, 4, 2, 1)); !errors.Is(err, zonal.ErrShape) {
+	if err := MatrixInto(context.Background(), mat.NewDense(4, 4, nil), k, x, randMatrix(2, 4, 2, 1), Options{Backend: b}); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("d mismatch: %v", err)
 	}
-	if err := MatrixInto(mat.NewDense(3, 4, nil), b, k, x, x); !errors.Is(err, zonal.ErrShape) {
+	if err := MatrixInto(context.Background(), mat.NewDense(3, 4, nil), k, x, x, Options{Backend: b}); !errors.Is(err, zonal.ErrShape) {
 		t.Errorf("dst shape: %v", err)
 	}
 	bad := mat.DenseCopyOf(x)
 	bad.Set(2, 1, math.NaN())
-	if err := MatrixInto(mat.NewDense(4, 4, nil), b, k, bad, x); !errors.Is(err, zonal.ErrNonFinite) {
+	if err := MatrixInto(context.Background(), mat.NewDense(4, 4, nil), k, bad, x, Options{Backend: b}); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("NaN: %v", err)
 	}
 	bad.Set(2, 1, math.Inf(-1))
-	if err := MatrixInto(mat.NewDense(4, 4, nil), b, k, x, bad); !errors.Is(err, zonal.ErrNonFinite) {
+	if err := MatrixInto(context.Background(), mat.NewDense(4, 4, nil), k, x, bad, Options{Backend: b}); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("Inf: %v", err)
 	}
-	if _, err := Matrix(b, k, &mat.Dense{}, x); !errors.Is(err, zonal.ErrEmpty) {
+	if _, err := Matrix(context.Background(), k, &mat.Dense{}, x, Options{Backend: b}); !errors.Is(err, zonal.ErrEmpty) {
 		t.Errorf("empty: %v", err)
 	}
 }

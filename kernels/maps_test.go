@@ -67,7 +67,7 @@ func TestGegenbauerUnbiased(t *testing.T) {
 	x.Set(5, 2, 0) // the x = 0 case
 	k := Gaussian{1.1}
 	g := mustGZK(t, k, 3, 6, 3)
-	want, _ := Matrix(b, g, x, x)
+	want, _ := Matrix(context.Background(), g, x, x, Options{Backend: b})
 	seeds := 3000
 	if testing.Short() {
 		seeds = 500
@@ -77,7 +77,8 @@ func TestGegenbauerUnbiased(t *testing.T) {
 		o.Q, o.S, o.Features = 6, 3, 12
 		checkUnbiased(t, "gegenbauer", seeds, func(seed uint64) FeatureMap {
 			o.Seed = seed
-			f, err := NewGegenbauerFeatures(b, k, x, o)
+			o.Backend = b
+			f, err := NewGegenbauerMap(context.Background(), k, x, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,9 +87,9 @@ func TestGegenbauerUnbiased(t *testing.T) {
 	}
 	// A user GZK (polynomial radial functions) through the same map.
 	ug, _ := NewGZK(3, 2, 1, func(l int, r float64, dst []float64) { dst[0] = ipow(r, l) / float64(l+1) })
-	want, _ = Matrix(b, ug, x, x)
+	want, _ = Matrix(context.Background(), ug, x, x, Options{Backend: b})
 	checkUnbiased(t, "user gzk", seeds, func(seed uint64) FeatureMap {
-		f, err := NewGegenbauerFeatures(b, ug, x, GegenbauerOptions{Features: 8, Seed: seed})
+		f, err := NewGegenbauerMap(context.Background(), ug, x, GegenbauerOptions{Options: Options{Backend: b}, Features: 8, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,9 +108,9 @@ func TestFourierUnbiased(t *testing.T) {
 		k    Kernel
 		orth bool
 	}{{Gaussian{1.3}, false}, {Gaussian{1.3}, true}, {Laplacian{2}, false}} {
-		want, _ := Matrix(b, c.k, x, x)
+		want, _ := Matrix(context.Background(), c.k, x, x, Options{Backend: b})
 		checkUnbiased(t, c.k.String(), seeds, func(seed uint64) FeatureMap {
-			f, err := NewFourier(b, c.k, 4, FourierOptions{Features: 10, Orthogonal: c.orth, Seed: seed})
+			f, err := NewFourierMap(c.k, 4, FourierOptions{Options: Options{Backend: b}, Features: 10, Orthogonal: c.orth, Seed: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,8 +128,8 @@ func TestErrorFallsAsInverseSqrtD(t *testing.T) {
 	x := randMatrix(13, 40, 5, 0.5)
 	k := Gaussian{1.5}
 	gz := mustGZK(t, k, 5, 5, 3)
-	kg, _ := Matrix(b, gz, x, x)
-	kk, _ := Matrix(b, k, x, x)
+	kg, _ := Matrix(context.Background(), gz, x, x, Options{Backend: b})
+	kk, _ := Matrix(context.Background(), k, x, x, Options{Backend: b})
 	rms := func(build func(D int, seed uint64) FeatureMap, want *mat.Dense, D int) float64 {
 		s := 0.0
 		for seed := uint64(0); seed < 24; seed++ {
@@ -140,14 +141,14 @@ func TestErrorFallsAsInverseSqrtD(t *testing.T) {
 		return math.Sqrt(s / 24)
 	}
 	gb := func(D int, seed uint64) FeatureMap {
-		f, err := NewGegenbauerFeatures(b, k, x, GegenbauerOptions{Features: D, Q: 5, S: 3, Seed: seed})
+		f, err := NewGegenbauerMap(context.Background(), k, x, GegenbauerOptions{Options: Options{Backend: b}, Features: D, Q: 5, S: 3, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return f
 	}
 	fb := func(D int, seed uint64) FeatureMap {
-		f, err := NewFourier(b, k, 5, FourierOptions{Features: D, Seed: seed})
+		f, err := NewFourierMap(k, 5, FourierOptions{Options: Options{Backend: b}, Features: D, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +173,7 @@ func TestGegenbauerZeroRowAndAutoTruncation(t *testing.T) {
 	for j := 0; j < 4; j++ {
 		x.Set(0, j, 0)
 	}
-	f, err := NewGegenbauerFeatures(b, Gaussian{2}, x, GegenbauerOptions{Features: 300, Tol: 1e-4, Seed: 3})
+	f, err := NewGegenbauerMap(context.Background(), Gaussian{2}, x, GegenbauerOptions{Options: Options{Backend: b}, Features: 300, Tol: 1e-4, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,11 +196,11 @@ func TestNystromExactOnAllPoints(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend.Backend) {
 		x := randMatrix(15, 30, 3, 2)
 		k := Gaussian{0.7}
-		ny, err := NewNystrom(b, k, x)
+		ny, err := NewNystromFromLandmarks(context.Background(), k, x, Options{Backend: b})
 		if err != nil {
 			t.Fatal(err)
 		}
-		kk, _ := Matrix(b, k, x, x)
+		kk, _ := Matrix(context.Background(), k, x, x, Options{Backend: b})
 		var e mat.Dense
 		e.Sub(gram(transform(t, ny, x)), kk)
 		if v := mat.Norm(&e, math.Inf(1)); v > 1e-10 || ny.Rank() != 30 {
@@ -227,15 +228,15 @@ func TestRecursiveRLS(t *testing.T) {
 		x.Set(300+i, 1, -5)
 	}
 	k := Gaussian{1}
-	kk, _ := Matrix(b, k, x, x)
-	ev, err := NewEvaluator(b, kk)
+	kk, _ := Matrix(context.Background(), k, x, x, Options{Backend: b})
+	ev, err := NewEvaluator(context.Background(), kk, Options{Backend: b})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const lam = 0.1
 	var outR, outU, epsR, epsU float64
 	for seed := uint64(0); seed < 10; seed++ {
-		idx, err := RecursiveRLS(context.Background(), b, k, x, 12, lam, seed)
+		idx, err := RecursiveRLS(context.Background(), k, x, 12, RLSOptions{Options: Options{Backend: b}, Lambda: lam, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,17 +253,17 @@ func TestRecursiveRLS(t *testing.T) {
 				outR++
 			}
 		}
-		again, _ := RecursiveRLS(context.Background(), b, k, x, 12, lam, seed)
+		again, _ := RecursiveRLS(context.Background(), k, x, 12, RLSOptions{Options: Options{Backend: b}, Lambda: lam, Seed: seed})
 		for i := range idx {
 			if again[i] != idx[i] {
 				t.Fatal("not deterministic for a seed")
 			}
 		}
-		nr, err := NewNystrom(b, k, rowsOf(x, idx))
+		nr, err := NewNystromFromLandmarks(context.Background(), k, rowsOf(x, idx), Options{Backend: b})
 		if err != nil {
 			t.Fatal(err)
 		}
-		nu, _ := NystromUniform(b, k, x, 12, seed)
+		nu, _ := NewNystrom(context.Background(), k, x, NystromOptions{Options: Options{Backend: b}, Landmarks: 12, Seed: seed})
 		for _, c := range nu.Landmarks().RawMatrix().Data {
 			if c >= 10 {
 				outU++
@@ -277,20 +278,20 @@ func TestRecursiveRLS(t *testing.T) {
 		t.Fatalf("isolated points chosen: RLS %.1f, uniform %.1f; mean eps_lambda RLS %.3f, uniform %.3f", outR/10, outU/10, epsR/10, epsU/10)
 	}
 	// adaptive lambda works too, and m = n returns everything.
-	if idx, err := RecursiveRLS(context.Background(), b, k, x, 40, 0, 1); err != nil || len(idx) != 40 {
+	if idx, err := RecursiveRLS(context.Background(), k, x, 40, RLSOptions{Options: Options{Backend: b}, Lambda: 0, Seed: 1}); err != nil || len(idx) != 40 {
 		t.Fatalf("adaptive lambda: %v %d", err, len(idx))
 	}
-	if idx, _ := RecursiveRLS(context.Background(), b, k, x, 305, 0, 1); len(idx) != 305 || idx[304] != 304 {
+	if idx, _ := RecursiveRLS(context.Background(), k, x, 305, RLSOptions{Options: Options{Backend: b}, Lambda: 0, Seed: 1}); len(idx) != 305 || idx[304] != 304 {
 		t.Fatal("m = n must return all rows")
 	}
 	for _, m := range []int{0, 306} {
-		if _, err := RecursiveRLS(context.Background(), b, k, x, m, 1e-3, 1); !errors.Is(err, zonal.ErrParam) {
+		if _, err := RecursiveRLS(context.Background(), k, x, m, RLSOptions{Options: Options{Backend: b}, Lambda: 1e-3, Seed: 1}); !errors.Is(err, zonal.ErrParam) {
 			t.Errorf("m=%d: %v", m, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RecursiveRLS(ctx, b, k, x, 10, 1e-3, 1); !errors.Is(err, context.Canceled) {
+	if _, err := RecursiveRLS(ctx, k, x, 10, RLSOptions{Options: Options{Backend: b}, Lambda: 1e-3, Seed: 1}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
@@ -298,8 +299,8 @@ func TestRecursiveRLS(t *testing.T) {
 func TestMeasures(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend.Backend) {
 		x := randMatrix(17, 25, 3, 1)
-		kk, _ := Matrix(b, Gaussian{1}, x, x)
-		ev, err := NewEvaluator(b, kk)
+		kk, _ := Matrix(context.Background(), Gaussian{1}, x, x, Options{Backend: b})
+		ev, err := NewEvaluator(context.Background(), kk, Options{Backend: b})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,7 +334,7 @@ func TestMeasures(t *testing.T) {
 		// A random Z against the definition computed densely with gonum.
 		z = randMatrix(18, 25, 6, 0.3)
 		lam := 0.5
-		got, _ := EpsLambda(b, kk, z, lam)
+		got, _ := EpsLambda(context.Background(), kk, z, lam, Options{Backend: b})
 		var isq mat.Dense // (K + lam I)^{-1/2}
 		s := mat.NewDense(25, 25, nil)
 		for j, v := range mu {
@@ -353,14 +354,14 @@ func TestMeasures(t *testing.T) {
 		if math.Abs(got-want) > 1e-10*math.Max(1, want) {
 			t.Fatalf("eps_lambda %g, dense definition %g", got, want)
 		}
-		rf, _ := RelFrobenius(b, kk, z)
+		rf, _ := RelFrobenius(context.Background(), kk, z, Options{Backend: b})
 		if math.Abs(rf-mat.Norm(&e, 2)/mat.Norm(kk, 2)) > 1e-12 {
 			t.Fatalf("rel_fro %g", rf)
 		}
-		if _, err := EpsLambda(b, kk, z, 0); !errors.Is(err, zonal.ErrParam) {
+		if _, err := EpsLambda(context.Background(), kk, z, 0, Options{Backend: b}); !errors.Is(err, zonal.ErrParam) {
 			t.Fatalf("lambda 0: %v", err)
 		}
-		if _, err := RelSpectral(b, kk, randMatrix(1, 24, 2, 1)); !errors.Is(err, zonal.ErrShape) {
+		if _, err := RelSpectral(context.Background(), kk, randMatrix(1, 24, 2, 1), Options{Backend: b}); !errors.Is(err, zonal.ErrShape) {
 			t.Fatalf("row mismatch: %v", err)
 		}
 	})
@@ -369,9 +370,9 @@ func TestMeasures(t *testing.T) {
 func TestMapsBadInput(t *testing.T) {
 	b := backend.Default()
 	x := randMatrix(19, 10, 4, 1)
-	g, _ := NewGegenbauerFeatures(b, Gaussian{1}, x, GegenbauerOptions{Features: 12, Q: 3, S: 2})
-	f, _ := NewFourier(b, Gaussian{1}, 4, FourierOptions{Features: 8})
-	ny, _ := NystromUniform(b, Gaussian{1}, x, 5, 1)
+	g, _ := NewGegenbauerMap(context.Background(), Gaussian{1}, x, GegenbauerOptions{Options: Options{Backend: b}, Features: 12, Q: 3, S: 2})
+	f, _ := NewFourierMap(Gaussian{1}, 4, FourierOptions{Options: Options{Backend: b}, Features: 8})
+	ny, _ := NewNystrom(context.Background(), Gaussian{1}, x, NystromOptions{Options: Options{Backend: b}, Landmarks: 5, Seed: 1})
 	nan := mat.DenseCopyOf(x)
 	nan.Set(1, 1, math.NaN())
 	for _, m := range []FeatureMap{g, f, ny} {
@@ -393,38 +394,53 @@ func TestMapsBadInput(t *testing.T) {
 		want error
 	}{
 		{func() error {
-			_, e := NewGegenbauerFeatures(b, Gaussian{1}, x, GegenbauerOptions{Features: 13, Q: 3, S: 2})
+			_, e := NewGegenbauerMap(context.Background(), Gaussian{1}, x, GegenbauerOptions{Options: Options{Backend: b}, Features: 13, Q: 3, S: 2})
 			return e
 		}(), zonal.ErrParam}, // D not a multiple of s
 		{func() error {
-			_, e := NewGegenbauerFeatures(b, Gaussian{1}, x, GegenbauerOptions{Features: 6, Q: 3, S: 2, Antithetic: true})
+			_, e := NewGegenbauerMap(context.Background(), Gaussian{1}, x, GegenbauerOptions{Options: Options{Backend: b}, Features: 6, Q: 3, S: 2, Antithetic: true})
 			return e
 		}(), zonal.ErrParam}, // antithetic needs pairs
 		{func() error {
-			_, e := NewGegenbauerFeatures(b, Gaussian{1}, &mat.Dense{}, GegenbauerOptions{Features: 8})
+			_, e := NewGegenbauerMap(context.Background(), Gaussian{1}, &mat.Dense{}, GegenbauerOptions{Options: Options{Backend: b}, Features: 8})
 			return e
 		}(), zonal.ErrEmpty},
 		{func() error {
-			_, e := NewGegenbauerFeatures(b, Gaussian{1}, nan, GegenbauerOptions{Features: 8})
+			_, e := NewGegenbauerMap(context.Background(), Gaussian{1}, nan, GegenbauerOptions{Options: Options{Backend: b}, Features: 8})
 			return e
 		}(), zonal.ErrNonFinite},
 		{func() error {
-			_, e := NewGegenbauerFeatures(b, Laplacian{1}, x, GegenbauerOptions{Features: 8})
+			_, e := NewGegenbauerMap(context.Background(), Laplacian{1}, x, GegenbauerOptions{Options: Options{Backend: b}, Features: 8})
 			return e
 		}(), zonal.ErrParam},
 		{func() error {
-			_, e := NewGegenbauerFeatures(b, Gaussian{1}, x, GegenbauerOptions{Features: 0})
+			_, e := NewGegenbauerMap(context.Background(), Gaussian{1}, x, GegenbauerOptions{Options: Options{Backend: b}, Features: 0})
 			return e
 		}(), zonal.ErrParam},
-		{func() error { _, e := NewFourier(b, Gaussian{1}, 4, FourierOptions{Features: 7}); return e }(), zonal.ErrParam},
 		{func() error {
-			_, e := NewFourier(b, Laplacian{1}, 4, FourierOptions{Features: 8, Orthogonal: true})
+			_, e := NewFourierMap(Gaussian{1}, 4, FourierOptions{Options: Options{Backend: b}, Features: 7})
 			return e
 		}(), zonal.ErrParam},
-		{func() error { _, e := NewFourier(b, NTK{1}, 4, FourierOptions{Features: 8}); return e }(), zonal.ErrParam},
-		{func() error { _, e := NystromUniform(b, Gaussian{1}, x, 11, 1); return e }(), zonal.ErrParam},
-		{func() error { _, e := NewNystrom(b, Gaussian{1}, &mat.Dense{}); return e }(), zonal.ErrEmpty},
-		{func() error { _, e := NewNystrom(b, Gaussian{1}, nan); return e }(), zonal.ErrNonFinite},
+		{func() error {
+			_, e := NewFourierMap(Laplacian{1}, 4, FourierOptions{Options: Options{Backend: b}, Features: 8, Orthogonal: true})
+			return e
+		}(), zonal.ErrParam},
+		{func() error {
+			_, e := NewFourierMap(NTK{1}, 4, FourierOptions{Options: Options{Backend: b}, Features: 8})
+			return e
+		}(), zonal.ErrParam},
+		{func() error {
+			_, e := NewNystrom(context.Background(), Gaussian{1}, x, NystromOptions{Options: Options{Backend: b}, Landmarks: 11, Seed: 1})
+			return e
+		}(), zonal.ErrParam},
+		{func() error {
+			_, e := NewNystromFromLandmarks(context.Background(), Gaussian{1}, &mat.Dense{}, Options{Backend: b})
+			return e
+		}(), zonal.ErrEmpty},
+		{func() error {
+			_, e := NewNystromFromLandmarks(context.Background(), Gaussian{1}, nan, Options{Backend: b})
+			return e
+		}(), zonal.ErrNonFinite},
 	}
 	for i, c := range cases {
 		if !errors.Is(c.err, c.want) {
@@ -440,10 +456,10 @@ func TestMapsMarshalAndConcurrency(t *testing.T) {
 	if testing.Short() {
 		q, s = 3, 2 // the pilot is costly under -race; its own test covers it
 	}
-	g, _ := NewGegenbauerFeatures(b, Gaussian{1.5}, x, GegenbauerOptions{Features: 64, Q: q, S: s, Antithetic: true, Orthogonal: true, Seed: 4})
-	p, _ := NewGegenbauerFeatures(b, Polynomial{3, 0.5, 1}, x, GegenbauerOptions{Features: 60, Q: q, S: s, Seed: 4})
-	f, _ := NewFourier(b, Gaussian{1.5}, 5, FourierOptions{Features: 64, Orthogonal: true, Seed: 4})
-	ny, _ := NystromUniform(b, Gaussian{1.5}, x, 40, 4)
+	g, _ := NewGegenbauerMap(context.Background(), Gaussian{1.5}, x, GegenbauerOptions{Options: Options{Backend: b}, Features: 64, Q: q, S: s, Antithetic: true, Orthogonal: true, Seed: 4})
+	p, _ := NewGegenbauerMap(context.Background(), Polynomial{3, 0.5, 1}, x, GegenbauerOptions{Options: Options{Backend: b}, Features: 60, Q: q, S: s, Seed: 4})
+	f, _ := NewFourierMap(Gaussian{1.5}, 5, FourierOptions{Options: Options{Backend: b}, Features: 64, Orthogonal: true, Seed: 4})
+	ny, _ := NewNystrom(context.Background(), Gaussian{1.5}, x, NystromOptions{Options: Options{Backend: b}, Landmarks: 40, Seed: 4})
 	for _, m := range []PersistentMap{g, p, f, ny} {
 		want := transform(t, m, x)
 		data, err := m.MarshalBinary()
@@ -485,11 +501,11 @@ func TestSelectTruncationPredictsError(t *testing.T) {
 	b := backend.Default()
 	x := randMatrix(21, 60, 4, 1)
 	k := Gaussian{1.4}
-	pt, err := newPilot(b, k, x, 3)
+	pt, err := newPilot(context.Background(), k, x, SelectOptions{Options: Options{Backend: b}, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kk, _ := Matrix(b, k, x, x)
+	kk, _ := Matrix(context.Background(), k, x, x, Options{Backend: b})
 	seeds := 100
 	if testing.Short() {
 		seeds = 40 // wider noise (~25%) still inside [0.6, 1.6]
@@ -499,7 +515,7 @@ func TestSelectTruncationPredictsError(t *testing.T) {
 		D := 16 * s
 		sum := 0.0
 		for seed := 0; seed < seeds; seed++ {
-			f, err := NewGegenbauerFeatures(b, k, x, GegenbauerOptions{Features: D, Q: q, S: s, Seed: uint64(seed)})
+			f, err := NewGegenbauerMap(context.Background(), k, x, GegenbauerOptions{Options: Options{Backend: b}, Features: D, Q: q, S: s, Seed: uint64(seed)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -514,18 +530,18 @@ func TestSelectTruncationPredictsError(t *testing.T) {
 		}
 	}
 	// More features afford a larger truncation (less bias, more variance).
-	small, err := SelectTruncation(b, k, x, 8, 3)
+	small, err := SelectTruncation(context.Background(), k, x, 8, SelectOptions{Options: Options{Backend: b}, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	large, _ := SelectTruncation(b, k, x, 1<<20, 3)
+	large, _ := SelectTruncation(context.Background(), k, x, 1<<20, SelectOptions{Options: Options{Backend: b}, Seed: 3})
 	if large.Q+large.S <= small.Q+small.S || math.IsNaN(large.Bound) {
 		t.Errorf("D=8: %+v, D=2^20: %+v", small, large)
 	}
-	if _, err := SelectTruncation(b, k, x, 0, 3); !errors.Is(err, zonal.ErrParam) {
+	if _, err := SelectTruncation(context.Background(), k, x, 0, SelectOptions{Options: Options{Backend: b}, Seed: 3}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("D=0: %v", err)
 	}
-	if _, err := SelectTruncation(b, Laplacian{1}, x, 10, 3); !errors.Is(err, zonal.ErrParam) {
+	if _, err := SelectTruncation(context.Background(), Laplacian{1}, x, 10, SelectOptions{Options: Options{Backend: b}, Seed: 3}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("laplacian: %v", err)
 	}
 }

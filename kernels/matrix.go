@@ -14,6 +14,7 @@ import (
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/budget"
 )
 
 // blockRows is the number of rows of X handled by one task of MatrixInto and
@@ -33,20 +34,22 @@ func expInPlace(v []float64) { asm.Exp(v, v) }
 // the inner products from the backend's Gemm, one block of rows at a time,
 // then apply the kernel function in place; the Gaussian uses
 // |x-y|^2 = |x|^2 + |y|^2 - 2<x,y> clamped at 0. Other kernels are evaluated
-// pairwise. Row blocks run in parallel. No memory beyond dst and O(nx + ny)
-// scratch is allocated (dst itself is the caller's: nothing n x n is made
-// here unless the caller asks for it).
+// pairwise. Row blocks run in parallel and ctx is checked between them. No
+// memory beyond dst and O(nx + ny) scratch is allocated (dst itself is the
+// caller's: nothing n x n is made here unless the caller asks for it), so
+// opt.MemoryBudget is not consulted. With opt.Progress set, reports of stage
+// "kernel" count the rows of dst done (Done of Total = nx); the entries are
+// the same with or without it.
 //
-// Errors: zonal.ErrShape for mismatched shapes, zonal.ErrEmpty for empty inputs,
-// zonal.ErrNonFinite for NaN/Inf in X or Y.
-func MatrixInto(dst *mat.Dense, b backend.Backend, k Kernel, x, y mat.Matrix) error {
-	return MatrixIntoContext(context.Background(), dst, b, k, x, y)
-}
-
-// MatrixIntoContext is MatrixInto with cancellation between row blocks.
-func MatrixIntoContext(ctx context.Context, dst *mat.Dense, b backend.Backend, k Kernel, x, y mat.Matrix) error {
+// Errors: zonal.ErrParam for a nil kernel, zonal.ErrShape for mismatched
+// shapes, zonal.ErrEmpty for empty inputs, zonal.ErrNonFinite for NaN/Inf in
+// X or Y, ctx.Err() when cancelled (dst is then partly written).
+func MatrixInto(ctx context.Context, dst *mat.Dense, k Kernel, x, y mat.Matrix, opt Options) error {
 	if k == nil {
 		return fmt.Errorf("%w: nil kernel", zonal.ErrParam)
+	}
+	if x == nil || y == nil || dst == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
 	}
 	nx, d := x.Dims()
 	ny, d2 := y.Dims()
@@ -69,7 +72,33 @@ func MatrixIntoContext(ctx context.Context, dst *mat.Dense, b backend.Backend, k
 			return err
 		}
 	}
-	return matrixGeneral(ctx, dst.RawMatrix(), b, k, xg, yg, y == x, nil, nil)
+	if opt.Progress == nil {
+		return matrixGeneral(ctx, dst.RawMatrix(), opt.backend(), k, xg, yg, y == x, nil, nil)
+	}
+	return matrixProgress(ctx, dst.RawMatrix(), k, xg, yg, y == x, opt)
+}
+
+// matrixProgress is MatrixInto in chunks of whole row blocks with a progress
+// report after each. The chunks start at multiples of blockRows and the norms
+// are the ones matrixGeneral would compute, so every entry is the same as in
+// one call.
+func matrixProgress(ctx context.Context, dg blas64.General, k Kernel, xg, yg blas64.General, same bool, opt Options) error {
+	b, nx := opt.backend(), xg.Rows
+	yn := rowSqNorms(yg)
+	xn := yn
+	if !same {
+		xn = rowSqNorms(xg)
+	}
+	chunk := blockRows * 4 * runtime.GOMAXPROCS(0)
+	opt.report("kernel", 0, nx)
+	for i0 := 0; i0 < nx; i0 += chunk {
+		i1 := min(nx, i0+chunk)
+		if err := matrixGeneral(ctx, subRows(dg, i0, i1), b, k, subRows(xg, i0, i1), yg, false, xn[i0:i1], yn); err != nil {
+			return err
+		}
+		opt.report("kernel", i1, nx)
+	}
+	return nil
 }
 
 // matrixGeneral writes K(xg, yg) to dg for validated (finite, same width)
@@ -123,15 +152,23 @@ func matrixGeneral(ctx context.Context, dg blas64.General, b backend.Backend, k 
 	})
 }
 
-// Matrix allocates and returns K(X, Y) (see MatrixInto).
-func Matrix(b backend.Backend, k Kernel, x, y mat.Matrix) (*mat.Dense, error) {
+// Matrix allocates and returns K(X, Y) (see MatrixInto), after checking
+// that its nx * ny entries fit opt.MemoryBudget. Errors: those of MatrixInto,
+// and zonal.ErrTooLarge when K does not fit the budget.
+func Matrix(ctx context.Context, k Kernel, x, y mat.Matrix, opt Options) (*mat.Dense, error) {
+	if x == nil || y == nil {
+		return nil, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
 	nx, _ := x.Dims()
 	ny, _ := y.Dims()
 	if nx == 0 || ny == 0 {
 		return nil, fmt.Errorf("%w: kernel matrix with %d and %d rows", zonal.ErrEmpty, nx, ny)
 	}
+	if err := opt.check(fmt.Sprintf("the %dx%d kernel matrix", nx, ny), budget.Floats(nx, ny)); err != nil {
+		return nil, err
+	}
 	dst := mat.NewDense(nx, ny, nil)
-	if err := MatrixInto(dst, b, k, x, y); err != nil {
+	if err := MatrixInto(ctx, dst, k, x, y, opt); err != nil {
 		return nil, err
 	}
 	return dst, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/budget"
 )
 
 // Measures are the approximation-quality measures of features Z (n x D) for
@@ -30,16 +31,24 @@ type Measures struct {
 // matrix so that many feature matrices can be measured against it.
 type Evaluator struct {
 	b     backend.Backend
+	opt   Options
 	k     *mat.Dense
 	u     *mat.Dense
 	mu    []float64
 	normF float64
 }
 
-// NewEvaluator decomposes the symmetric kernel matrix k (n x n; not modified)
-// with the backend's SymEig. Negative eigenvalues from round-off are kept
-// for the spectral norm and clamped at 0 in (K + lambda I)^{-1/2}.
-func NewEvaluator(b backend.Backend, k *mat.Dense) (*Evaluator, error) {
+// NewEvaluator decomposes the symmetric kernel matrix k (n x n; not modified,
+// and kept: do not change it while the evaluator is in use) with the
+// backend's SymEig. Negative eigenvalues from round-off are kept for the
+// spectral norm and clamped at 0 in (K + lambda I)^{-1/2}. The n x n
+// eigenvector matrix counts against opt.MemoryBudget, as do Measure's
+// working arrays later. ctx is checked before the decomposition (which
+// itself is not interruptible).
+//
+// Errors: zonal.ErrEmpty, zonal.ErrShape (k not square), zonal.ErrNonFinite,
+// zonal.ErrTooLarge, zonal.ErrNoConvergence from the eigensolver, ctx.Err().
+func NewEvaluator(ctx context.Context, k *mat.Dense, opt Options) (*Evaluator, error) {
 	if k == nil || k.IsEmpty() {
 		return nil, fmt.Errorf("%w: empty kernel matrix", zonal.ErrEmpty)
 	}
@@ -50,12 +59,19 @@ func NewEvaluator(b backend.Backend, k *mat.Dense) (*Evaluator, error) {
 	if _, err := general(k); err != nil {
 		return nil, err
 	}
+	if err := opt.check("the evaluator's eigenvectors", budget.Floats(n, n)); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b := opt.backend()
 	u := mat.DenseCopyOf(k)
 	mu := make([]float64, n)
 	if err := b.SymEig(u.RawMatrix(), mu, true); err != nil {
 		return nil, fmt.Errorf("kernels: eigendecomposition of K: %w", err)
 	}
-	return &Evaluator{b: b, k: k, u: u, mu: mu, normF: mat.Norm(k, 2)}, nil
+	return &Evaluator{b: b, opt: opt, k: k, u: u, mu: mu, normF: mat.Norm(k, 2)}, nil
 }
 
 // Measure returns the measures of z against the evaluator's K for every
@@ -63,7 +79,13 @@ func NewEvaluator(b backend.Backend, k *mat.Dense) (*Evaluator, error) {
 // symmetric eigenvalue problems of size n, through the backend:
 // with G = U^T Z, U^T E U = G G^T - diag(mu) has the eigenvalues of E, and
 // (K+lambda I)^{-1/2} E (K+lambda I)^{-1/2} = U S B S U^T with
-// S = diag((mu+lambda)^{-1/2}), B = U^T E U.
+// S = diag((mu+lambda)^{-1/2}), B = U^T E U. ctx is checked between the
+// eigenvalue problems.
+//
+// Errors: zonal.ErrEmpty, zonal.ErrShape (z without n rows),
+// zonal.ErrNonFinite, zonal.ErrParam (a lambda not positive and finite),
+// zonal.ErrTooLarge (the n x n and n x D working arrays exceed the
+// evaluator's memory budget), zonal.ErrNoConvergence, ctx.Err().
 func (e *Evaluator) Measure(ctx context.Context, z *mat.Dense, lambdas []float64) (Measures, error) {
 	n, _ := e.k.Dims()
 	if z == nil || z.IsEmpty() {
@@ -80,6 +102,9 @@ func (e *Evaluator) Measure(ctx context.Context, z *mat.Dense, lambdas []float64
 		if !(l > 0) || math.IsInf(l, 0) {
 			return Measures{}, fmt.Errorf("%w: lambda must be positive and finite, got %g", zonal.ErrParam, l)
 		}
+	}
+	if err := e.opt.check("the measures' working arrays", budget.Floats(2, n, n), budget.Floats(n, dz)); err != nil {
+		return Measures{}, err
 	}
 	zz := mat.NewDense(n, n, nil)
 	e.b.Syrk(blas.NoTrans, 1, z.RawMatrix(), 0, zz.RawMatrix())
@@ -138,31 +163,38 @@ func (e *Evaluator) maxAbsEig(bm *mat.Dense, s []float64) (float64, error) {
 	return math.Max(math.Abs(ev[0]), math.Abs(ev[n-1])), nil
 }
 
-// RelFrobenius returns |ZZ^T - K|_F / |K|_F.
-func RelFrobenius(b backend.Backend, k, z *mat.Dense) (float64, error) {
-	m, err := measureOnce(b, k, z, nil)
+// RelFrobenius returns |ZZ^T - K|_F / |K|_F for a kernel matrix k (n x n)
+// and features z (n x D). It decomposes k (see NewEvaluator); to measure
+// many feature matrices against one K, use an Evaluator. Errors: those of
+// NewEvaluator and Evaluator.Measure.
+func RelFrobenius(ctx context.Context, k, z *mat.Dense, opt Options) (float64, error) {
+	m, err := measureOnce(ctx, k, z, nil, opt)
 	return m.RelFro, err
 }
 
-// RelSpectral returns |ZZ^T - K|_2 / |K|_2.
-func RelSpectral(b backend.Backend, k, z *mat.Dense) (float64, error) {
-	m, err := measureOnce(b, k, z, nil)
+// RelSpectral returns |ZZ^T - K|_2 / |K|_2 (see RelFrobenius). Errors: those
+// of NewEvaluator and Evaluator.Measure.
+func RelSpectral(ctx context.Context, k, z *mat.Dense, opt Options) (float64, error) {
+	m, err := measureOnce(ctx, k, z, nil, opt)
 	return m.RelSpec, err
 }
 
-// EpsLambda returns |(K+lambda I)^{-1/2}(ZZ^T - K)(K+lambda I)^{-1/2}|_2.
-func EpsLambda(b backend.Backend, k, z *mat.Dense, lambda float64) (float64, error) {
-	m, err := measureOnce(b, k, z, []float64{lambda})
+// EpsLambda returns |(K+lambda I)^{-1/2}(ZZ^T - K)(K+lambda I)^{-1/2}|_2, the
+// smallest eps for which Z Z^T is an (eps, lambda) spectral approximation of
+// K (see Measures and RelFrobenius). Errors: those of NewEvaluator and
+// Evaluator.Measure (zonal.ErrParam for lambda not positive and finite).
+func EpsLambda(ctx context.Context, k, z *mat.Dense, lambda float64, opt Options) (float64, error) {
+	m, err := measureOnce(ctx, k, z, []float64{lambda}, opt)
 	if err != nil {
 		return 0, err
 	}
 	return m.Eps[0], nil
 }
 
-func measureOnce(b backend.Backend, k, z *mat.Dense, lambdas []float64) (Measures, error) {
-	ev, err := NewEvaluator(b, k)
+func measureOnce(ctx context.Context, k, z *mat.Dense, lambdas []float64, opt Options) (Measures, error) {
+	ev, err := NewEvaluator(ctx, k, opt)
 	if err != nil {
 		return Measures{}, err
 	}
-	return ev.Measure(context.Background(), z, lambdas)
+	return ev.Measure(ctx, z, lambdas)
 }

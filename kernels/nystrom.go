@@ -13,6 +13,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/budget"
 )
 
 // Nystrom is the Nystrom feature map for landmarks C (m x d):
@@ -39,16 +40,88 @@ type Nystrom struct {
 // nystromBuf is Transform's scratch: a block of K(x, C) and the rows' norms.
 type nystromBuf struct{ k, xn []float64 }
 
-// NewNystrom builds the Nystrom map of k for the given landmarks (copied).
-// Errors: zonal.ErrEmpty, zonal.ErrNonFinite, zonal.ErrParam (K_CC is zero).
-func NewNystrom(b backend.Backend, k Kernel, landmarks *mat.Dense) (*Nystrom, error) {
+// Landmark sampling schemes of NystromOptions.Sampling (the same names as
+// solvers' centre sampling).
+const (
+	SamplingUniform = "uniform" // distinct rows uniformly at random
+	SamplingRLS     = "rls"     // recursive ridge leverage scores (RecursiveRLS)
+)
+
+// NystromOptions configures NewNystrom.
+type NystromOptions struct {
+	// Options: Backend does the kernel blocks, the eigendecomposition and
+	// Transform's Gemm; Progress receives RecursiveRLS's "level" reports
+	// and a "landmarks" report when the map is built; the landmark factors
+	// (and the leverage-score blocks) count against MemoryBudget.
+	Options
+	// Landmarks is m, the number of landmarks (1 <= m <= n).
+	Landmarks int
+	// Sampling is SamplingUniform (the default, also for "") or SamplingRLS.
+	Sampling string
+	// Lambda is the ridge of the leverage scores (SamplingRLS only); <= 0
+	// chooses it at every level as RecursiveRLS describes.
+	Lambda float64
+	// Seed makes the sample reproducible.
+	Seed uint64
+}
+
+// NewNystrom builds the Nystrom map of k on opt.Landmarks rows of x chosen
+// by opt.Sampling: uniformly at random without replacement, or by
+// RecursiveRLS with opt.Lambda. The chosen rows (ascending) are copied.
+//
+// Errors: zonal.ErrParam (m outside 1..n, an unknown sampling, a non-finite
+// lambda), zonal.ErrEmpty, zonal.ErrNonFinite, and those of RecursiveRLS and
+// NewNystromFromLandmarks, ctx.Err().
+func NewNystrom(ctx context.Context, k Kernel, x mat.Matrix, opt NystromOptions) (*Nystrom, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: nil data", zonal.ErrEmpty)
+	}
+	n, _ := x.Dims()
+	m := opt.Landmarks
+	var idx []int
+	switch opt.Sampling {
+	case "", SamplingUniform:
+		if m < 1 || m > n {
+			return nil, fmt.Errorf("%w: need 1 <= m <= n landmarks, got m=%d n=%d", zonal.ErrParam, m, n)
+		}
+		idx = newRand(opt.Seed, 3).Perm(n)[:m]
+		sort.Ints(idx)
+	case SamplingRLS:
+		var err error
+		if idx, err = RecursiveRLS(ctx, k, x, m, RLSOptions{Options: opt.Options, Lambda: opt.Lambda, Seed: opt.Seed}); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown landmark sampling %q (uniform, rls)", zonal.ErrParam, opt.Sampling)
+	}
+	return NewNystromFromLandmarks(ctx, k, rowsOf(x, idx), opt.Options)
+}
+
+// NewNystromFromLandmarks builds the Nystrom map of k for the given
+// landmarks C (m x d, copied): it forms K_CC (m x m) and its pseudo-inverse
+// square root. The m x m factors and the copy of C count against
+// opt.MemoryBudget; ctx is checked while K_CC is formed and before its
+// decomposition; with opt.Progress set, one report of stage "landmarks"
+// (Done = Total = m) follows the build.
+//
+// Errors: zonal.ErrEmpty, zonal.ErrNonFinite, zonal.ErrParam (nil kernel,
+// K_CC without a positive eigenvalue), zonal.ErrTooLarge,
+// zonal.ErrNoConvergence from the eigensolver, ctx.Err().
+func NewNystromFromLandmarks(ctx context.Context, k Kernel, landmarks *mat.Dense, opt Options) (*Nystrom, error) {
 	if landmarks == nil || landmarks.IsEmpty() {
 		return nil, fmt.Errorf("%w: no landmarks", zonal.ErrEmpty)
 	}
+	m, d := landmarks.Dims()
+	if err := opt.check(fmt.Sprintf("the Nystrom factors of %d landmarks", m), budget.Floats(3, m, m), budget.Floats(m, d)); err != nil {
+		return nil, err
+	}
+	b := opt.backend()
 	c := mat.DenseCopyOf(landmarks)
-	m, _ := c.Dims()
-	kcc, err := Matrix(b, k, c, c)
+	kcc, err := Matrix(ctx, k, c, c, opt.quiet())
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	mu := make([]float64, m)
@@ -77,28 +150,8 @@ func NewNystrom(b backend.Backend, k Kernel, landmarks *mat.Dense) (*Nystrom, er
 	b.Gemm(blas.NoTrans, blas.Trans, 1, vs.RawMatrix(), kcc.RawMatrix(), 0, ms.RawMatrix())
 	// vs * V^T: kcc holds V after SymEig; the zeroed columns of vs drop the
 	// sub-floor eigenvectors.
+	opt.report("landmarks", m, m)
 	return &Nystrom{b: b, k: k, c: c, msqr: ms, rank: rank}, nil
-}
-
-// NystromUniform builds the Nystrom map on m distinct rows of x chosen
-// uniformly at random.
-func NystromUniform(b backend.Backend, k Kernel, x mat.Matrix, m int, seed uint64) (*Nystrom, error) {
-	n, _ := x.Dims()
-	if m < 1 || m > n {
-		return nil, fmt.Errorf("%w: need 1 <= m <= n landmarks, got m=%d n=%d", zonal.ErrParam, m, n)
-	}
-	idx := newRand(seed, 3).Perm(n)[:m]
-	sort.Ints(idx)
-	return NewNystrom(b, k, rowsOf(x, idx))
-}
-
-// NystromRLS builds the Nystrom map on m landmarks chosen by RecursiveRLS.
-func NystromRLS(ctx context.Context, b backend.Backend, k Kernel, x mat.Matrix, m int, lambda float64, seed uint64) (*Nystrom, error) {
-	idx, err := RecursiveRLS(ctx, b, k, x, m, lambda, seed)
-	if err != nil {
-		return nil, err
-	}
-	return NewNystrom(b, k, rowsOf(x, idx))
 }
 
 func rowsOf(x mat.Matrix, idx []int) *mat.Dense {
@@ -133,7 +186,8 @@ func (ny *Nystrom) String() string {
 }
 
 // Transform writes K(x, C) K_CC^{-1/2} for the rows of x into dst (n x m),
-// 1024 rows at a time.
+// 1024 rows at a time, with the map's backend. Errors: zonal.ErrEmpty,
+// zonal.ErrShape, zonal.ErrNonFinite (see FeatureMap).
 func (ny *Nystrom) Transform(dst *mat.Dense, x mat.Matrix) error {
 	n, err := checkTransform(dst, x, ny.InputDim(), ny.Dim())
 	if err != nil {
@@ -177,24 +231,8 @@ func (ny *Nystrom) Transform(dst *mat.Dense, x mat.Matrix) error {
 	return nil
 }
 
-func rowView(x mat.Matrix, i0, i1 int) mat.Matrix {
-	if s, ok := x.(interface {
-		Slice(i, k, j, l int) mat.Matrix
-	}); ok {
-		_, d := x.Dims()
-		return s.Slice(i0, i1, 0, d)
-	}
-	_, d := x.Dims()
-	out := mat.NewDense(i1-i0, d, nil)
-	for i := i0; i < i1; i++ {
-		for j := 0; j < d; j++ {
-			out.Set(i-i0, j, x.At(i, j))
-		}
-	}
-	return out
-}
-
-// MarshalBinary encodes the kernel, the landmarks and K_CC^{-1/2}.
+// MarshalBinary encodes the kernel, the landmarks and K_CC^{-1/2}; it fails
+// (zonal.ErrParam) when the kernel cannot be encoded.
 func (ny *Nystrom) MarshalBinary() ([]byte, error) {
 	m, d := ny.c.Dims()
 	out, err := appendKernel([]byte{1}, ny.k)
@@ -206,29 +244,42 @@ func (ny *Nystrom) MarshalBinary() ([]byte, error) {
 	return putFloats(out, ny.msqr.RawMatrix().Data...), nil
 }
 
-func init() {
-	RegisterMap("nystrom", func(data []byte) (FeatureMap, error) {
-		bad := fmt.Errorf("%w: malformed nystrom map encoding", zonal.ErrParam)
-		if len(data) < 1 || data[0] != 1 {
-			return nil, bad
-		}
-		k, rest, err := readKernel(data[1:])
-		if err != nil {
-			return nil, err
-		}
-		if len(rest) < 24 {
-			return nil, bad
-		}
-		h, _ := getFloats(rest[:24], 3)
-		m, d := int(h[0]), int(h[1])
-		rest = rest[24:]
-		if m < 1 || d < 1 || len(rest) != 8*(m*d+m*m) {
-			return nil, bad
-		}
-		v, _ := getFloats(rest, -1)
-		return &Nystrom{b: backend.Default(), k: k, c: mat.NewDense(m, d, v[:m*d]),
-			msqr: mat.NewDense(m, m, v[m*d:]), rank: int(h[2])}, nil
-	})
+// decodeNystrom decodes Nystrom.MarshalBinary (registered in registry.go);
+// the map computes with backend.Default().
+func decodeNystrom(data []byte) (FeatureMap, error) {
+	bad := fmt.Errorf("%w: malformed nystrom map encoding", zonal.ErrFormat)
+	if len(data) < 1 || data[0] != 1 {
+		return nil, bad
+	}
+	k, rest, err := readKernel(data[1:])
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) < 24 {
+		return nil, bad
+	}
+	h, _ := getFloats(rest[:24], 3)
+	m, d := int(h[0]), int(h[1])
+	rest = rest[24:]
+	if m < 1 || d < 1 || len(rest) != 8*(m*d+m*m) {
+		return nil, bad
+	}
+	v, _ := getFloats(rest, -1)
+	return &Nystrom{b: backend.Default(), k: k, c: mat.NewDense(m, d, v[:m*d]),
+		msqr: mat.NewDense(m, m, v[m*d:]), rank: int(h[2])}, nil
+}
+
+// RLSOptions configures RecursiveRLS.
+type RLSOptions struct {
+	// Options: Backend does the kernel blocks, Cholesky and eigenvalue
+	// steps; Progress receives one "level" report per level; the copy of x
+	// and each level's blocks count against MemoryBudget.
+	Options
+	// Lambda is the ridge of the leverage scores; <= 0 chooses it at every
+	// level (see RecursiveRLS).
+	Lambda float64
+	// Seed makes the sample reproducible.
+	Seed uint64
 }
 
 // RecursiveRLS returns m distinct row indices of x (ascending) sampled by
@@ -247,7 +298,21 @@ func init() {
 // lambda = (tr(W K_SS W) - sum of its top k eigenvalues)/k with
 // k = ceil(m/(4 log m)), as Musco and Musco suggest. Only |level| x |S| kernel
 // blocks are formed (at most n x ~m).
-func RecursiveRLS(ctx context.Context, b backend.Backend, k Kernel, x mat.Matrix, m int, lambda float64, seed uint64) ([]int, error) {
+//
+// Each level's blocks (and the copy of x) are checked against
+// opt.MemoryBudget before they are formed; ctx is checked between levels
+// and while the kernel blocks are formed; with opt.Progress set, a report
+// of stage "level" follows each level (Done of Total levels).
+//
+// Errors: zonal.ErrEmpty, zonal.ErrNonFinite, zonal.ErrParam (nil kernel,
+// m outside 1..n, a non-finite lambda), zonal.ErrTooLarge,
+// zonal.ErrNotPositiveDefinite when K_SS + lambda W^-2 cannot be factored
+// even with jitter, ctx.Err().
+func RecursiveRLS(ctx context.Context, k Kernel, x mat.Matrix, m int, opt RLSOptions) ([]int, error) {
+	lambda := opt.Lambda
+	if k == nil {
+		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
+	}
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", zonal.ErrEmpty)
 	}
@@ -261,6 +326,9 @@ func RecursiveRLS(ctx context.Context, b backend.Backend, k Kernel, x mat.Matrix
 	if math.IsNaN(lambda) || math.IsInf(lambda, 0) {
 		return nil, fmt.Errorf("%w: lambda is %g", zonal.ErrParam, lambda)
 	}
+	if err := opt.check("the leverage-score copy of the data", budget.Floats(n, d)); err != nil {
+		return nil, err
+	}
 	xd := mat.DenseCopyOf(x)
 	if _, err := general(xd); err != nil {
 		return nil, err
@@ -272,7 +340,7 @@ func RecursiveRLS(ctx context.Context, b backend.Backend, k Kernel, x mat.Matrix
 		}
 		return all, nil
 	}
-	rng := newRand(seed, 4)
+	rng := newRand(opt.Seed, 4)
 	perm := rng.Perm(n)
 	sizes := []int{n}
 	for sizes[len(sizes)-1] > m {
@@ -297,10 +365,11 @@ func RecursiveRLS(ctx context.Context, b backend.Backend, k Kernel, x mat.Matrix
 			return nil, err
 		}
 		cur := sizes[lev]
-		levs, err := levelScores(b, k, xd, perm, cur, samp, weights, kdiag, lambda, kRank)
+		levs, err := levelScores(ctx, k, xd, perm, cur, samp, weights, kdiag, lambda, kRank, opt.Options)
 		if err != nil {
 			return nil, err
 		}
+		opt.report("level", len(sizes)-1-lev, len(sizes)-1)
 		if lev > 0 {
 			var ns []int
 			var nw []float64
@@ -351,14 +420,23 @@ func RecursiveRLS(ctx context.Context, b backend.Backend, k Kernel, x mat.Matrix
 
 // levelScores returns the approximate ridge leverage scores of the points
 // perm[0:cur] given the weighted landmarks perm[samp].
-func levelScores(b backend.Backend, k Kernel, x *mat.Dense, perm []int, cur int, samp []int, w []float64, kdiag []float64, lambda float64, kRank int) ([]float64, error) {
+func levelScores(ctx context.Context, k Kernel, x *mat.Dense, perm []int, cur int, samp []int, w []float64,
+	kdiag []float64, lambda float64, kRank int, opt Options) ([]float64, error) {
+	_, d := x.Dims()
+	ns := len(samp)
+	// K_cur,S and its transpose, K_SS and W K_SS W, the rows of the level
+	// and of S.
+	if err := opt.check("a leverage-score level", budget.Floats(2, cur, ns), budget.Floats(2, ns, ns), budget.Floats(cur+ns, d)); err != nil {
+		return nil, err
+	}
+	b := opt.backend()
 	idxCur := perm[:cur]
 	idxS := make([]int, len(samp))
 	for i, p := range samp {
 		idxS[i] = perm[p]
 	}
 	xs := rowsOf(x, idxS)
-	ks, err := Matrix(b, k, rowsOf(x, idxCur), xs) // cur x s
+	ks, err := Matrix(ctx, k, rowsOf(x, idxCur), xs, opt.quiet()) // cur x s
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"context"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -33,7 +34,7 @@ func TestNystromTransformServing(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, k := range []Kernel{g, p} {
-			ny, err := NewNystrom(b, k, c)
+			ny, err := NewNystromFromLandmarks(context.Background(), k, c, Options{Backend: b})
 			if err != nil {
 				t.Fatal(err)
 			}

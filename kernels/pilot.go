@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -8,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/backend"
 )
 
 // Pilot sizes of SelectTruncation: rows of the data sample, directions, and
@@ -18,7 +18,15 @@ const (
 	pilotDirections = 4096
 	pilotMaxQ       = 12
 	pilotMaxS       = 6
+	pilotCheck      = 256 // directions between context checks and reports
 )
+
+// SelectOptions configures SelectTruncation.
+type SelectOptions struct {
+	Options
+	// Seed makes the pilot sample and its directions reproducible.
+	Seed uint64
+}
 
 // SelectTruncation chooses the GZK truncation (q, s) of k for random
 // Gegenbauer features with D features on data like x by minimising the
@@ -41,11 +49,18 @@ const (
 // the bias only; at D in the thousands the variance of high degrees
 // (alpha_{l,d} grows like l^(d-2)) dominates, which this rule accounts for.
 // The returned Bound is TruncationBound at the largest row norm of x.
-func SelectTruncation(b backend.Backend, k Kernel, x mat.Matrix, features int, seed uint64) (Truncation, error) {
+//
+// ctx is checked, and with opt.Progress set a report of stage "pilot" sent
+// (Done of Total = 4096 directions), every 256 directions.
+//
+// Errors: zonal.ErrParam (features < 1, a kernel without a GZK closed form,
+// a zero pilot kernel matrix), zonal.ErrEmpty (no rows, or d < 2),
+// zonal.ErrNonFinite, the errors of TruncationBound, ctx.Err().
+func SelectTruncation(ctx context.Context, k Kernel, x mat.Matrix, features int, opt SelectOptions) (Truncation, error) {
 	if features < 1 {
 		return Truncation{}, fmt.Errorf("%w: number of features must be >= 1, got %d", zonal.ErrParam, features)
 	}
-	pt, err := newPilot(b, k, x, seed)
+	pt, err := newPilot(ctx, k, x, opt)
 	if err != nil {
 		return Truncation{}, err
 	}
@@ -71,7 +86,7 @@ search:
 			}
 		}
 	}
-	bd, err := TruncationBound(b, k, pt.d, math.Sqrt(pt.maxR2), bq, bs)
+	bd, err := TruncationBound(k, pt.d, math.Sqrt(pt.maxR2), bq, bs, opt.Options)
 	if err != nil {
 		return Truncation{}, err
 	}
@@ -96,7 +111,7 @@ func (pt *pilot) predict(q, s, features int) float64 {
 	return (pt.bias[i] + math.Max(pt.second[i]-pt.kq[i], 0)/float64(m)) / pt.normK
 }
 
-func newPilot(b backend.Backend, k Kernel, x mat.Matrix, seed uint64) (*pilot, error) {
+func newPilot(ctx context.Context, k Kernel, x mat.Matrix, opt SelectOptions) (*pilot, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", zonal.ErrEmpty)
 	}
@@ -113,11 +128,11 @@ func newPilot(b backend.Backend, k Kernel, x mat.Matrix, seed uint64) (*pilot, e
 	case NTK, ArcCosine:
 		maxS = 1
 	}
-	gz, err := NewGZKFor(b, k, d, pilotMaxQ, maxS)
+	gz, err := NewGZKFor(k, d, pilotMaxQ, maxS, opt.Options)
 	if err != nil {
 		return nil, err
 	}
-	rng := newRand(seed, 5)
+	rng := newRand(opt.Seed, 5)
 	rows := rng.Perm(n)
 	if len(rows) > pilotRows {
 		rows = rows[:pilotRows]
@@ -196,6 +211,12 @@ func newPilot(b backend.Backend, k Kernel, x mat.Matrix, seed uint64) (*pilot, e
 	phi := make([]float64, p*S) // running over q
 	g := make([]float64, S*S)
 	for it := 0; it < pilotDirections; it++ {
+		if it%pilotCheck == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			opt.report("pilot", it, pilotDirections)
+		}
 		for i := range w {
 			w[i] = rng.NormFloat64()
 		}
@@ -237,6 +258,7 @@ func newPilot(b backend.Backend, k Kernel, x mat.Matrix, seed uint64) (*pilot, e
 			}
 		}
 	}
+	opt.report("pilot", pilotDirections, pilotDirections)
 	return &pilot{d: d, q: Q, s: S, bias: bias, second: second, kq: kq, normK: normK, maxR2: maxRowSq(xg)}, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/backend"
 )
 
 // Truncation is a choice of GZK degree q and order s with Bound, an upper bound
@@ -17,7 +16,7 @@ type Truncation struct {
 }
 
 // TruncationBound returns an upper bound on the absolute truncation error
-// |k(x,y) - k_{q,s}(x,y)| of NewGZKFor(b, k, d, q, s) for |x|, |y| <= radius.
+// |k(x,y) - k_{q,s}(x,y)| of NewGZKFor(k, d, q, s, opt) for |x|, |y| <= radius.
 // Since |P_d^l| <= 1 on [-1, 1], the error is at most the sum of the dropped
 // terms with P = 1:
 //
@@ -34,9 +33,13 @@ type Truncation struct {
 //   - NTK / ArcCosine: (kappa(1) - sum_{l<=q} c_l) R^2 (R^0 for order 0), exact
 //     up to quadrature error because every c_l >= 0 and sum_l c_l = kappa(1).
 //
-// A GZK with user radial functions has no bound (zonal.ErrParam).
-func TruncationBound(b backend.Backend, k Kernel, d int, radius float64, q, s int) (float64, error) {
-	tb, err := newTailTable(b, k, d, radius, q)
+// opt is used only for the quadrature of NTK and arc-cosine coefficients.
+//
+// Errors: zonal.ErrParam for d < 2, a negative or non-finite radius, q or s
+// out of range, a kernel without a GZK expansion (a GZK with user radial
+// functions has no bound); those of SeriesCoeffs.
+func TruncationBound(k Kernel, d int, radius float64, q, s int, opt Options) (float64, error) {
+	tb, err := newTailTable(k, d, radius, q, opt)
 	if err != nil {
 		return 0, err
 	}
@@ -50,8 +53,12 @@ func TruncationBound(b backend.Backend, k Kernel, d int, radius float64, q, s in
 // that s the smallest degree q, whose bound (TruncationBound) is at most tol,
 // searching q <= maxQ and s <= maxS. When no such pair exists it returns
 // (maxQ, maxS) and its bound, which is then larger than tol: callers compare
-// Bound with tol. NTK and ArcCosine always get s = 1.
-func ChooseTruncation(b backend.Backend, k Kernel, d int, radius, tol float64, maxQ, maxS int) (Truncation, error) {
+// Bound with tol. NTK and ArcCosine always get s = 1. opt is used as in
+// TruncationBound.
+//
+// Errors: zonal.ErrParam for tol not positive and finite, maxQ < 0,
+// maxS < 1, and the errors of TruncationBound.
+func ChooseTruncation(k Kernel, d int, radius, tol float64, maxQ, maxS int, opt Options) (Truncation, error) {
 	if !(tol > 0) || math.IsInf(tol, 0) {
 		return Truncation{}, fmt.Errorf("%w: truncation tolerance must be positive, got %g", zonal.ErrParam, tol)
 	}
@@ -65,7 +72,7 @@ func ChooseTruncation(b backend.Backend, k Kernel, d int, radius, tol float64, m
 	case NTK, ArcCosine:
 		maxS = 1
 	}
-	tb, err := newTailTable(b, k, d, radius, maxQ)
+	tb, err := newTailTable(k, d, radius, maxQ, opt)
 	if err != nil {
 		return Truncation{}, err
 	}
@@ -97,7 +104,7 @@ type tailTable struct {
 	total  float64
 }
 
-func newTailTable(b backend.Backend, k Kernel, d int, radius float64, maxQ int) (*tailTable, error) {
+func newTailTable(k Kernel, d int, radius float64, maxQ int, opt Options) (*tailTable, error) {
 	if d < 2 {
 		return nil, fmt.Errorf("%w: dimension d must be >= 2, got %d", zonal.ErrParam, d)
 	}
@@ -159,7 +166,7 @@ func newTailTable(b backend.Backend, k Kernel, d int, radius float64, maxQ int) 
 		}
 		return (&tailTable{tables: [][][]float64{t}}).finish(), nil
 	case NTK, ArcCosine:
-		c, err := zonalCoeffs(b, k, d, maxQ)
+		c, err := zonalCoeffs(k, d, maxQ, opt)
 		if err != nil {
 			return nil, err
 		}

@@ -40,8 +40,8 @@ func (s *Incremental) Add(x []float64) error {
 	m := s.n
 	a := make([]float64, m)
 	if m > 0 {
-		if err := kernels.MatrixInto(mat.NewDense(1, m, a), s.b, s.k,
-			mat.NewDense(1, s.dim, x), mat.NewDense(m, s.dim, s.x[:m*s.dim])); err != nil {
+		if err := kernels.MatrixInto(context.Background(), mat.NewDense(1, m, a), s.k,
+			mat.NewDense(1, s.dim, x), mat.NewDense(m, s.dim, s.x[:m*s.dim]), kernels.Options{Backend: s.b}); err != nil {
 			return fmt.Errorf("kpca: kernel row: %w", err)
 		}
 	}

@@ -69,7 +69,7 @@ func Fit(ctx context.Context, k kernels.Kernel, x mat.Matrix, opts Options) (*Mo
 	}
 	opts.report("kernel", 0, 1)
 	km := mat.NewDense(n, n, nil)
-	if err := kernels.MatrixInto(km, b, k, xd, xd); err != nil {
+	if err := kernels.MatrixInto(ctx, km, k, xd, xd, kernels.Options{Backend: b}); err != nil {
 		return nil, fmt.Errorf("kpca: kernel matrix: %w", err)
 	}
 	if err := checkFinite(km); err != nil {
@@ -210,7 +210,7 @@ func (m *Model) kernelRows(x mat.Matrix) (*mat.Dense, []float64, error) {
 		return nil, nil, err
 	}
 	kx := mat.NewDense(p, n, nil)
-	if err := kernels.MatrixInto(kx, m.b, m.kernel, xd, m.x); err != nil {
+	if err := kernels.MatrixInto(context.Background(), kx, m.kernel, xd, m.x, kernels.Options{Backend: m.b}); err != nil {
 		return nil, nil, fmt.Errorf("kpca: kernel rows: %w", err)
 	}
 	means := make([]float64, p)

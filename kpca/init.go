@@ -48,7 +48,7 @@ func (s *Incremental) Init(ctx context.Context, x mat.Matrix) error {
 	}
 	s.opts.report("kernel", 0, 1)
 	km := mat.NewDense(r, r, nil)
-	if err := kernels.MatrixInto(km, s.b, s.k, xd, xd); err != nil {
+	if err := kernels.MatrixInto(ctx, km, s.k, xd, xd, kernels.Options{Backend: s.b}); err != nil {
 		return fmt.Errorf("kpca: kernel matrix: %w", err)
 	}
 	if err := checkFinite(km); err != nil {

@@ -88,8 +88,8 @@ func (ny *Nystrom) Add(c []float64) error {
 	m := ny.m
 	a := make([]float64, m)
 	if m > 0 {
-		if err := kernels.MatrixInto(mat.NewDense(1, m, a), ny.b, ny.k,
-			mat.NewDense(1, ny.dim, c), mat.NewDense(m, ny.dim, ny.c[:m*ny.dim])); err != nil {
+		if err := kernels.MatrixInto(context.Background(), mat.NewDense(1, m, a), ny.k,
+			mat.NewDense(1, ny.dim, c), mat.NewDense(m, ny.dim, ny.c[:m*ny.dim]), kernels.Options{Backend: ny.b}); err != nil {
 			return fmt.Errorf("kpca: kernel row: %w", err)
 		}
 	}
@@ -187,7 +187,7 @@ func NewNystromMap(ctx context.Context, k kernels.Kernel, landmarks mat.Matrix, 
 		return nil, err
 	}
 	kcc := mat.NewDense(m, m, nil)
-	if err := kernels.MatrixInto(kcc, b, k, c, c); err != nil {
+	if err := kernels.MatrixInto(context.Background(), kcc, k, c, c, kernels.Options{Backend: b}); err != nil {
 		return nil, err
 	}
 	symmetrize(kcc.RawMatrix())
@@ -264,7 +264,7 @@ func (nm *NystromMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	}
 	m, _ := nm.c.Dims()
 	kx := mat.NewDense(p, m, nil)
-	if err := kernels.MatrixInto(kx, nm.b, nm.kernel, x, nm.c); err != nil {
+	if err := kernels.MatrixInto(context.Background(), kx, nm.kernel, x, nm.c, kernels.Options{Backend: nm.b}); err != nil {
 		return err
 	}
 	nm.b.Gemm(blas.NoTrans, blas.NoTrans, 1, kx.RawMatrix(), nm.proj.RawMatrix(), 0, dst.RawMatrix())

@@ -59,7 +59,7 @@ func TestNystromMatchesBatch(t *testing.T) {
 				if j == 24 {
 					kcc := kernelMatrix(t, k, c)
 					kxc := mat.NewDense(60, 25, nil)
-					if err := kernels.MatrixInto(kxc, b, k, x, c); err != nil {
+					if err := kernels.MatrixInto(context.Background(), kxc, k, x, c, kernels.Options{Backend: b}); err != nil {
 						t.Fatal(err)
 					}
 					var sol, want mat.Dense

@@ -59,7 +59,7 @@ func BenchmarkFit(b *testing.B) {
 		}{
 			{"KRR", func() error { _, err := solvers.FitKRR(ctx, k, x, y, 1e-5, opts); return err }},
 			{"RidgeFourier1024", func() error {
-				fm, err := kernels.NewFourier(be, k, 64, kernels.FourierOptions{Features: 1024, Seed: 1})
+				fm, err := kernels.NewFourierMap(k, 64, kernels.FourierOptions{Options: kernels.Options{Backend: be}, Features: 1024, Seed: 1})
 				if err != nil {
 					return err
 				}

@@ -1,6 +1,7 @@
 package solvers
 
 import (
+	"context"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -81,7 +82,7 @@ func (e *expansion) predictBatch(dst, x *mat.Dense) error {
 	for i0 := 0; i0 < n; i0 += bs {
 		i1 := min(i0+bs, n)
 		kv := kb.Slice(0, i1-i0, 0, m).(*mat.Dense)
-		if err := kernels.MatrixInto(kv, be, e.kern, x.Slice(i0, i1, 0, x.RawMatrix().Cols), e.centers); err != nil {
+		if err := kernels.MatrixInto(context.Background(), kv, e.kern, x.Slice(i0, i1, 0, x.RawMatrix().Cols), e.centers, kernels.Options{Backend: be}); err != nil {
 			return err
 		}
 		dv := dst.Slice(i0, i1, 0, k).(*mat.Dense)

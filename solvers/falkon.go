@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -97,7 +96,7 @@ func FitFalkon(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda fl
 	case "", SamplingUniform:
 		idx = uniformCenters(n, M, opts.Seed)
 	case SamplingRLS:
-		idx, err = rlsCenters(ctx, opts.backend(), k, x, M, lambda, opts.Seed)
+		idx, err = rlsCenters(ctx, kernels.Options{Backend: opts.backend(), MemoryBudget: opts.MemoryBudget}, k, x, M, lambda, opts.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("solvers: leverage-score centres: %w", err)
 		}
@@ -140,7 +139,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	// T: L L^T = K_MM + eps M I (L = T^T).
 	L := mat.NewDense(M, M, nil)
 	jit, err := factorWithJitter(ctx, be, L, 1e-14*float64(M), "K_MM + eps M I", func(a *mat.Dense) error {
-		return kernels.MatrixInto(a, be, k, centers, centers)
+		return kernels.MatrixInto(ctx, a, k, centers, centers, kernels.Options{Backend: be})
 	})
 	if err != nil {
 		return nil, err
@@ -166,7 +165,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 				return nil, fmt.Errorf("solvers: FALKON canceled: %w", err)
 			}
 			i1 := min(i0+cb, n)
-			if err := kernels.MatrixIntoContext(ctx, knm.Slice(i0, i1, 0, M).(*mat.Dense), be, k, x.Slice(i0, i1, 0, d), centers); err != nil {
+			if err := kernels.MatrixInto(ctx, knm.Slice(i0, i1, 0, M).(*mat.Dense), k, x.Slice(i0, i1, 0, d), centers, kernels.Options{Backend: be}); err != nil {
 				return nil, err
 			}
 			opts.report(zonal.Progress{Stage: "kernel", Done: i1, Total: n})
@@ -202,7 +201,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 				kv = knm.Slice(i0, i1, 0, M).(*mat.Dense)
 			} else {
 				kv = kb.Slice(0, i1-i0, 0, M).(*mat.Dense)
-				if err := kernels.MatrixIntoContext(ctx, kv, be, k, x.Slice(i0, i1, 0, d), centers); err != nil {
+				if err := kernels.MatrixInto(ctx, kv, k, x.Slice(i0, i1, 0, d), centers, kernels.Options{Backend: be}); err != nil {
 					return err
 				}
 			}
@@ -329,8 +328,8 @@ func (m *Falkon) Predict(dst, x *mat.Dense) error { return predictExpansion(m.ex
 func (m *Falkon) MarshalBinary() ([]byte, error) { return marshalExpansionModel(m.lambda, m.exp) }
 
 // rlsCenters draws M centres by recursive ridge leverage scores, sorted.
-func rlsCenters(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, M int, lambda float64, seed uint64) ([]int, error) {
-	idx, err := kernels.RecursiveRLS(ctx, be, k, x, M, lambda, seed)
+func rlsCenters(ctx context.Context, ko kernels.Options, k kernels.Kernel, x *mat.Dense, M int, lambda float64, seed uint64) ([]int, error) {
+	idx, err := kernels.RecursiveRLS(ctx, k, x, M, kernels.RLSOptions{Options: ko, Lambda: lambda, Seed: seed})
 	if err != nil {
 		return nil, err
 	}

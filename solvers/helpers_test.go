@@ -1,6 +1,7 @@
 package solvers
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -9,7 +10,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -42,7 +42,7 @@ type exactMap struct {
 func newExactMap(k testGauss, c *mat.Dense) (*exactMap, error) {
 	m, _ := c.Dims()
 	kcc := mat.NewDense(m, m, nil)
-	if err := kernels.MatrixInto(kcc, backend.Default(), k, c, c); err != nil {
+	if err := kernels.MatrixInto(context.Background(), kcc, k, c, c, kernels.Options{}); err != nil {
 		return nil, err
 	}
 	var ch mat.Cholesky

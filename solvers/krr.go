@@ -65,7 +65,7 @@ func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float
 	kmat := mat.NewDense(n, n, nil)
 	fill := func(a *mat.Dense) error {
 		opts.report(zonal.Progress{Stage: "kernel", Done: 0, Total: 1})
-		if err := kernels.MatrixIntoContext(ctx, a, be, k, x, x); err != nil {
+		if err := kernels.MatrixInto(ctx, a, k, x, x, kernels.Options{Backend: be}); err != nil {
 			return err
 		}
 		opts.report(zonal.Progress{Stage: "kernel", Done: 1, Total: 1})

@@ -128,7 +128,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 		}
 		cidx = append(cidx, next)
 		c := x.Slice(next, next+1, 0, d)
-		if err := kernels.MatrixInto(col, be, k, x, c); err != nil {
+		if err := kernels.MatrixInto(ctx, col, k, x, c, kernels.Options{Backend: be}); err != nil {
 			return nil, err
 		}
 		cr := col.RawMatrix()

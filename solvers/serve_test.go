@@ -1,6 +1,7 @@
 package solvers
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -119,7 +120,7 @@ func BenchmarkPredictRowMNISTSized(b *testing.B) {
 	}
 	g, _ := kernels.NewGaussian(8.63)
 	be := backend.Default()
-	ny, err := kernels.NewNystrom(be, g, x)
+	ny, err := kernels.NewNystromFromLandmarks(context.Background(), g, x, kernels.Options{Backend: be})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -95,7 +95,7 @@ func TestRidgeKernelsNystromEqualsKRR(t *testing.T) {
 		t.Fatal(err)
 	}
 	const lambda = 1e-3
-	fm, err := kernels.NewNystrom(backend.Default(), k, x)
+	fm, err := kernels.NewNystromFromLandmarks(context.Background(), k, x, kernels.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

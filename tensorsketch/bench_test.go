@@ -81,7 +81,7 @@ func BenchmarkRowSamplerDensity(b *testing.B) {
 
 // BenchmarkAdaptiveVsRLSNystrom times the whole recursive sampler
 // (FitAdaptive) and recursive-ridge-leverage-score Nystrom
-// (kernels.NystromRLS) on 1000 digits for the kernel (<x,y>/16 + 1)^2
+// (kernels.NewNystrom with SamplingRLS) on 1000 digits for the kernel (<x,y>/16 + 1)^2
 // (pixels scaled to [0,1]) at lambda = 0.1, and reports eps_lambda of each
 // map so times can be compared at (about) equal accuracy: D is chosen per
 // method so that the two reach similar eps_lambda.
@@ -95,11 +95,11 @@ func BenchmarkAdaptiveVsRLSNystrom(b *testing.B) {
 	}
 	bk := backend.Default()
 	K := mat.NewDense(n, n, nil)
-	if err := kernels.MatrixInto(K, bk, kk, x, x); err != nil {
+	if err := kernels.MatrixInto(context.Background(), K, kk, x, x, kernels.Options{Backend: bk}); err != nil {
 		b.Fatal(err)
 	}
 	eps := func(z *mat.Dense) float64 {
-		v, err := kernels.EpsLambda(bk, K, z, lambda)
+		v, err := kernels.EpsLambda(context.Background(), K, z, lambda, kernels.Options{Backend: bk})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func BenchmarkAdaptiveVsRLSNystrom(b *testing.B) {
 		b.Run(fmt.Sprintf("rls-nystrom/m=%d", m), func(b *testing.B) {
 			var z *mat.Dense
 			for i := 0; i < b.N; i++ {
-				ny, err := kernels.NystromRLS(context.Background(), bk, kk, x, m, lambda, uint64(i+1))
+				ny, err := kernels.NewNystrom(context.Background(), kk, x, kernels.NystromOptions{Options: kernels.Options{Backend: bk}, Landmarks: m, Sampling: kernels.SamplingRLS, Lambda: lambda, Seed: uint64(i + 1)})
 				if err != nil {
 					b.Fatal(err)
 				}

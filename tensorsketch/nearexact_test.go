@@ -1,6 +1,7 @@
 package tensorsketch
 
 import (
+	"context"
 	"sort"
 	"testing"
 
@@ -52,7 +53,7 @@ func TestAdaptiveNearExactLeverage(t *testing.T) {
 		for seed := uint64(1); seed <= seeds; seed++ {
 			_, eps := adaptiveEps(t, x, K, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: seed, Options: Options{Backend: bk}})
 			ea = append(ea, eps)
-			eps, err := kernels.EpsLambda(bk, K, leverageFeatures(phi, tau, s, seed), lambda)
+			eps, err := kernels.EpsLambda(context.Background(), K, leverageFeatures(phi, tau, s, seed), lambda, kernels.Options{Backend: bk})
 			if err != nil {
 				t.Fatal(err)
 			}

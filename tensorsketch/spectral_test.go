@@ -85,7 +85,7 @@ func adaptiveEps(t *testing.T, x, K *mat.Dense, k kernels.Polynomial, opts Adapt
 	if err := ad.Transform(z, x); err != nil {
 		t.Fatal(err)
 	}
-	eps, err := kernels.EpsLambda(opts.Backend, K, z, opts.Lambda)
+	eps, err := kernels.EpsLambda(context.Background(), K, z, opts.Lambda, kernels.Options{Backend: opts.Backend})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,11 +186,11 @@ func runApprox(args []string, stdout, stderr io.Writer) error {
 	gegenbauerSettings.Q, gegenbauerSettings.S, gegenbauerSettings.Tol, gegenbauerSettings.Radius = q, s, tol, radius
 
 	ctx := context.Background()
-	kmat, err := kernels.Matrix(b, spec.Kernel, xs, xs)
+	kmat, err := kernels.Matrix(ctx, spec.Kernel, xs, xs, kernels.Options{Backend: b})
 	if err != nil {
 		return err
 	}
-	ev, err := kernels.NewEvaluator(b, kmat)
+	ev, err := kernels.NewEvaluator(ctx, kmat, kernels.Options{Backend: b})
 	if err != nil {
 		return err
 	}

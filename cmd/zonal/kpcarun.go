@@ -205,7 +205,7 @@ func nystromErrors(ctx context.Context, k kernels.Kernel, x *mat.Dense, from, to
 		b = backend.Default()
 	}
 	kmat := mat.NewDense(n, n, nil)
-	if err := kernels.MatrixInto(kmat, b, k, x, x); err != nil {
+	if err := kernels.MatrixInto(ctx, kmat, k, x, x, kernels.Options{Backend: b}); err != nil {
 		return nil, err
 	}
 	symmetrizeInPlace(kmat)

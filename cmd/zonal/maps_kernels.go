@@ -40,6 +40,7 @@ func buildGegenbauer(ctx context.Context, spec mapSpec, train *mat.Dense) (kerne
 		return nil, fmt.Errorf("%s: no training data", spec.Method)
 	}
 	opt := kernels.GegenbauerOptions{
+		Options:    kernels.Options{Backend: spec.Backend},
 		Features:   spec.Features,
 		Q:          gegenbauerSettings.Q,
 		S:          gegenbauerSettings.S,
@@ -49,7 +50,7 @@ func buildGegenbauer(ctx context.Context, spec mapSpec, train *mat.Dense) (kerne
 		Antithetic: strings.Contains(spec.Method, "anti"),
 		Seed:       spec.Seed,
 	}
-	m, err := kernels.NewGegenbauerFeatures(spec.Backend, spec.Kernel, train, opt)
+	m, err := kernels.NewGegenbauerMap(ctx, spec.Kernel, train, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Method, err)
 	}
@@ -61,7 +62,8 @@ func buildFourier(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.
 		return nil, fmt.Errorf("%s: no training data", spec.Method)
 	}
 	_, d := train.Dims()
-	m, err := kernels.NewFourier(spec.Backend, spec.Kernel, d, kernels.FourierOptions{
+	m, err := kernels.NewFourierMap(spec.Kernel, d, kernels.FourierOptions{
+		Options:    kernels.Options{Backend: spec.Backend},
 		Features:   spec.Features,
 		Orthogonal: spec.Method == "fourier-orth",
 		Seed:       spec.Seed,
@@ -84,9 +86,13 @@ func buildNystrom(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.
 		err error
 	)
 	if spec.Method == "rls-nystrom" {
-		ny, err = kernels.NystromRLS(ctx, spec.Backend, spec.Kernel, train, m, spec.Lambda, spec.Seed)
+		ny, err = kernels.NewNystrom(ctx, spec.Kernel, train, kernels.NystromOptions{
+			Options:   kernels.Options{Backend: spec.Backend},
+			Landmarks: m, Sampling: kernels.SamplingRLS, Lambda: spec.Lambda, Seed: spec.Seed})
 	} else {
-		ny, err = kernels.NystromUniform(spec.Backend, spec.Kernel, train, m, spec.Seed)
+		ny, err = kernels.NewNystrom(ctx, spec.Kernel, train, kernels.NystromOptions{
+			Options:   kernels.Options{Backend: spec.Backend},
+			Landmarks: m, Seed: spec.Seed})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Method, err)

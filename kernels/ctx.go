@@ -1,5 +1,0 @@
-package kernels
-
-import "context"
-
-var contextBG = context.Background()
