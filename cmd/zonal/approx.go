@@ -204,6 +204,9 @@ func runApprox(ctx context.Context, e *env, c approxConfig, rep *approxReport) e
 			return err
 		}
 	}
+	if err := checkMagnitude(c.path, xs); err != nil {
+		return err
+	}
 	kp, err := approxKernelParams(c.kernel, xs)
 	if err != nil {
 		return err

@@ -191,7 +191,7 @@ func TestCLIMessage(t *testing.T) {
 	for in, want := range map[string]string{
 		"x needs 3 GiB, the memory budget is 2 GiB (raise it with Options.MemoryBudget, or -memory on the command line)": "(raise it with -memory)",
 		"dense 3 x 4 matrix exceeds MaxDenseElements = 9 (use Options.NoDense)":                                          "exceeds the limit of 9",
-		"CSV has 5 feature columns, want at most MaxCols = 3":                                                             "want at most 3",
+		"CSV has 5 feature columns, want at most MaxCols = 3":                                                            "want at most 3",
 	} {
 		got := cliMessage(errString(in))
 		if !strings.Contains(got, want) || strings.Contains(got, "Options.") {

@@ -249,3 +249,21 @@ func checkMemory(flagWhat string, need, limit int64) error {
 	}
 	return nil
 }
+
+// checkMagnitude refuses data whose squared row norms come within a factor
+// 4 of overflowing float64: |x - y|^2 <= 2|x|^2 + 2|y|^2 would then overflow
+// for some pair, and every kernel value built from it be Inf or NaN.
+func checkMagnitude(what string, x *mat.Dense) error {
+	r, _ := x.Dims()
+	for i := 0; i < r; i++ {
+		s, big := 0.0, 0.0
+		for _, v := range x.RawRowView(i) {
+			s += v * v
+			big = max(big, math.Abs(v))
+		}
+		if !(s <= math.MaxFloat64/4) {
+			return fmt.Errorf("%s: a row has features as large as %.3g: squared distances overflow float64, so every kernel value would be Inf or NaN; rescale the features (-scale or -standardize)", what, big)
+		}
+	}
+	return nil
+}

@@ -224,6 +224,9 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMagnitude(c.train, xtr); err != nil {
+		return nil, err
+	}
 	y, err := enc.Targets(train.Y)
 	if err != nil {
 		return nil, err

@@ -166,6 +166,9 @@ func runKPCA(ctx context.Context, e *env, f kpcaConfig) error {
 	if x, err = scaled(st, x); err != nil {
 		return err
 	}
+	if err := checkMagnitude(name, x); err != nil {
+		return err
+	}
 	sigmaNote := "given"
 	if kk, _ := lookupKernel(f.kernel.Name); kk.bandwidth && f.kernel.Sigma == 0 {
 		f.kernel.Sigma = medianDistance(x, 2000, f.seed)
