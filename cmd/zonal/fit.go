@@ -381,8 +381,8 @@ func checkClassLabels(y []float64) error {
 
 // parseBytes parses a byte count with an optional K, M, G or T suffix
 // (powers of 1024); "" is 0 (the solvers' default).
-func parseBytes(s string) (int64, error) {
-	s = strings.TrimSpace(strings.ToUpper(s))
+func parseBytes(flagValue string) (int64, error) {
+	s := strings.TrimSpace(strings.ToUpper(flagValue))
 	if s == "" {
 		return 0, nil
 	}
@@ -405,7 +405,7 @@ func parseBytes(s string) (int64, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(v*mult >= 1) || v*mult > math.MaxInt64/2 {
-		return 0, fmt.Errorf("bad -memory %q (want e.g. 512M, 8G)", s)
+		return 0, fmt.Errorf("bad -memory %q (want a positive size, e.g. 512M, 8G)", flagValue)
 	}
 	return int64(v * mult), nil
 }
