@@ -185,11 +185,10 @@ func runApprox(ctx context.Context, e *env, c approxConfig, rep *approxReport) e
 			return err
 		}
 	}
-	var st *dataset.Standardizer
-	if c.standardize {
-		if st, err = dataset.FitStandardizer(x); err != nil {
-			return err
-		}
+	// The standardizer is fitted on the whole file, then applied to the sample.
+	st, err := inputScaler(x, 1, c.standardize)
+	if err != nil {
+		return err
 	}
 	idx, err := dataset.Subsample(rows, n, c.seed)
 	if err != nil {
@@ -199,10 +198,8 @@ func runApprox(ctx context.Context, e *env, c approxConfig, rep *approxReport) e
 	for i, r := range idx {
 		xs.SetRow(i, x.RawRowView(r))
 	}
-	if st != nil {
-		if err := st.Apply(xs); err != nil {
-			return err
-		}
+	if xs, err = scaled(st, xs); err != nil {
+		return err
 	}
 	if err := checkMagnitude(c.path, xs); err != nil {
 		return err
@@ -215,7 +212,10 @@ func runApprox(ctx context.Context, e *env, c approxConfig, rep *approxReport) e
 	if err != nil {
 		return err
 	}
-	b := backend.Default()
+	b, err := backend.FromEnv()
+	if err != nil {
+		return err
+	}
 	spec := mapSpec{Kernel: k, KernelID: kp.Name, Sigma: kp.Sigma, Gamma: kp.Gamma, Degree: kp.Degree, Coef0: kp.Coef0,
 		Lambda: c.lambdas[0], Seed: c.seed, Backend: b, Gegenbauer: c.trunc}
 	kmat, err := kernels.Matrix(b, k, xs, xs)

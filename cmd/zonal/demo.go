@@ -59,14 +59,14 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	trIdx, teIdx := dataset.Split(n, 0.8, *seed)
 	xtr, ytr := rowsOf(data.X, data.Y, trIdx)
 	xte, yte := rowsOf(data.X, data.Y, teIdx)
-	std, err := dataset.FitStandardizer(xtr)
+	std, err := inputScaler(xtr, 1, true)
 	if err != nil {
 		return err
 	}
-	if err := std.Apply(xtr); err != nil {
+	if xtr, err = scaled(std, xtr); err != nil {
 		return err
 	}
-	if err := std.Apply(xte); err != nil {
+	if xte, err = scaled(std, xte); err != nil {
 		return err
 	}
 	sigma := math.Sqrt(float64(d) / 2)

@@ -169,10 +169,14 @@ func runKPCA(ctx context.Context, e *env, f kpcaConfig) error {
 	if err := checkMagnitude(name, x); err != nil {
 		return err
 	}
-	sigmaNote := "given"
-	if kk, _ := lookupKernel(f.kernel.Name); kk.bandwidth && f.kernel.Sigma == 0 {
+	sigmaNote := ""
+	kk, _ := lookupKernel(f.kernel.Name)
+	if kk.bandwidth {
+		sigmaNote = " (sigma: given)"
+	}
+	if kk.bandwidth && f.kernel.Sigma == 0 {
 		f.kernel.Sigma = medianDistance(x, 2000, f.seed)
-		sigmaNote = "median pairwise distance"
+		sigmaNote = " (sigma: median pairwise distance)"
 		if _, err := checkKernel(f.kernel, false); err != nil {
 			return fmt.Errorf("cannot choose sigma: the median distance between points is %g; give -sigma", f.kernel.Sigma)
 		}
@@ -182,7 +186,7 @@ func runKPCA(ctx context.Context, e *env, f kpcaConfig) error {
 		return err
 	}
 	if !f.json {
-		fmt.Fprintf(stdout, "data %s: %d points x %d features; kernel %s (sigma: %s); backend %s; mean adjustment %v\n",
+		fmt.Fprintf(stdout, "data %s: %d points x %d features; kernel %s%s; backend %s; mean adjustment %v\n",
 			name, f.points, d, k, sigmaNote, b.Name(), f.meanAdjust)
 	}
 	if f.nystrom > 0 {
