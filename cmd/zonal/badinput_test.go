@@ -23,11 +23,15 @@ const addressSpaceLimit = 4 << 30
 // caseTimeout bounds each case; every bad input must be refused in seconds.
 const caseTimeout = 30 * time.Second
 
+// binaryTags are the build tags of this test binary (netlib, noasm), set
+// by the tagged files, so the command is built as the tests are.
+var binaryTags []string
+
 // zonalBinary builds the command once into dir.
 func zonalBinary(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "zonal")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd := exec.Command("go", "build", "-tags", strings.Join(binaryTags, ","), "-o", bin, ".")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -203,3 +203,31 @@ func TestCLIMessage(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// The scaler of -scale and of -standardize is stored in the model: predict
+// on the raw test rows reproduces the test RMSE fit reported (to 1e-12
+// relative; the same arithmetic runs in both).
+func TestScalerStoredInModel(t *testing.T) {
+	dir := t.TempDir()
+	train := writeRegressionCSV(t, dir, "train.csv", 100, 3)
+	test := writeRegressionCSV(t, dir, "test.csv", 40, 3)
+	for _, opt := range [][]string{{"-scale", "0.25"}, {"-standardize"}} {
+		model := filepath.Join(dir, "m.zonal")
+		args := append([]string{"fit", "-train", train, "-test", test, "-method", "exact", "-sigma", "2", "-lambda", "1e-4", "-json", "-model", model}, opt...)
+		out, errs, code := runCmd(args...)
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		var fit struct{ RMSE float64 }
+		json.Unmarshal([]byte(out), &fit)
+		out, errs, code = runCmd("predict", "-model", model, "-data", test, "-json")
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		var pr struct{ RMSE float64 }
+		json.Unmarshal([]byte(out), &pr)
+		if !(fit.RMSE > 0) || math.Abs(pr.RMSE-fit.RMSE) > 1e-12*fit.RMSE {
+			t.Errorf("%v: fit RMSE %g, predict RMSE %g", opt, fit.RMSE, pr.RMSE)
+		}
+	}
+}
