@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/zonal-ml/zonal"
@@ -13,7 +14,12 @@ import (
 // the magic bytes) into a Data with X (dense n x d), Y and Names.
 //
 // The first non-blank line is the header: one non-empty, distinct name per
-// column, without control characters. The target column is chosen by
+// column, without control characters. opts.Header says whether there is
+// one: "yes", "no", or "auto" (the default, also ""): a first line whose
+// fields all read as numbers is the first data row, any other first line
+// is the header. Without a header, columns are named by their 0-based
+// index ("0", "1", ...) for Target and messages, and Data.Names and
+// Data.TargetName stay empty. The target column is chosen by
 // opts.Target (a name, or a 0-based index when no column has that name); by
 // default it is the column named "y" if there is one, else the first column.
 // The other columns, in header order, are the d features. opts.NoTarget
@@ -42,7 +48,8 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 	}
 	defer lr.close()
 	var sp csvSplitter
-	// Header: the first non-blank line.
+	// The first non-blank line: the header, or (headerless input) the first
+	// data row.
 	var rec [][]byte
 	for {
 		line, ok := lr.next()
@@ -61,21 +68,22 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 		break
 	}
 	headerLine := lr.line
-	names := make([]string, len(rec))
-	seen := make(map[string]int, len(rec))
-	for j, f := range rec {
-		nm := string(f)
-		if nm == "" {
-			return nil, lineErr(headerLine, nil, "header: column %d has an empty name", j)
+	hasHeader := opts.Header == "yes" || (opts.Header != "no" && !allNumbers(rec))
+	var names []string
+	var seen map[string]int
+	if hasHeader {
+		if names, seen, err = headerNames(rec, headerLine); err != nil {
+			return nil, err
 		}
-		if strings.ContainsFunc(nm, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			return nil, lineErr(headerLine, nil, "header: column %d name %q holds a control character", j, nm)
+	} else {
+		// Columns are named by their 0-based index, so Target "3" means
+		// the fourth column either way.
+		names = make([]string, len(rec))
+		seen = make(map[string]int, len(rec))
+		for j := range names {
+			names[j] = strconv.Itoa(j)
+			seen[names[j]] = j
 		}
-		if k, dup := seen[nm]; dup {
-			return nil, lineErr(headerLine, nil, "header: columns %d and %d are both named %q", k, j, nm)
-		}
-		seen[nm] = j
-		names[j] = nm
 	}
 	ncol := len(names)
 	target := -1
@@ -108,18 +116,21 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 	var xs chunked[float64]
 	var ys []float64
 	n := 0
+	pending := !hasHeader // rec holds the first data row, not yet stored
 	for opts.MaxRows == 0 || n < opts.MaxRows {
-		line, ok := lr.next()
-		if !ok {
-			break
+		if !pending {
+			line, ok := lr.next()
+			if !ok {
+				break
+			}
+			if isBlank(line) {
+				continue
+			}
+			if rec, err = sp.split(line, lr.line); err != nil {
+				return nil, err
+			}
 		}
-		if isBlank(line) {
-			continue
-		}
-		rec, err := sp.split(line, lr.line)
-		if err != nil {
-			return nil, err
-		}
+		pending = false
 		if len(rec) != ncol {
 			return nil, lineErr(lr.line, nil, "row has %d fields, the header has %d", len(rec), ncol)
 		}
@@ -145,12 +156,50 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 	if n == 0 {
 		return nil, errEmpty(lr.line, "CSV input has a header but no data rows")
 	}
-	data := &Data{X: mat.NewDense(n, d, xs.slice()), Names: feat}
+	data := &Data{X: mat.NewDense(n, d, xs.slice())}
+	if hasHeader {
+		data.Names = feat
+	}
 	if target >= 0 {
 		data.Y = ys
-		data.TargetName = names[target]
+		if hasHeader {
+			data.TargetName = names[target]
+		}
 	}
 	return data, nil
+}
+
+// headerNames checks the header fields: one non-empty, distinct name per
+// column, without control characters. It returns the names and their index.
+func headerNames(rec [][]byte, headerLine int) ([]string, map[string]int, error) {
+	names := make([]string, len(rec))
+	seen := make(map[string]int, len(rec))
+	for j, f := range rec {
+		nm := string(f)
+		if nm == "" {
+			return nil, nil, lineErr(headerLine, nil, "header: column %d has an empty name", j)
+		}
+		if strings.ContainsFunc(nm, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return nil, nil, lineErr(headerLine, nil, "header: column %d name %q holds a control character", j, nm)
+		}
+		if k, dup := seen[nm]; dup {
+			return nil, nil, lineErr(headerLine, nil, "header: columns %d and %d are both named %q", k, j, nm)
+		}
+		seen[nm] = j
+		names[j] = nm
+	}
+	return names, seen, nil
+}
+
+// allNumbers reports whether every field of rec reads as a number
+// (NaN, Inf and out-of-range numbers included): a row of data, not a header.
+func allNumbers(rec [][]byte) bool {
+	for _, f := range rec {
+		if _, st := parseNumber(f); st == numSyntax {
+			return false
+		}
+	}
+	return true
 }
 
 func isBlank(line []byte) bool {

@@ -17,6 +17,11 @@ type Options struct {
 	// by file extension (see ReadFile). Read* functions ignore it.
 	Format string
 
+	// Header says whether a CSV starts with a header row: "yes", "no", or
+	// "auto" (also ""): a first row whose fields all read as numbers is
+	// data, anything else is the header. Ignored for LIBSVM.
+	Header string
+
 	// Target selects the CSV target column: a column name from the header,
 	// or, when no column has that name, a 0-based column index written in
 	// decimal ("0" is the first column). Empty means the column named "y" if
@@ -66,6 +71,11 @@ func (o *Options) check() error {
 	}
 	if o.MaxCols > 0 && o.MinCols > o.MaxCols {
 		return fmt.Errorf("%w: MinCols %d > MaxCols %d", zonal.ErrParam, o.MinCols, o.MaxCols)
+	}
+	switch o.Header {
+	case "", "auto", "yes", "no":
+	default:
+		return fmt.Errorf("%w: Header %q (want auto, yes or no)", zonal.ErrParam, o.Header)
 	}
 	if o.NoDense && o.NoSparse {
 		return fmt.Errorf("%w: NoDense and NoSparse leave nothing to read", zonal.ErrParam)

@@ -23,6 +23,10 @@
 // (MaxIndex, MaxDenseElements, MaxLineBytes) stop a corrupt file from
 // triggering huge allocations.
 //
+// A CSV's first line is its header unless every field of it reads as a
+// number: then it is the first data row and the columns are named by their
+// index (Options.Header forces either reading).
+//
 // LIBSVM omits zero values, so a file alone does not tell d: it is the
 // highest index present. Test data for a model of dimension d is read with
 // Options{MinCols: d, MaxCols: d}: rows are padded with zero columns up to

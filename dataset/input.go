@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 
@@ -186,7 +187,10 @@ func (lr *lineReader) next() (line []byte, ok bool) {
 	}
 	if err != nil {
 		if err != io.EOF {
-			pe := &ParseError{Line: lr.line + 1, Msg: "read error", Err: err}
+			pe := &ParseError{Line: lr.line + 1, Msg: "gzip stream is corrupt", Err: err}
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				pe.Msg = "gzip stream ends early (truncated file)"
+			}
 			if !lr.gz {
 				// A plain reader's failure is not a format problem: report it
 				// as the underlying error with the line for context.

@@ -220,8 +220,9 @@ func TestReadCSVTarget(t *testing.T) {
 	if err != nil || d.TargetName != "y" || d.Names[0] != "a" {
 		t.Fatalf("BOM: %v %v", d, err)
 	}
-	// A column named like a number wins over the index reading.
-	d, err = ReadCSV(strings.NewReader("0,1\n5,6\n"), Options{Target: "1"})
+	// A column named like a number wins over the index reading (a header
+	// of numbers needs Header "yes": "auto" would read it as data).
+	d, err = ReadCSV(strings.NewReader("0,1\n5,6\n"), Options{Target: "1", Header: "yes"})
 	if err != nil || d.Y[0] != 6 || d.TargetName != "1" {
 		t.Fatalf("numeric names: %v %v", d, err)
 	}
@@ -616,5 +617,57 @@ func TestNoSparseMatchesDefault(t *testing.T) {
 	}
 	if _, err := ReadLIBSVM(bytes.NewReader(raw), Options{NoSparse: true, NoDense: true}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("NoSparse+NoDense: %v", err)
+	}
+}
+
+// TestReadCSVHeader: Header "auto" takes a first row of numbers as data (no
+// row is lost), "yes" forces it to be the header, "no" reads every line as
+// data; without a header Target indexes the columns.
+func TestReadCSVHeader(t *testing.T) {
+	const headerless = "1,2,3\n4,5,6\n"
+	for _, c := range []struct {
+		in     string
+		opts   Options
+		rows   int
+		y0, x0 float64
+		names  int
+	}{
+		{headerless, Options{}, 2, 1, 2, 0},
+		{headerless, Options{Header: "auto"}, 2, 1, 2, 0},
+		{headerless, Options{Header: "no"}, 2, 1, 2, 0},
+		{headerless, Options{Header: "yes"}, 1, 4, 5, 2},
+		{headerless, Options{Target: "2"}, 2, 3, 1, 0},
+		{"-1e400,nan,Inf\n4,5,6\n", Options{AllowNonFinite: true, Header: "auto"}, 0, 0, 0, 0}, // all numeric: data (then 1e400 is an error)
+		{"y,a,b\n1,2,3\n", Options{}, 1, 1, 2, 2},
+		{"a,1,2\n7,8,9\n", Options{}, 1, 7, 8, 2}, // one name is enough for a header
+	} {
+		d, err := ReadCSV(strings.NewReader(c.in), c.opts)
+		if c.rows == 0 {
+			if err == nil || !strings.Contains(err.Error(), "line 1") {
+				t.Errorf("%q %+v: want an error at line 1, got %v", c.in, c.opts, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q %+v: %v", c.in, c.opts, err)
+			continue
+		}
+		n, _ := d.Dims()
+		if n != c.rows || d.Y[0] != c.y0 || d.X.At(0, 0) != c.x0 || len(d.Names) != c.names {
+			t.Errorf("%q %+v: %d rows, y0 %g, x00 %g, names %v; want %d, %g, %g, %d names",
+				c.in, c.opts, n, d.Y[0], d.X.At(0, 0), d.Names, c.rows, c.y0, c.x0, c.names)
+		}
+	}
+	if _, err := ReadCSV(strings.NewReader(headerless), Options{Header: "maybe"}); !errors.Is(err, zonal.ErrParam) {
+		t.Errorf("Header maybe: got %v", err)
+	}
+	// Headerless prediction input: no "y" column, so TargetOptional makes
+	// every column a feature.
+	d, err := ReadCSV(strings.NewReader(headerless), Options{TargetOptional: true})
+	if err != nil || d.Y != nil {
+		t.Fatalf("TargetOptional headerless: %v, Y %v", err, d)
+	}
+	if _, c := d.Dims(); c != 3 {
+		t.Errorf("TargetOptional headerless: %d columns, want 3", c)
 	}
 }

@@ -79,34 +79,36 @@ func columnMoments(x mat.Matrix) (mean, std []float64, err error) {
 		}
 	}
 	// Correction pass: mean += sum(x - mean)/n removes most rounding error.
+	// Residuals are taken at half scale, r = x/2 - mean/2 (exact), so that
+	// x - mean cannot overflow for values near MaxFloat64.
 	corr := make([]float64, d)
-	amax := make([]float64, d)
+	amax := make([]float64, d) // max |r|
 	for i := 0; i < n; i++ {
 		for j, v := range rows(i) {
-			corr[j] += v - mean[j]
+			corr[j] += (0.5*v - 0.5*mean[j]) / fn
 		}
 	}
 	for j := range mean {
-		mean[j] += corr[j] / fn
+		mean[j] += 2 * corr[j]
 		mean[j] = min(max(mean[j], lo[j]), hi[j])
 	}
 	for i := 0; i < n; i++ {
 		for j, v := range rows(i) {
-			amax[j] = max(amax[j], math.Abs(v-mean[j]))
+			amax[j] = max(amax[j], math.Abs(0.5*v-0.5*mean[j]))
 		}
 	}
 	std = make([]float64, d)
 	for i := 0; i < n; i++ {
 		for j, v := range rows(i) {
 			if amax[j] > 0 {
-				t := (v - mean[j]) / amax[j]
+				t := (0.5*v - 0.5*mean[j]) / amax[j]
 				std[j] += t * t
 			}
 		}
 	}
 	for j := range std {
-		std[j] = amax[j] * math.Sqrt(std[j]/fn)
-		if lo[j] == hi[j] || std[j] == 0 || math.IsInf(std[j], 0) {
+		std[j] = 2 * amax[j] * math.Sqrt(std[j]/fn)
+		if lo[j] == hi[j] || !(std[j] > 0) || math.IsInf(std[j], 0) {
 			std[j] = 1
 		}
 	}
@@ -236,15 +238,26 @@ func applyAffine(who string, shift, scale []float64, dst *mat.Dense, x mat.Matri
 		out := dst.RawRowView(i)
 		if isDense {
 			for j, v := range xd.RawRowView(i) {
-				out[j] = (v - shift[j]) / scale[j]
+				out[j] = affine(v, shift[j], scale[j])
 			}
 		} else {
 			for j := range out {
-				out[j] = (x.At(i, j) - shift[j]) / scale[j]
+				out[j] = affine(x.At(i, j), shift[j], scale[j])
 			}
 		}
 	}
 	return nil
+}
+
+// affine is (v - shift)/scale, computed at half scale when v - shift
+// overflows (values near MaxFloat64 of opposite signs), so a finite result
+// is not lost to an infinite intermediate.
+func affine(v, shift, scale float64) float64 {
+	r := (v - shift) / scale
+	if math.IsInf(r, 0) && !math.IsInf(v, 0) {
+		r = (0.5*v - 0.5*shift) / scale * 2
+	}
+	return r
 }
 
 func applyVec(who string, shift, scale []float64, x []float64) error {
@@ -252,7 +265,7 @@ func applyVec(who string, shift, scale []float64, x []float64) error {
 		return err
 	}
 	for j, v := range x {
-		x[j] = (v - shift[j]) / scale[j]
+		x[j] = affine(v, shift[j], scale[j])
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/zonal-ml/zonal"
@@ -241,4 +242,35 @@ func ExampleStandardizer() {
 	// Output:
 	// mean [2.5 10], scale [1.1180 1.0000]
 	// [2.2361 1.0000]
+}
+
+// Values near MaxFloat64 of both signs: x - mean would overflow, yet the
+// fitted mean and scale are finite and the standardized column has mean 0
+// and population deviation 1 (to 1e-12).
+func TestStandardizerExtremeValues(t *testing.T) {
+	col := []float64{1e308, -1e308, 9e307, -0.5e308, 1.7e308, -1.7e308, 0}
+	x := mat.NewDense(len(col), 1, slices.Clone(col))
+	s, err := FitStandardizer(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.IsNaN(s.Scale[0]) || math.IsInf(s.Scale[0], 0) || math.IsNaN(s.Mean[0]) || s.Scale[0] == 1 {
+		t.Fatalf("mean %g scale %g", s.Mean[0], s.Scale[0])
+	}
+	if err := s.Apply(x); err != nil {
+		t.Fatal(err)
+	}
+	sum, sq := 0.0, 0.0
+	for i := range col {
+		v := x.At(i, 0)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("row %d standardized to %g", i, v)
+		}
+		sum += v
+		sq += v * v
+	}
+	n := float64(len(col))
+	if math.Abs(sum/n) > 1e-12 || math.Abs(sq/n-1) > 1e-12 {
+		t.Errorf("standardized mean %g, variance %g", sum/n, sq/n)
+	}
 }

@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"os/signal"
 	"runtime"
 	"time"
 
@@ -15,7 +12,6 @@ import (
 	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
-	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -35,7 +31,8 @@ type demoRow struct {
 // runDemo fits every method on the embedded digits set (standardized, an 80/20
 // split by seed) with the Gaussian kernel at sklearn's gamma='scale'
 // (sigma = sqrt(d/2) on standardized data) and prints one table.
-func runDemo(args []string, stdout, stderr io.Writer) error {
+func runDemo(ctx context.Context, e *env, args []string) error {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("demo", demoSynopsis, stderr)
 	features := fs.Int("features", 1024, "features D of the Gegenbauer, Fourier and Nystrom maps")
 	centers := fs.Int("centers", 600, "Nystrom centres M of FALKON (and in all over ParK's cells)")
@@ -45,12 +42,14 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := firstError(countAtLeast("features", *features, 1), countAtLeast("centers", *centers, 1),
+		countAtLeast("cells", *cells, 1), positiveFloat("lambda", *lambda)); err != nil {
+		return err
+	}
 	be, err := backend.FromEnv()
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 
 	data, err := dataset.Digits()
 	if err != nil {
@@ -60,18 +59,18 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	trIdx, teIdx := dataset.Split(n, 0.8, *seed)
 	xtr, ytr := rowsOf(data.X, data.Y, trIdx)
 	xte, yte := rowsOf(data.X, data.Y, teIdx)
-	std, err := dataset.FitStandardizer(xtr)
+	std, err := inputScaler(xtr, 1, true)
 	if err != nil {
 		return err
 	}
-	if err := std.Apply(xtr); err != nil {
+	if xtr, err = scaled(std, xtr); err != nil {
 		return err
 	}
-	if err := std.Apply(xte); err != nil {
+	if xte, err = scaled(std, xte); err != nil {
 		return err
 	}
 	sigma := math.Sqrt(float64(d) / 2)
-	k, err := kernels.NewGaussian(sigma)
+	k, err := newKernel(kernelParams{Name: "gaussian", Sigma: sigma})
 	if err != nil {
 		return err
 	}

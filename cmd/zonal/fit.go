@@ -3,58 +3,53 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
-const fitSynopsis = "-train FILE [-test FILE | -split 0.8] [-standardize] [-task auto|regression|classification] " +
+const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-standardize] [-task auto|regression|classification] " +
 	"-kernel gaussian -sigma S -lambda L (-method exact | -method ridge -map NAME -features D | -method falkon -centers M | " +
 	"-method park -cells Q -centers M) [-iterations T] [-seed N] [-model out.zonal] [-json]"
 
 func init() {
-	addCommand(command{name: "fit", summary: "fit a kernel model (exact, ridge on features, FALKON, ParK) and report its test metric", run: runFit})
+	addCommand(command{name: "fit", summary: "fit a kernel model (exact, ridge on features, FALKON, ParK) and report its test metric", run: fitCommand})
 }
 
-type fitFlags struct {
-	train, test  string
-	split        float64
-	standardize  bool
-	scale        float64
-	task         string
-	kernel       string
-	sigma        float64
-	gamma, coef0 float64
-	degree       int
-	lambda       float64
-	method       string
-	mapName      string
-	features     int
-	centers      int
-	cells        int
-	sampling     string
-	iterations   int
-	seed         uint64
-	subsample    int
-	memory       string
-	workers      int
-	model        string
-	json         bool
+// fitMethods are the -method names.
+var fitMethods = []string{"exact", "ridge", "falkon", "park"}
+
+// fitConfig is a validated `zonal fit` command line.
+type fitConfig struct {
+	data                     dataFlags
+	train, test              string
+	split                    float64
+	standardize              bool
+	scale                    float64
+	task                     solvers.Task
+	kernel                   kernelParams
+	lambda                   float64
+	method, mapName          string
+	features, centers, cells int
+	sampling                 string
+	iterations               int
+	seed                     uint64
+	subsample                int
+	memory                   int64
+	workers                  int
+	model                    string
+	json                     bool
 }
 
 // fitResult is the -json object of `zonal fit`; absent values are null.
@@ -62,6 +57,14 @@ type fitResult struct {
 	Method         string   `json:"method"`
 	Map            *string  `json:"map"`
 	Task           string   `json:"task"`
+	Kernel         string   `json:"kernel"`
+	Sigma          *float64 `json:"sigma"`
+	Gamma          *float64 `json:"gamma"`
+	Coef0          *float64 `json:"coef0"`
+	Degree         *int     `json:"degree"`
+	Lambda         float64  `json:"lambda"`
+	Seed           uint64   `json:"seed"`
+	Backend        string   `json:"backend"`
 	NTrain         int      `json:"n_train"`
 	NTest          int      `json:"n_test"`
 	D              int      `json:"d"`
@@ -76,122 +79,192 @@ type fitResult struct {
 	PredictSeconds float64  `json:"predict_seconds"`
 }
 
-func runFit(args []string, stdout, stderr io.Writer) error {
-	var f fitFlags
-	fs := newFlagSet("fit", fitSynopsis, stderr)
-	fs.StringVar(&f.train, "train", "", "training data (LIBSVM or CSV, gzip allowed; CSV target column y or the first)")
-	fs.StringVar(&f.test, "test", "", "test data in the same format; without it -split holds out part of -train")
-	fs.Float64Var(&f.split, "split", 0.8, "fraction of -train used for training when there is no -test")
-	fs.BoolVar(&f.standardize, "standardize", false, "standardize each feature (mean 0, variance 1 on the training rows); stored in the model")
-	fs.Float64Var(&f.scale, "scale", 1, "multiply every feature by this factor first (e.g. 0.00392156862745098 = 1/255 for MNIST pixels); stored in the model")
-	fs.StringVar(&f.task, "task", "auto", "auto, regression or classification (auto: integer labels with at most 20 values are classes)")
-	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel: gaussian exp(-|x-y|^2/(2 sigma^2)), laplacian exp(-|x-y|/sigma), polynomial (gamma <x,y> + coef0)^degree")
-	fs.Float64Var(&f.sigma, "sigma", 1, "bandwidth of the gaussian and laplacian kernels")
-	fs.Float64Var(&f.gamma, "gamma", 1, "polynomial kernel scale")
-	fs.Float64Var(&f.coef0, "coef0", 1, "polynomial kernel offset")
-	fs.IntVar(&f.degree, "degree", 2, "polynomial kernel degree")
-	fs.Float64Var(&f.lambda, "lambda", 1e-6, "ridge parameter: objective (1/n)|f(X)-y|^2 + lambda |f|^2 (scikit-learn's alpha = lambda n)")
-	fs.StringVar(&f.method, "method", "falkon", "exact (Cholesky of K + lambda n I), ridge (on -map features), falkon, park")
-	fs.StringVar(&f.mapName, "map", "nystrom", "feature map for -method ridge: "+mapNames())
-	fs.IntVar(&f.features, "features", 1024, "number of features D for -method ridge")
-	fs.IntVar(&f.centers, "centers", 1000, "Nystrom centres M for falkon; total over the cells for park")
-	fs.IntVar(&f.cells, "cells", 4, "Voronoi cells Q for -method park")
-	fs.StringVar(&f.sampling, "sampling", "uniform", "FALKON centre sampling: uniform or rls (ridge leverage scores)")
-	fs.IntVar(&f.iterations, "iterations", 20, "maximum CG iterations (falkon, park)")
-	fs.Uint64Var(&f.seed, "seed", 1, "random seed (split, centres, features)")
-	fs.IntVar(&f.subsample, "subsample", 0, "use only this many training rows (seeded uniform subsample); 0 = all")
-	fs.StringVar(&f.memory, "memory", "", "memory budget for kernel matrices, e.g. 8G (default 2G): exact KRR refuses above it, FALKON caches K_nM below it")
-	fs.IntVar(&f.workers, "workers", 0, "ParK cells fitted at once (0 = GOMAXPROCS)")
-	fs.StringVar(&f.model, "model", "", "write the fitted model (with its scaler and classes) to this file")
-	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
-	if err := parseFlags(fs, args); err != nil {
+// fitOutcome is what runFit hands to reportFit.
+type fitOutcome struct {
+	res        fitResult
+	kernel     kernels.Kernel
+	metrics    solvers.Metrics
+	cellSizes  []int // ParK only
+	modelSaved bool
+}
+
+func fitCommand(ctx context.Context, e *env, args []string) error {
+	cfg, err := parseFit(e.stderr, args)
+	if err != nil {
 		return err
 	}
-	if f.train == "" {
-		return usageError{errors.New("-train is required")}
-	}
-	if f.test == "" && !(f.split > 0 && f.split < 1) {
-		return usageError{fmt.Errorf("-split must be in (0, 1), got %g", f.split)}
-	}
-	if !(f.scale > 0) || math.IsInf(f.scale, 0) {
-		return usageError{fmt.Errorf("-scale must be positive and finite, got %g", f.scale)}
-	}
-	task, err := solvers.ParseTask(f.task)
+	out, err := runFit(ctx, e, cfg)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
-	budget, err := parseBytes(f.memory)
-	if err != nil {
-		return usageError{err}
+	return reportFit(e.stdout, cfg, out)
+}
+
+// parseFit parses and validates the flags of `zonal fit`.
+func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
+	var c fitConfig
+	var task, memory string
+	fs := newFlagSet("fit", fitSynopsis, stderr)
+	fs.StringVar(&c.train, "train", "", "training data (LIBSVM or CSV, gzip allowed; CSV target column y or the first; - for standard input)")
+	fs.StringVar(&c.test, "test", "", "test data in the same format (- for standard input); without it -split holds out part of -train")
+	c.data.register(fs)
+	fs.Float64Var(&c.split, "split", 0.8, "fraction of -train used for training when there is no -test, in (0, 1)")
+	fs.BoolVar(&c.standardize, "standardize", false, "standardize each feature (mean 0, variance 1 on the training rows); stored in the model")
+	fs.Float64Var(&c.scale, "scale", 1, "multiply every feature by this factor first (e.g. 0.00392156862745098 = 1/255 for MNIST pixels); stored in the model")
+	fs.StringVar(&task, "task", "auto", "auto, regression or classification (auto: integer labels with at most 20 values are classes)")
+	fs.StringVar(&c.kernel.Name, "kernel", "gaussian", kernelHelp())
+	fs.Float64Var(&c.kernel.Sigma, "sigma", 1, "bandwidth of the gaussian and laplacian kernels")
+	fs.Float64Var(&c.kernel.Gamma, "gamma", 1, "polynomial kernel scale")
+	fs.Float64Var(&c.kernel.Coef0, "coef0", 1, "polynomial kernel offset")
+	fs.IntVar(&c.kernel.Degree, "degree", 2, "polynomial kernel degree")
+	fs.Float64Var(&c.lambda, "lambda", 1e-6, "ridge parameter: objective (1/n)|f(X)-y|^2 + lambda |f|^2 (scikit-learn's alpha = lambda n)")
+	fs.StringVar(&c.method, "method", "falkon", "exact (Cholesky of K + lambda n I), ridge (on -map features), falkon, park")
+	fs.StringVar(&c.mapName, "map", "nystrom", "feature map for -method ridge: "+mapNames())
+	fs.IntVar(&c.features, "features", 1024, "number of features D for -method ridge")
+	fs.IntVar(&c.centers, "centers", 1000, "Nystrom centres M for falkon; total over the cells for park")
+	fs.IntVar(&c.cells, "cells", 4, "Voronoi cells Q for -method park")
+	fs.StringVar(&c.sampling, "sampling", "uniform", "FALKON centre sampling: uniform or rls (ridge leverage scores)")
+	fs.IntVar(&c.iterations, "iterations", 20, "maximum CG iterations (falkon, park), at least 1")
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed (split, centres, features)")
+	fs.IntVar(&c.subsample, "subsample", 0, "use only this many training rows (seeded uniform subsample); 0 = all")
+	fs.StringVar(&memory, "memory", "", "memory budget for kernel matrices, e.g. 8G (default 2G): exact KRR refuses above it, FALKON caches K_nM below it")
+	fs.IntVar(&c.workers, "workers", 0, "ParK cells fitted at once (0 = GOMAXPROCS)")
+	fs.StringVar(&c.model, "model", "", "write the fitted model (with its scaler and classes) to this file")
+	fs.BoolVar(&c.json, "json", false, "print one JSON object instead of text")
+	if err := parseFlags(fs, args); err != nil {
+		return c, err
+	}
+	if c.train == "" {
+		return c, usagef("-train is required")
+	}
+	var err error
+	if c.task, err = solvers.ParseTask(task); err != nil {
+		return c, usageError{err}
+	}
+	if c.memory, err = parseBytes(memory); err != nil {
+		return c, usageError{err}
+	}
+	if !(c.split > 0 && c.split < 1) {
+		return c, usagef("-split must be in (0, 1), got %g", c.split)
+	}
+	if !slices.Contains(fitMethods, c.method) {
+		return c, usagef("unknown -method %q (%s)", c.method, strings.Join(fitMethods, ", "))
+	}
+	if _, ok := mapBuilders[c.mapName]; !ok {
+		return c, usagef("unknown -map %q; available: %s", c.mapName, mapNames())
+	}
+	if c.sampling != "uniform" && c.sampling != "rls" {
+		return c, usagef("-sampling %q: want uniform or rls", c.sampling)
+	}
+	if _, err := checkKernel(c.kernel, false); err != nil {
+		return c, err
+	}
+	return c, firstError(
+		c.data.checkInputs([2]string{"train", c.train}, [2]string{"test", c.test}),
+		positiveFloat("scale", c.scale),
+		positiveFloat("lambda", c.lambda),
+		countAtLeast("features", c.features, 1),
+		countAtLeast("centers", c.centers, 1),
+		countAtLeast("cells", c.cells, 1),
+		countAtLeast("iterations", c.iterations, 1),
+		countAtLeast("subsample", c.subsample, 0),
+		countAtLeast("workers", c.workers, 0),
+	)
+}
+
+// runFit reads the data, fits the model of c, evaluates it on the test rows
+// and writes the model file.
+func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
+	if err := checkOutputPath("model", c.model); err != nil {
+		return nil, err
 	}
 	be, err := backend.FromEnv()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	k, err := kernelByName(f)
+	k, err := newKernel(c.kernel)
 	if err != nil {
-		return usageError{err}
+		return nil, err
 	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-
-	train, test, err := loadFitData(f)
+	train, test, err := loadFitData(e, c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ntr, d := train.X.Dims()
 	nte, _ := test.X.Dims()
-
-	enc, err := solvers.NewEncoding(train.Y, task)
-	if err != nil {
-		return fmt.Errorf("%s: %w", f.train, err)
+	if err := checkFitMemory(c, ntr); err != nil {
+		return nil, err
 	}
-	bar := newProgressBar(stderr)
-	defer bar.done()
-	opts := solvers.Options{Backend: be, MemoryBudget: budget, Progress: bar.report}
-
-	start := time.Now()
-	scaler, xtr, err := fitScaler(f, train.X)
+	if c.task == solvers.TaskClassification {
+		if err := checkClassLabels(train.Y); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.train, err)
+		}
+	}
+	enc, err := solvers.NewEncoding(train.Y, c.task)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("%s: %w", c.train, err)
+	}
+	bar := newProgressBar(e.stderr)
+	defer bar.done()
+	opts := solvers.Options{Backend: be, MemoryBudget: c.memory, Progress: bar.report}
+
+	res := fitResult{Method: c.method, Task: enc.Task.String(), NTrain: ntr, NTest: nte, D: d,
+		Kernel: c.kernel.Name, Lambda: c.lambda, Seed: c.seed, Backend: be.Name()}
+	if kk, _ := lookupKernel(c.kernel.Name); kk.bandwidth {
+		res.Sigma = &c.kernel.Sigma
+	} else {
+		res.Gamma, res.Coef0, res.Degree = &c.kernel.Gamma, &c.kernel.Coef0, &c.kernel.Degree
+	}
+	start := time.Now()
+	st, err := inputScaler(train.X, c.scale, c.standardize)
+	if err != nil {
+		return nil, err
+	}
+	xtr, err := scaled(st, train.X)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMagnitude(c.train, xtr); err != nil {
+		return nil, err
 	}
 	y, err := enc.Targets(train.Y)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	res := fitResult{Method: f.method, Task: enc.Task.String(), NTrain: ntr, NTest: nte, D: d}
 	var model solvers.Model
-	switch f.method {
+	switch c.method {
 	case "exact":
-		model, err = solvers.FitKRR(ctx, k, xtr, y, f.lambda, opts)
+		model, err = solvers.FitKRR(ctx, k, xtr, y, c.lambda, opts)
 	case "ridge":
-		spec := mapSpec{Method: f.mapName, Kernel: k, KernelID: f.kernel, Sigma: f.sigma, Gamma: f.gamma,
-			Coef0: f.coef0, Degree: f.degree, Features: f.features, Lambda: f.lambda, Seed: f.seed, Backend: be}
+		spec := mapSpec{Method: c.mapName, Kernel: k, KernelID: c.kernel.Name, Sigma: c.kernel.Sigma, Gamma: c.kernel.Gamma,
+			Coef0: c.kernel.Coef0, Degree: c.kernel.Degree, Features: c.features, Lambda: c.lambda, Seed: c.seed, Backend: be}
 		var fm kernels.FeatureMap
-		fm, err = buildMap(ctx, spec, xtr)
-		if err == nil {
-			model, err = solvers.FitRidge(ctx, fm, xtr, y, f.lambda, opts)
+		if fm, err = buildMap(ctx, spec, xtr); err == nil {
+			model, err = solvers.FitRidge(ctx, fm, xtr, y, c.lambda, opts)
 			D := fm.Dim()
-			res.Map, res.Features = &f.mapName, &D
+			res.Map, res.Features = &c.mapName, &D
 		}
 	case "falkon":
-		model, err = solvers.FitFalkon(ctx, k, xtr, y, f.lambda, solvers.FalkonOptions{Options: opts,
-			Centers: f.centers, Sampling: f.sampling, Iterations: f.iterations, Seed: f.seed})
-		res.Centers = &f.centers
+		model, err = solvers.FitFalkon(ctx, k, xtr, y, c.lambda, solvers.FalkonOptions{Options: opts,
+			Centers: c.centers, Sampling: c.sampling, Iterations: c.iterations, Seed: c.seed})
+		res.Centers = &c.centers
 	case "park":
-		model, err = solvers.FitParK(ctx, k, xtr, y, f.lambda, solvers.ParKOptions{Options: opts,
-			Cells: f.cells, Centers: f.centers, Iterations: f.iterations, Seed: f.seed, Workers: f.workers})
-		res.Centers, res.Cells = &f.centers, &f.cells
-	default:
-		return usageError{fmt.Errorf("unknown -method %q (exact, ridge, falkon, park)", f.method)}
+		model, err = solvers.FitParK(ctx, k, xtr, y, c.lambda, solvers.ParKOptions{Options: opts,
+			Cells: c.cells, Centers: c.centers, Iterations: c.iterations, Seed: c.seed, Workers: c.workers})
+		res.Centers, res.Cells = &c.centers, &c.cells
 	}
 	if err != nil {
-		return err
+		return nil, err
+	}
+	var scaler *solvers.Scaler
+	if st != nil {
+		if scaler, err = solvers.NewScaler(st.Mean, st.Scale); err != nil {
+			return nil, err
+		}
 	}
 	pipe, err := solvers.NewPipeline(scaler, enc, model)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res.FitSeconds = time.Since(start).Seconds()
 	bar.done()
@@ -199,46 +272,54 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	start = time.Now()
 	pred := make([]float64, nte)
 	if err := pipe.PredictLabels(pred, test.X); err != nil {
-		return err
+		return nil, err
 	}
 	res.PredictSeconds = time.Since(start).Seconds()
 	m := enc.Evaluate(pred, test.Y)
 	res.RMSE, res.MAE, res.R2, res.Accuracy = finite(m.RMSE), finite(m.MAE), finite(m.R2), finite(m.Accuracy)
-
-	if f.model != "" {
-		if err := saveModel(f.model, pipe); err != nil {
-			return err
+	out := &fitOutcome{res: res, kernel: k, metrics: m}
+	if pk, ok := model.(*solvers.ParK); ok {
+		out.cellSizes = slices.Clone(pk.CellSizes())
+	}
+	if c.model != "" {
+		if err := saveModel(e, c.model, pipe); err != nil {
+			return nil, err
 		}
+		out.modelSaved = true
 	}
-	if f.json {
-		e := json.NewEncoder(stdout)
-		return e.Encode(res)
+	return out, nil
+}
+
+// reportFit prints the outcome: one JSON object, or a few lines of text.
+func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
+	res, m := out.res, out.metrics
+	if c.json {
+		return json.NewEncoder(w).Encode(res)
 	}
-	desc := f.method
-	switch f.method {
+	desc := c.method
+	switch c.method {
 	case "ridge":
-		desc += fmt.Sprintf(" on %s features (D = %d)", f.mapName, *res.Features)
+		desc += fmt.Sprintf(" on %s features (D = %d)", c.mapName, *res.Features)
 	case "falkon":
-		desc += fmt.Sprintf(" (M = %d centres)", f.centers)
+		desc += fmt.Sprintf(" (M = %d centres)", c.centers)
 	case "park":
-		desc += fmt.Sprintf(" (Q = %d cells, M = %d centres in all)", f.cells, f.centers)
+		desc += fmt.Sprintf(" (Q = %d cells, M = %d centres in all)", c.cells, c.centers)
 	}
-	fmt.Fprintf(stdout, "%s, %s kernel %s, lambda %g, backend %s\n", desc, f.kernel, kernelDesc(k), f.lambda, be.Name())
-	fmt.Fprintf(stdout, "task %s: %d training rows, %d test rows, %d features\n", enc.Task, ntr, nte, d)
+	fmt.Fprintf(w, "%s, %s kernel %s, lambda %g, backend %s\n", desc, c.kernel.Name, kernelDesc(out.kernel), c.lambda, res.Backend)
+	fmt.Fprintf(w, "task %s: %d training rows, %d test rows, %d features\n", res.Task, res.NTrain, res.NTest, res.D)
 	if m.Accuracy != nil {
-		fmt.Fprintf(stdout, "test accuracy %.4f\n", *m.Accuracy)
+		fmt.Fprintf(w, "test accuracy %.4f\n", *m.Accuracy)
 	}
 	if m.RMSE != nil {
-		fmt.Fprintf(stdout, "test RMSE %.6g  MAE %.6g  R^2 %.4f\n", *m.RMSE, *m.MAE, *m.R2)
+		fmt.Fprintf(w, "test RMSE %.6g  MAE %.6g  R^2 %.4f\n", *m.RMSE, *m.MAE, *m.R2)
 	}
-	fmt.Fprintf(stdout, "fit %.3f s, predict %.3f s\n", res.FitSeconds, res.PredictSeconds)
-	if pk, ok := model.(*solvers.ParK); ok {
-		sizes := slices.Clone(pk.CellSizes())
+	fmt.Fprintf(w, "fit %.3f s, predict %.3f s\n", res.FitSeconds, res.PredictSeconds)
+	if sizes := out.cellSizes; len(sizes) > 0 {
 		slices.Sort(sizes)
-		fmt.Fprintf(stdout, "cell sizes: min %d, median %d, max %d\n", sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1])
+		fmt.Fprintf(w, "cell sizes: min %d, median %d, max %d\n", sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1])
 	}
-	if f.model != "" {
-		fmt.Fprintf(stdout, "model written to %s\n", f.model)
+	if out.modelSaved {
+		fmt.Fprintf(w, "model written to %s\n", c.model)
 	}
 	return nil
 }
@@ -259,22 +340,49 @@ func finite(p *float64) *float64 {
 	return p
 }
 
-func kernelByName(f fitFlags) (kernels.Kernel, error) {
-	switch f.kernel {
-	case "gaussian":
-		return kernels.NewGaussian(f.sigma)
-	case "laplacian":
-		return kernels.NewLaplacian(f.sigma)
-	case "polynomial":
-		return kernels.NewPolynomial(f.degree, f.gamma, f.coef0)
+// checkFitMemory refuses sizes whose main allocation cannot fit in the
+// -memory budget, before any of it is made: the n x D feature matrix and the
+// D x D Gram matrix of -method ridge, the two M x M matrices of FALKON's and
+// ParK's preconditioners.
+func checkFitMemory(c fitConfig, n int) error {
+	switch c.method {
+	case "ridge":
+		D := c.features
+		if strings.HasSuffix(c.mapName, "nystrom") {
+			D = min(D, n) // landmarks are training rows
+		}
+		return checkMemory(fmt.Sprintf("-features %d (the %d x %d feature and %d x %d Gram matrices)", c.features, n, D, D, D),
+			budget.Floats(n+D, D), c.memory)
+	case "falkon", "park":
+		return checkMemory(fmt.Sprintf("-centers %d (two %d x %d matrices)", c.centers, c.centers, c.centers),
+			budget.Floats(2, c.centers, c.centers), c.memory)
 	}
-	return nil, fmt.Errorf("unknown -kernel %q (gaussian, laplacian, polynomial)", f.kernel)
+	return nil
+}
+
+// checkClassLabels refuses a forced classification of a target that looks
+// continuous: more than solvers.MaxAutoClasses distinct values, some of them
+// not integers.
+func checkClassLabels(y []float64) error {
+	vals := slices.Clone(y)
+	slices.Sort(vals)
+	vals = slices.Compact(vals)
+	frac := 0
+	for _, v := range vals {
+		if v != math.Trunc(v) {
+			frac++
+		}
+	}
+	if len(vals) > solvers.MaxAutoClasses && frac > 0 {
+		return fmt.Errorf("-task classification: the target has %d distinct values, %d of them not integers: it looks continuous, not like class labels (use -task regression or -task auto)", len(vals), frac)
+	}
+	return nil
 }
 
 // parseBytes parses a byte count with an optional K, M, G or T suffix
 // (powers of 1024); "" is 0 (the solvers' default).
-func parseBytes(s string) (int64, error) {
-	s = strings.TrimSpace(strings.ToUpper(s))
+func parseBytes(flagValue string) (int64, error) {
+	s := strings.TrimSpace(strings.ToUpper(flagValue))
 	if s == "" {
 		return 0, nil
 	}
@@ -296,39 +404,39 @@ func parseBytes(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v > 0) || v*mult > math.MaxInt64/2 {
-		return 0, fmt.Errorf("bad -memory %q (want e.g. 512M, 8G)", s)
+	if err != nil || !(v*mult >= 1) || v*mult > math.MaxInt64/2 {
+		return 0, fmt.Errorf("bad -memory %q (want a positive size, e.g. 512M, 8G)", flagValue)
 	}
 	return int64(v * mult), nil
 }
 
 // loadFitData reads the training data and the test data (from -test, or
 // a seeded -split of -train), then applies -subsample to the training part.
-func loadFitData(f fitFlags) (train, test *dataset.Data, err error) {
-	all, err := dataset.ReadFile(f.train, dataset.Options{})
+func loadFitData(e *env, c fitConfig) (train, test *dataset.Data, err error) {
+	all, err := readData(e, c.data, "train", c.train, dataset.Options{})
 	if err != nil {
 		return nil, nil, err
 	}
-	if all.X == nil || all.Y == nil {
-		return nil, nil, fmt.Errorf("%s: no labelled dense data", f.train)
+	if all.Y == nil {
+		return nil, nil, fmt.Errorf("%s: no labelled dense data", c.train)
 	}
 	n, d := all.X.Dims()
-	if f.test != "" {
+	if c.test != "" {
 		train = all
 		// A LIBSVM test file may stop below column d (zeros are omitted):
 		// pad it; an index beyond d, or a CSV with another column count,
 		// is an error.
-		test, err = dataset.ReadFile(f.test, dataset.Options{MinCols: d, MaxCols: d})
+		test, err = readData(e, c.data, "test", c.test, dataset.Options{MinCols: d, MaxCols: d})
 		if err != nil {
 			return nil, nil, fmt.Errorf("test data for a model of %d features: %w", d, err)
 		}
 		if test.Y == nil {
-			return nil, nil, fmt.Errorf("%s: test data has no labels", f.test)
+			return nil, nil, fmt.Errorf("%s: test data has no labels", c.test)
 		}
 	} else {
-		tr, te := dataset.Split(n, f.split, f.seed)
+		tr, te := dataset.Split(n, c.split, c.seed)
 		if len(tr) == 0 || len(te) == 0 {
-			return nil, nil, fmt.Errorf("%s: %d rows are too few to split", f.train, n)
+			return nil, nil, fmt.Errorf("%s: %d rows are too few to split", c.train, n)
 		}
 		if train, err = all.Subset(tr); err != nil {
 			return nil, nil, err
@@ -337,16 +445,13 @@ func loadFitData(f fitFlags) (train, test *dataset.Data, err error) {
 			return nil, nil, err
 		}
 	}
-	if f.subsample > 0 {
-		ntr, _ := train.X.Dims()
-		if f.subsample < ntr {
-			rows, err := dataset.Subsample(ntr, f.subsample, f.seed)
-			if err != nil {
-				return nil, nil, err
-			}
-			if train, err = train.Subset(rows); err != nil {
-				return nil, nil, err
-			}
+	if ntr, _ := train.X.Dims(); c.subsample > 0 && c.subsample < ntr {
+		rows, err := dataset.Subsample(ntr, c.subsample, c.seed)
+		if err != nil {
+			return nil, nil, err
+		}
+		if train, err = train.Subset(rows); err != nil {
+			return nil, nil, err
 		}
 	}
 	train.Sparse, test.Sparse = nil, nil
@@ -354,51 +459,10 @@ func loadFitData(f fitFlags) (train, test *dataset.Data, err error) {
 	return train, test, nil
 }
 
-// fitScaler builds the input scaler (-scale, then -standardize on the
-// training rows) and returns it with the scaled training matrix.
-func fitScaler(f fitFlags, x *mat.Dense) (*solvers.Scaler, *mat.Dense, error) {
-	if f.scale == 1 && !f.standardize {
-		return nil, x, nil
-	}
-	_, d := x.Dims()
-	mean := make([]float64, d)
-	scale := make([]float64, d)
-	for j := range scale {
-		scale[j] = 1 / f.scale
-	}
-	if f.standardize {
-		st, err := dataset.FitStandardizer(x)
-		if err != nil {
-			return nil, nil, err
-		}
-		// Standardizing f.scale*x gives (x - mu)/s, the same as
-		// standardizing x: -scale does not matter then.
-		copy(mean, st.Mean)
-		copy(scale, st.Scale)
-	}
-	s, err := solvers.NewScaler(mean, scale)
-	if err != nil {
-		return nil, nil, err
-	}
-	n, _ := x.Dims()
-	xs := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		dst, src := xs.RawRowView(i), x.RawRowView(i)
-		for j, v := range src {
-			dst[j] = (v - mean[j]) / scale[j]
-		}
-	}
-	return s, xs, nil
-}
-
-func saveModel(path string, p *solvers.Pipeline) error {
+func saveModel(e *env, path string, p *solvers.Pipeline) error {
 	b, err := solvers.MarshalPipeline(p)
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return writeOutput(e, path, b)
 }

@@ -8,8 +8,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,11 +17,12 @@ import (
 
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/kpca"
 )
 
-const kpcaSynopsis = "-data FILE [-standardize] -kernel gaussian [-sigma S] [-components k] -points m [-start m0] [-mean-adjust] [-incremental] [-seed N] [-json]"
+const kpcaSynopsis = "-data FILE|- [-format csv|libsvm] [-standardize] -kernel gaussian [-sigma S] [-components k] -points m [-start m0] [-mean-adjust] [-incremental] [-seed N] [-json]"
 
 // `zonal kpca` without -incremental fits batch kernel PCA of the first
 // -points rows and prints the leading eigenvalues and explained variance
@@ -38,17 +37,18 @@ const kpcaSynopsis = "-data FILE [-standardize] -kernel gaussian [-sigma S] [-co
 // -standardize). With -nystrom L it reports instead the errors of an
 // incremental Nystrom approximation as landmarks grow from -start to L.
 func init() {
-	addCommand(command{name: "kpca", summary: "grow kernel PCA one point at a time and report drift against batch", run: runKPCA})
+	addCommand(command{name: "kpca", summary: "grow kernel PCA one point at a time and report drift against batch", run: kpcaCommand})
 	addMapBuilder("inc-nystrom", buildIncNystrom)
 }
 
-// kpcaFlags are the parsed flags of `zonal kpca`.
-type kpcaFlags struct {
+// kpcaConfig is a validated `zonal kpca` command line.
+type kpcaConfig struct {
+	format      dataFlags
 	data        string
 	standardize bool
 	scale       float64
-	kernel      string
-	sigma       float64
+	kernel      kernelParams // Sigma 0: the median distance
+	memory      int64
 	components  int
 	points      int
 	start       int
@@ -63,14 +63,29 @@ type kpcaFlags struct {
 	noBatch     bool
 }
 
-func runKPCA(args []string, stdout, stderr io.Writer) error {
-	var f kpcaFlags
+func kpcaCommand(ctx context.Context, e *env, args []string) error {
+	cfg, err := parseKPCA(e.stderr, args)
+	if err != nil {
+		return err
+	}
+	return runKPCA(ctx, e, cfg)
+}
+
+// parseKPCA parses and validates the flags of `zonal kpca`.
+func parseKPCA(stderr io.Writer, args []string) (kpcaConfig, error) {
+	var f kpcaConfig
+	var memory string
 	fs := newFlagSet("kpca", kpcaSynopsis, stderr)
-	fs.StringVar(&f.data, "data", "", "data file (LIBSVM or CSV, gzip allowed); empty or \"digits\": the embedded digits set")
+	fs.StringVar(&f.data, "data", "", "data file (LIBSVM or CSV, gzip allowed, - for standard input); empty or \"digits\": the embedded digits set")
+	f.format.register(fs)
+	fs.StringVar(&memory, "memory", "", "memory budget, e.g. 8G (default 2G): the -points x -points kernel matrix and its eigendecomposition must fit")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardize each feature (mean 0, variance 1) over the points used")
 	fs.Float64Var(&f.scale, "scale", 1, "multiply every feature by this factor first (e.g. 0.00392156862745098 = 1/255 for MNIST pixels)")
-	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel: gaussian (k(x,y) = exp(-|x-y|^2/(2 sigma^2)))")
-	fs.Float64Var(&f.sigma, "sigma", 0, "Gaussian bandwidth; 0: the median Euclidean distance over all pairs of the points used (over a seeded sample of 2000 points when -points > 2000)")
+	fs.StringVar(&f.kernel.Name, "kernel", "gaussian", kernelHelp())
+	fs.Float64Var(&f.kernel.Sigma, "sigma", 0, "gaussian/laplacian bandwidth; 0: the median Euclidean distance over all pairs of the points used (over a seeded sample of 2000 points when -points > 2000)")
+	fs.Float64Var(&f.kernel.Gamma, "gamma", 1, "polynomial kernel scale")
+	fs.Float64Var(&f.kernel.Coef0, "coef0", 1, "polynomial kernel offset")
+	fs.IntVar(&f.kernel.Degree, "degree", 2, "polynomial kernel degree")
 	fs.IntVar(&f.components, "components", 0, "keep the top k components (0: keep all)")
 	fs.IntVar(&f.points, "points", 0, "grow to this many points (the first m rows; 0: all rows)")
 	fs.IntVar(&f.start, "start", 20, "start from a batch decomposition of the first m0 points")
@@ -84,19 +99,48 @@ func runKPCA(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.nystrom, "nystrom", 0, "instead of KPCA: grow an incremental Nystrom approximation of the -points x -points kernel matrix with landmarks -start..L (the first rows) and report its relative Frobenius, spectral and trace-norm errors")
 	fs.BoolVar(&f.noBatch, "no-batch", false, "skip the batch eigendecomposition at checkpoints (batch_rel_diff_eigs and batch_seconds are then null)")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return f, err
 	}
-	if f.kernel != "gaussian" {
-		return usageError{fmt.Errorf("-kernel %q: only gaussian is supported", f.kernel)}
+	var err error
+	if f.memory, err = parseBytes(memory); err != nil {
+		return f, usageError{err}
 	}
-	if f.points < 0 || f.start < 1 || f.components < 0 || f.every < 0 || f.nystrom < 0 || !(f.sigma >= 0) || math.IsInf(f.sigma, 0) || !(f.reorth >= 0) || f.scale == 0 || math.IsNaN(f.scale) || math.IsInf(f.scale, 0) {
-		return usageError{errors.New("-points, -components, -every, -nystrom, -sigma and -reorth must be >= 0, -start >= 1 and -scale finite and nonzero")}
+	if _, err := checkKernel(f.kernel, true); err != nil {
+		return f, err
 	}
+	if f.checkpoints != "" {
+		for _, s := range strings.Split(f.checkpoints, ",") {
+			if v, err := strconv.Atoi(strings.TrimSpace(s)); err != nil || v < 1 || v > maxCount {
+				return f, usagef("-checkpoints: %q is not a size", s)
+			}
+		}
+	}
+	var data [][2]string
+	if f.data != "" && f.data != "digits" {
+		data = append(data, [2]string{"data", f.data})
+	}
+	return f, firstError(
+		f.format.checkInputs(data...),
+		positiveFloat("scale", f.scale),
+		nonNegativeFloat("reorth", f.reorth),
+		countAtLeast("points", f.points, 0),
+		countAtLeast("start", f.start, 1),
+		countAtLeast("components", f.components, 0),
+		countAtLeast("every", f.every, 0),
+		countAtLeast("nystrom", f.nystrom, 0),
+	)
+}
+
+// runKPCA reads the points, then fits batch kernel PCA, grows it
+// incrementally with checkpoints, or measures incremental Nystrom errors,
+// printing the results as they come.
+func runKPCA(ctx context.Context, e *env, f kpcaConfig) error {
+	stdout, stderr := e.stdout, e.stderr
 	b, err := backend.FromEnv()
 	if err != nil {
 		return err
 	}
-	x, name, err := loadKPCAData(f)
+	x, name, err := loadKPCAData(e, f)
 	if err != nil {
 		return err
 	}
@@ -110,35 +154,39 @@ func runKPCA(args []string, stdout, stderr io.Writer) error {
 	if f.start > f.points {
 		return fmt.Errorf("-start %d > -points %d", f.start, f.points)
 	}
+	if err := checkMemory(fmt.Sprintf("-points %d (the %d x %d kernel matrix and its eigendecomposition)", f.points, f.points, f.points),
+		budget.Floats(3, f.points, f.points), f.memory); err != nil {
+		return err
+	}
 	x = mat.DenseCopyOf(x.Slice(0, f.points, 0, d))
-	if f.scale != 1 {
-		x.Scale(f.scale, x)
-	}
-	if f.standardize {
-		st, err := dataset.FitStandardizer(x)
-		if err != nil {
-			return err
-		}
-		if err := st.Apply(x); err != nil {
-			return err
-		}
-	}
-	sigmaNote := "given"
-	if f.sigma == 0 {
-		f.sigma = medianDistance(x, 2000, f.seed)
-		sigmaNote = "median pairwise distance"
-		if !(f.sigma > 0) {
-			return errors.New("cannot choose sigma: all points are equal; give -sigma")
-		}
-	}
-	k, err := kernels.NewGaussian(f.sigma)
+	st, err := inputScaler(x, f.scale, f.standardize)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	if x, err = scaled(st, x); err != nil {
+		return err
+	}
+	if err := checkMagnitude(name, x); err != nil {
+		return err
+	}
+	sigmaNote := ""
+	kk, _ := lookupKernel(f.kernel.Name)
+	if kk.bandwidth {
+		sigmaNote = " (sigma: given)"
+	}
+	if kk.bandwidth && f.kernel.Sigma == 0 {
+		f.kernel.Sigma = medianDistance(x, 2000, f.seed)
+		sigmaNote = " (sigma: median pairwise distance)"
+		if _, err := checkKernel(f.kernel, false); err != nil {
+			return fmt.Errorf("cannot choose sigma: the median distance between points is %g; give -sigma", f.kernel.Sigma)
+		}
+	}
+	k, err := newKernel(f.kernel)
+	if err != nil {
+		return err
+	}
 	if !f.json {
-		fmt.Fprintf(stdout, "data %s: %d points x %d features; kernel %s (sigma: %s); backend %s; mean adjustment %v\n",
+		fmt.Fprintf(stdout, "data %s: %d points x %d features; kernel %s%s; backend %s; mean adjustment %v\n",
 			name, f.points, d, k, sigmaNote, b.Name(), f.meanAdjust)
 	}
 	bar := newProgressBar(stderr)
@@ -210,7 +258,7 @@ func nanNull(v float64) any {
 	return v
 }
 
-func runNystromErrors(ctx context.Context, f kpcaFlags, opts kpca.Options, k kernels.Kernel, x *mat.Dense, stdout io.Writer) error {
+func runNystromErrors(ctx context.Context, f kpcaConfig, opts kpca.Options, k kernels.Kernel, x *mat.Dense, stdout io.Writer) error {
 	n, _ := x.Dims()
 	if f.nystrom > n {
 		return fmt.Errorf("-nystrom %d > -points %d", f.nystrom, n)
@@ -236,7 +284,7 @@ func runNystromErrors(ctx context.Context, f kpcaFlags, opts kpca.Options, k ker
 	return err
 }
 
-func loadKPCAData(f kpcaFlags) (*mat.Dense, string, error) {
+func loadKPCAData(e *env, f kpcaConfig) (*mat.Dense, string, error) {
 	if f.data == "" || f.data == "digits" {
 		d, err := dataset.Digits()
 		if err != nil {
@@ -248,12 +296,9 @@ func loadKPCAData(f kpcaFlags) (*mat.Dense, string, error) {
 	if f.points > 0 {
 		opts.MaxRows = f.points
 	}
-	d, err := dataset.ReadFile(f.data, opts)
+	d, err := readData(e, f.format, "data", f.data, opts)
 	if err != nil {
 		return nil, "", err
-	}
-	if d.X == nil {
-		return nil, "", fmt.Errorf("%s: no dense features", f.data)
 	}
 	return d.X, f.data, nil
 }

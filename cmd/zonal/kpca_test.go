@@ -86,8 +86,13 @@ func TestKPCACommandTextBatchNystrom(t *testing.T) {
 
 func TestKPCACommandErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"kpca", "-kernel", "laplacian"},
+		{"kpca", "-kernel", "cosine"},
 		{"kpca", "-sigma", "-1"},
+		{"kpca", "-sigma", "NaN"},
+		{"kpca", "-scale", "0"},
+		{"kpca", "-memory", "0"},
+		{"kpca", "-points", "-3"},
+		{"kpca", "-points", "1000", "-memory", "1M"},
 		{"kpca", "-start", "0"},
 		{"kpca", "-bogus"},
 		{"kpca", "-checkpoints", "5,x", "-incremental", "-points", "30"},

@@ -2,13 +2,28 @@
 // shows every method on the embedded digits set; its subcommands compare kernel
 // approximations (approx), fit and serve models (fit, predict) and grow kernel
 // PCA incrementally (kpca). Run `zonal help` for the list.
+//
+// Every command runs in four steps: parse the flags, build and validate a
+// config from them (a bad flag is a usage error before any work), run (the
+// work, from the config alone, returning a result) and report (print the
+// result). Exit status: 0 on success, 2 for usage errors (bad flags or
+// flag values), 1 for runtime errors (files, data, numerics), 130 when
+// interrupted (SIGINT or SIGTERM: the command stops within a second, prints
+// "interrupted" and leaves no partial output file).
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -16,10 +31,48 @@ import (
 type command struct {
 	name    string
 	summary string
-	// run parses args (without the command name) and does the work. It
-	// returns an error for bad flags, files or data; main prints it on one
-	// line and exits 1 (2 for flag syntax errors, as package flag does).
-	run func(args []string, stdout, stderr io.Writer) error
+	// run parses args (without the command name), validates them into the
+	// command's config, does the work and prints the report. It returns an
+	// error for bad flags (usageError, exit 2), files or data (exit 1);
+	// ctx is cancelled on SIGINT/SIGTERM.
+	run func(ctx context.Context, e *env, args []string) error
+}
+
+// env is what a command may touch outside its config: the standard streams
+// and the list of temporary files to remove if the process must exit early.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	mu   sync.Mutex
+	temp map[string]bool
+}
+
+// addTemp records a temporary file to remove on an early exit; dropTemp
+// forgets it (renamed or removed).
+func (e *env) addTemp(p string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.temp == nil {
+		e.temp = map[string]bool{}
+	}
+	e.temp[p] = true
+}
+
+func (e *env) dropTemp(p string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.temp, p)
+}
+
+// removeTemps removes every temporary file still recorded.
+func (e *env) removeTemps() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for p := range e.temp {
+		os.Remove(p)
+	}
+	e.temp = nil
 }
 
 var commands = map[string]command{}
@@ -32,11 +85,30 @@ func addCommand(c command) {
 }
 
 func main() {
-	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runMainIO(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// runMain is main without the process exit, for tests.
+// Exit statuses.
+const (
+	exitOK        = 0
+	exitRuntime   = 1
+	exitUsage     = 2
+	exitInterrupt = 130
+)
+
+// interruptGrace is how long a command may take to return after SIGINT or
+// SIGTERM before the process exits anyway (its temporary files removed).
+const interruptGrace = 700 * time.Millisecond
+
+// runMain is main without the process exit and with an empty standard
+// input, for tests.
 func runMain(args []string, stdout, stderr io.Writer) int {
+	return runMainIO(args, strings.NewReader(""), stdout, stderr)
+}
+
+// runMainIO runs the command named by args[0] (the demo without
+// arguments) and returns the exit status.
+func runMainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	name := "demo"
 	if len(args) > 0 {
 		name, args = args[0], args[1:]
@@ -44,24 +116,62 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
-		return 0
+		return exitOK
 	}
 	c, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(stderr, "zonal: unknown command %q (run `zonal help`)\n", name)
-		return 2
+		return exitUsage
 	}
-	if err := c.run(args, stdout, stderr); err != nil {
-		if err == errHelp {
-			return 0
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	done := make(chan error, 1)
+	go func() { done <- c.run(ctx, e, args) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(interruptGrace):
 		}
-		fmt.Fprintf(stderr, "zonal %s: %v\n", name, err)
-		if _, ok := err.(usageError); ok {
-			return 2
-		}
-		return 1
 	}
-	return 0
+	if ctx.Err() != nil {
+		e.removeTemps()
+		fmt.Fprintf(stderr, "zonal %s: interrupted\n", name)
+		return exitInterrupt
+	}
+	switch {
+	case err == nil, err == errHelp:
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "zonal %s: %s\n", name, cliMessage(err))
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitRuntime
+}
+
+// cliPhrases rewrite the parts of library messages that name Go options a
+// command-line user cannot set into the flags that do the same.
+var cliPhrases = strings.NewReplacer(
+	"(raise it with Options.MemoryBudget, or -memory on the command line)", "(raise it with -memory)",
+	"; set Options.Format", "; give -format csv or -format libsvm",
+	" (use Options.NoDense)", "",
+	" (set MinCols)", "",
+	"MinCols = ", "",
+	"MaxCols = ", "",
+	"MaxDenseElements = ", "the limit of ",
+	"the limit MaxIndex = ", "the limit ",
+	"Samples must be", "-features must be",
+)
+
+// cliMessage is err's message on one line, in the command's terms.
+func cliMessage(err error) string {
+	s := cliPhrases.Replace(err.Error())
+	return strings.Join(strings.Fields(s), " ")
 }
 
 func usage(w io.Writer) {
@@ -74,5 +184,6 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun `zonal <command> -h` for a command's flags and defaults.")
+	fmt.Fprintln(w, "\nExit status: 0 done, 1 runtime error, 2 usage error, 130 interrupted.")
+	fmt.Fprintln(w, "Run `zonal <command> -h` for a command's flags and defaults.")
 }

@@ -26,6 +26,17 @@ type mapSpec struct {
 	Lambda   float64        // ridge parameter, for leverage-score methods
 	Seed     uint64
 	Backend  backend.Backend
+	// Gegenbauer holds the truncation of the Gegenbauer maps (`zonal
+	// approx` -q, -s, -tol, -radius; zero values: automatic).
+	Gegenbauer gegenbauerTruncation
+}
+
+// gegenbauerTruncation is the (q, s) truncation of the Gegenbauer maps: q
+// and s themselves, or the error tolerance and data radius they follow from.
+type gegenbauerTruncation struct {
+	Q, S   int
+	Tol    float64
+	Radius float64
 }
 
 // mapBuilder builds a feature map from training rows.

@@ -26,15 +26,6 @@ func init() {
 	addMapBuilder("rls-nystrom", buildNystrom)
 }
 
-// gegenbauerSettings are the truncation settings of the Gegenbauer builders;
-// `zonal approx` sets them from -q, -s, -tol, -radius (0 means automatic /
-// the package default). mapSpec carries no such fields, so they live here.
-var gegenbauerSettings struct {
-	Q, S   int
-	Tol    float64
-	Radius float64
-}
-
 func buildGegenbauer(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
 	if train == nil {
 		return nil, fmt.Errorf("%s: no training data", spec.Method)
@@ -42,10 +33,10 @@ func buildGegenbauer(ctx context.Context, spec mapSpec, train *mat.Dense) (kerne
 	opt := kernels.GegenbauerOptions{
 		Options:    kernels.Options{Backend: spec.Backend},
 		Features:   spec.Features,
-		Q:          gegenbauerSettings.Q,
-		S:          gegenbauerSettings.S,
-		Tol:        gegenbauerSettings.Tol,
-		Radius:     gegenbauerSettings.Radius,
+		Q:          spec.Gegenbauer.Q,
+		S:          spec.Gegenbauer.S,
+		Tol:        spec.Gegenbauer.Tol,
+		Radius:     spec.Gegenbauer.Radius,
 		Orthogonal: strings.Contains(spec.Method, "orth"),
 		Antithetic: strings.Contains(spec.Method, "anti"),
 		Seed:       spec.Seed,
