@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/internal/budget"
 )
 
 // Truncation is a choice of GZK degree q and order s with Bound, an upper bound
@@ -115,6 +116,18 @@ func newTailTable(k Kernel, d int, radius float64, maxQ int, opt Options) (*tail
 	switch kk := k.(type) {
 	case Gaussian:
 		z := radius * radius / (kk.Sigma * kk.Sigma)
+		// The tables hold about (n/2)^2 terms per grid point with
+		// n ~ z + 10 sqrt(z): they grow like (R/sigma)^4, so check them
+		// against the budget before building anything (and before n can
+		// overflow an int).
+		need := 0.0
+		for g := 1; g <= 16; g++ {
+			zg := z * float64(g) / 16
+			need += tailTableBytes(math.Ceil(zg+10*math.Sqrt(zg)) + 40)
+		}
+		if err := checkTailTable(need, radius, "sigma", kk.Sigma, opt); err != nil {
+			return nil, err
+		}
 		tb := &tailTable{}
 		nmax := int(math.Ceil(z+10*math.Sqrt(z))) + 40
 		// log-gamma tables: la[l] = log alpha_l, lf[j] = log j!,
@@ -149,6 +162,13 @@ func newTailTable(k Kernel, d int, radius float64, maxQ int, opt Options) (*tail
 			y := z
 			if e, ok := kk.(ExpDot); ok {
 				y = z / (e.Sigma * e.Sigma)
+			}
+			sc := 1.0
+			if e, ok := kk.(ExpDot); ok {
+				sc = e.Sigma
+			}
+			if err := checkTailTable(tailTableBytes(math.Ceil(3*y)+60), radius, "sigma", sc, opt); err != nil {
+				return nil, err
 			}
 			n = int(math.Ceil(3*y)) + 60
 		}
@@ -185,6 +205,25 @@ func newTailTable(k Kernel, d int, radius float64, maxQ int, opt Options) (*tail
 		return nil, fmt.Errorf("%w: no truncation bound for a GZK with user radial functions", zonal.ErrParam)
 	}
 	return nil, fmt.Errorf("%w: no GZK expansion for %v", zonal.ErrParam, k)
+}
+
+// tailTableBytes is the memory of one term table and its suffix sums for
+// degrees up to n: about (n+1)(n/2+2) float64 values each, plus the row
+// headers.
+func tailTableBytes(n float64) float64 {
+	return 2*8*(n+1)*(n/2+2) + 2*24*(n+1)
+}
+
+// checkTailTable refuses truncation tables that do not fit the memory budget,
+// saying that the data's radius is too large for the bandwidth.
+func checkTailTable(need, radius float64, name string, scale float64, opt Options) error {
+	bytes := int64(math.MaxInt64)
+	if need < math.MaxInt64 {
+		bytes = int64(need)
+	}
+	what := fmt.Sprintf("the Gegenbauer truncation table for data of radius %.4g = %.4g x %s (it grows like (radius/%s)^4; standardize the data or use a larger %s)",
+		radius, radius/scale, name, name, name)
+	return budget.Check(what, bytes, opt.MemoryBudget)
 }
 
 func (tb *tailTable) bound(q, s int) float64 {

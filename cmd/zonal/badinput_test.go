@@ -150,6 +150,18 @@ func TestBadInputBinary(t *testing.T) {
 		fmt.Fprintf(&cont, "%g,%d\n", float64(i)*0.37+0.01, i)
 	}
 	continuous := file("continuous.csv", cont.String())
+	// Raw features of a few hundred units (as BostonHousing's tax column):
+	// radius/sigma near 1000, where the Gegenbauer truncation tables would
+	// need terabytes; and rows that are all the same point.
+	var wide, same strings.Builder
+	wide.WriteString("y,a,b,c\n")
+	same.WriteString("y,a,b,c\n")
+	for i := 0; i < 120; i++ {
+		fmt.Fprintf(&wide, "%d,%d,%d,%d\n", i%3, 300+i, 700-i, 2*i)
+		fmt.Fprintf(&same, "%d,500,500,500\n", i%3)
+	}
+	wideRadius := file("wide.csv", wide.String())
+	identical := file("identical.csv", same.String())
 	other := file("other.csv", "y,a,b,c,d\n1,2,3,4,5\n4,5,6,7,8\n") // d = 4 (or 5 without labels), the model has 3
 	sub := filepath.Join(dir, "sub")
 	os.Mkdir(sub, 0o755)
@@ -181,6 +193,9 @@ func TestBadInputBinary(t *testing.T) {
 		{"huge values falkon", fit("-train", huge, "-method", "falkon", "-centers", "20"), "", 1, "overflow"},
 		{"huge values park", fit("-train", huge, "-method", "park", "-centers", "20"), "", 1, "overflow"},
 		{"huge values approx", []string{"approx", "-data", huge}, "", 1, "overflow"},
+		{"gegenbauer, radius >> sigma", []string{"fit", "-train", wideRadius, "-method", "ridge", "-map", "gegenbauer", "-features", "64"}, "", 1, "standardize"},
+		{"gegenbauer approx, sigma 0.05", []string{"approx", "-data", wideRadius, "-methods", "gegenbauer", "-sigma", "0.05"}, "", 1, "standardize"},
+		{"gegenbauer, identical rows", []string{"fit", "-train", identical, "-method", "ridge", "-map", "gegenbauer", "-features", "64"}, "", 1, "standardize"},
 		{"LIBSVM index 0", []string{"fit", "-train", file("zero.libsvm", "1 0:1\n")}, "", 1, "index"},
 		{"LIBSVM negative index", []string{"fit", "-train", file("neg.libsvm", "1 -3:1\n")}, "", 1, "index"},
 		{"LIBSVM index order", []string{"fit", "-train", file("order.libsvm", "1 3:1 2:1\n")}, "", 1, "line 1"},
