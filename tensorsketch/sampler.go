@@ -15,7 +15,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
 )
 
@@ -137,6 +136,7 @@ type rowSampler struct {
 	alpha float64
 	rng   *rand.Rand
 	ctx   context.Context
+	bk    backend.Backend // its slice kernels (AxpySlice, SumSq)
 
 	seed uint64 // seeds the per-subtree generators of the current level
 
@@ -232,14 +232,14 @@ func (s *rowSampler) cond(r int, pts []int32, U []float64) (coords []int32, p []
 				clear(s.acc[int(sl)*K : need])
 			}
 			v := val[p]
-			asm.Daxpy(v, q, s.acc[int(sl)*K:(int(sl)+1)*K])
+			backend.AxpySlice(s.bk, v, q, s.acc[int(sl)*K:(int(sl)+1)*K])
 			g[sl] += v * v * uu
 		}
 	}
 	p = make([]float64, len(coords))
 	for sl, i := range coords {
 		s.slot[i] = -1
-		f := asm.SumSq(s.acc[sl*K : (sl+1)*K])
+		f := backend.SumSq(s.bk, s.acc[sl*K:(sl+1)*K])
 		if r > 0 {
 			f *= float64(t)
 		}
@@ -455,7 +455,7 @@ func (s *rowSampler) nodeDist(r int, pts []int32, U []float64) dist {
 	pi := make([]float64, len(pts))
 	tot := 0.0
 	for a, k := range pts {
-		uu := asm.SumSq(U[a*t : (a+1)*t])
+		uu := backend.SumSq(s.bk, U[a*t:(a+1)*t])
 		v := uu * math.Pow(s.sqn[k], float64(r+1))
 		pi[a] = v
 		tot += v
@@ -708,7 +708,7 @@ func features(dst []float64, ld int, xr *rows, om []float64, rs []sampledRow) {
 func newRowSampler(ctx context.Context, xr *rows, om []float64, e expansion, o AdaptiveOptions) (*rowSampler, error) {
 	n, t, m := xr.n, o.Projections, o.SketchDim
 	q := e.maxDegree()
-	s := &rowSampler{xr: xr, om: om, e: e, m: m, t: t, alpha: o.Mix, ctx: ctx,
+	s := &rowSampler{xr: xr, om: om, e: e, m: m, t: t, alpha: o.Mix, ctx: ctx, bk: o.Backend,
 		sqn: xr.sqNorms(), slot: make([]int32, xr.d), qbuf: make([]float64, m)}
 	for i := range s.slot {
 		s.slot[i] = -1
