@@ -71,12 +71,8 @@ func (Backend) Syrk(t blas.Transpose, alpha float64, a blas64.General, beta floa
 
 // Gemv computes y = alpha*op(A)*x + beta*y.
 func (Backend) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
-	m, n := check.Gemv(t, a, x, y)
-	if y.N == 0 {
-		return
-	}
-	if x.N == 0 || alpha == 0 {
-		check.ScaleVector(beta, y)
+	m, n, compute := check.GemvTrivial(t, alpha, a, x, beta, y)
+	if !compute {
 		return
 	}
 	// y and x are cut to their exact extent: gonum v0.17's pure-Go (noasm)
@@ -96,12 +92,7 @@ func extent(v blas64.Vector) int {
 
 // Dot returns x . y.
 func (Backend) Dot(x, y blas64.Vector) float64 {
-	check.Vector("Dot x", x)
-	check.Vector("Dot y", y)
-	if x.N != y.N {
-		check.Panicf("Dot: lengths %d and %d", x.N, y.N)
-	}
-	if x.N == 0 {
+	if check.VectorPair("Dot", x, y) == 0 {
 		return 0
 	}
 	return dot(x.N, x.Data, x.Inc, y.Data, y.Inc)
@@ -109,12 +100,7 @@ func (Backend) Dot(x, y blas64.Vector) float64 {
 
 // Axpy computes y += alpha*x.
 func (Backend) Axpy(alpha float64, x, y blas64.Vector) {
-	check.Vector("Axpy x", x)
-	check.Vector("Axpy y", y)
-	if x.N != y.N {
-		check.Panicf("Axpy: lengths %d and %d", x.N, y.N)
-	}
-	if x.N == 0 || alpha == 0 {
+	if check.VectorPair("Axpy", x, y) == 0 || alpha == 0 {
 		return
 	}
 	axpy(x.N, alpha, x.Data, x.Inc, y.Data, y.Inc)

@@ -305,3 +305,30 @@ func SameLen(name string, x, y []float64) {
 		Panicf("%s: lengths %d and %d", name, len(x), len(y))
 	}
 }
+
+// VectorPair validates two vectors of equal length for a level-1 operation
+// and returns the length.
+func VectorPair(name string, x, y blas64.Vector) int {
+	Vector(name+" x", x)
+	Vector(name+" y", y)
+	if x.N != y.N {
+		Panicf("%s: lengths %d and %d", name, x.N, y.N)
+	}
+	return x.N
+}
+
+// GemvTrivial checks a Gemv call's shapes and handles the cases that need no
+// product (an empty y; an empty x or alpha == 0, where y = beta*y). It
+// returns the dimensions of A and whether the caller still has to compute
+// the product.
+func GemvTrivial(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) (m, n int, compute bool) {
+	m, n = Gemv(t, a, x, y)
+	if y.N == 0 {
+		return m, n, false
+	}
+	if x.N == 0 || alpha == 0 {
+		ScaleVector(beta, y)
+		return m, n, false
+	}
+	return m, n, true
+}
