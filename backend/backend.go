@@ -15,6 +15,28 @@
 //
 // Every Backend value is stateless and safe for concurrent use by many
 // goroutines.
+//
+// # Fused operations
+//
+// Operations that a backend can do faster than a composition of its methods
+// are optional interfaces discovered by type assertion: GaussianBlocker,
+// Exper, GegenbauerRecurrer, SliceAxpyer and SumSquarer. Algorithms call the
+// functions of the same name (GaussianBlock, Exp, GegenbauerRecurrence,
+// AxpySlice, SumSq), which use the backend's implementation when it has one
+// and otherwise the one shared implementation in this package (Gemm plus
+// zonal's vector kernels). purego implements GaussianBlocker with the
+// exponential fused into its GEMM; netlib takes the shared path (OpenBLAS's
+// Gemm, then the same vector kernels). A new backend operation is added the
+// same way: an interface, a function with the generic implementation, and a
+// method on the backends that do better.
+//
+// # The boundary
+//
+// The SIMD kernels are the internal package backend/internal/asm: only
+// packages under backend/ can import it (TestAsmBoundary checks this with go
+// list), so every algorithm reaches them through a Backend. Arguments are
+// validated once on the way down, by the Backend method or fused function
+// (backend/internal/check), never again in the kernels.
 package backend
 
 import (

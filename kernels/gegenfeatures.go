@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
 )
@@ -273,7 +272,7 @@ func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 		}
 		g.b.Gemm(blas.NoTrans, blas.Trans, 1, xh, w, 0, t)
 		a := make([]float64, (q+1)*s)
-		p := make([]float64, (q+1)*g.nw) // p[l*nw+k] = P^l(t_k), by asm's vector recurrence
+		p := make([]float64, (q+1)*g.nw) // p[l*nw+k] = P^l(t_k), by the backend's vector recurrence
 		tr := make([]float64, g.nw)
 		for i := 0; i < rows; i++ {
 			g.rad.eval(rs[i], a)
@@ -290,7 +289,7 @@ func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 			for k, v := range t.Data[i*g.nw : (i+1)*g.nw] {
 				tr[k] = clamp1(v)
 			}
-			asm.GegenbauerRecurrence(p, tr, lmax, d)
+			backend.GegenbauerRecurrence(g.b, p, tr, lmax, d)
 			if !g.anti {
 				clear(out)
 				for l := 0; l <= lmax; l++ {

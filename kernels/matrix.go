@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
 )
@@ -22,9 +21,9 @@ import (
 const blockRows = 128
 
 // expInPlace sets v[i] = exp(v[i]). It is the one place where the kernel
-// matrices exponentiate: package asm's vector exp (below 2 ulp; the pure-Go
-// fallback under the noasm tag runs the same algorithm).
-func expInPlace(v []float64) { asm.Exp(v, v) }
+// matrices exponentiate: the backends' shared vector exp (backend.Exp, below
+// 2 ulp; the pure-Go fallback under the noasm tag runs the same algorithm).
+func expInPlace(v []float64) { backend.Exp(nil, v, v) }
 
 // MatrixInto writes the kernel matrix K(X, Y), K_ij = k(x_i, y_j) for the
 // rows x_i of X (nx x d) and y_j of Y (ny x d), into dst (nx x ny).
@@ -121,15 +120,13 @@ func matrixGeneral(ctx context.Context, dg blas64.General, b backend.Backend, k 
 		}
 		return xn, yn
 	}
-	if g, ok := k.(Gaussian); ok && b.Name() == "purego" {
-		// The pure-Go backend's GEMM is package asm's; its fused Gaussian
-		// block applies the exponential while each strip is in cache.
+	if g, ok := k.(Gaussian); ok {
+		// The backend's Gaussian block (purego fuses the exponential into
+		// its GEMM, while each strip is in cache).
 		xn, yn := norms()
 		gamma := g.Gamma()
 		return parallelBlocks(ctx, nx, func(i0, i1 int) {
-			xb := subRows(xg, i0, i1)
-			asm.GaussianBlock(dg.Data[i0*dg.Stride:], dg.Stride, xb.Data, xb.Stride, yg.Data, yg.Stride,
-				i1-i0, ny, d, xn[i0:i1], yn, gamma)
+			backend.GaussianBlock(b, subRows(xg, i0, i1), yg, xn[i0:i1], yn, gamma, subRows(dg, i0, i1))
 		})
 	}
 	if ik, ok := k.(innerKernel); ok {

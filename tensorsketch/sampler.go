@@ -11,12 +11,13 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/zonal-ml/zonal/asm"
+	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
 )
 
 // rowSampler draws rows of Phi (B^T B + lambda I)^{-1/2} at one level.
 type rowSampler struct {
+	bk    backend.Backend // its slice kernels (AxpySlice, SumSq)
 	xr    *rows
 	om    []float64
 	e     expansion
@@ -69,7 +70,7 @@ func newRowSampler(ctx context.Context, xr *rows, om []float64, e expansion, o A
 	if err := budget.Check("tensorsketch.FitAdaptive: column index and PolySketches of the points", fixed, o.MemoryBudget); err != nil {
 		return nil, err
 	}
-	s := &rowSampler{limit: o.MemoryBudget, fixed: fixed, xr: xr, om: om, e: e, m: m, t: t, alpha: o.Mix, ctx: ctx,
+	s := &rowSampler{limit: o.MemoryBudget, fixed: fixed, xr: xr, om: om, e: e, m: m, t: t, alpha: o.Mix, ctx: ctx, bk: o.Backend,
 		sqn: xr.sqNorms(), slot: make([]int32, xr.d), qbuf: make([]float64, m)}
 	for i := range s.slot {
 		s.slot[i] = -1
@@ -190,14 +191,14 @@ func (s *rowSampler) cond(r int, pts []int32, U []float64) (coords []int32, p []
 				clear(s.acc[int(sl)*K : need])
 			}
 			v := val[p]
-			asm.Daxpy(v, q, s.acc[int(sl)*K:(int(sl)+1)*K])
+			backend.AxpySlice(s.bk, v, q, s.acc[int(sl)*K:(int(sl)+1)*K])
 			g[sl] += v * v * uu
 		}
 	}
 	p = make([]float64, len(coords))
 	for sl, i := range coords {
 		s.slot[i] = -1
-		f := asm.SumSq(s.acc[sl*K : (sl+1)*K])
+		f := backend.SumSq(s.bk, s.acc[sl*K:(sl+1)*K])
 		if r > 0 {
 			f *= float64(t)
 		}
@@ -242,7 +243,7 @@ func (s *rowSampler) nodeDist(r int, pts []int32, U []float64) dist {
 	pi := make([]float64, len(pts))
 	tot := 0.0
 	for a, k := range pts {
-		uu := asm.SumSq(U[a*t : (a+1)*t])
+		uu := backend.SumSq(s.bk, U[a*t:(a+1)*t])
 		v := uu * math.Pow(s.sqn[k], float64(r+1))
 		pi[a] = v
 		tot += v

@@ -62,37 +62,20 @@ func (Backend) Syrk(t blas.Transpose, alpha float64, a blas64.General, beta floa
 		return
 	}
 	if k == 0 || alpha == 0 {
-		scaleLower(beta, c)
+		check.Scale(check.Lower, n, n, beta, c.Data, c.Stride)
 	} else {
 		if beta == 0 {
-			scaleLower(0, c)
+			check.Scale(check.Lower, n, n, 0, c.Data, c.Stride)
 		}
 		impl.Dsyrk(blas.Lower, check.NormT(t), n, k, alpha, a.Data, a.Stride, beta, c.Data, c.Stride)
 	}
 	check.MirrorLower(c)
 }
 
-func scaleLower(beta float64, c blas64.General) {
-	for i := 0; i < c.Rows; i++ {
-		row := c.Data[i*c.Stride : i*c.Stride+i+1]
-		if beta == 0 {
-			clear(row)
-			continue
-		}
-		for j := range row {
-			row[j] *= beta
-		}
-	}
-}
-
 // Gemv computes y = alpha*op(A)*x + beta*y (cblas_dgemv).
 func (Backend) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
-	m, n := check.Gemv(t, a, x, y)
-	if y.N == 0 {
-		return
-	}
-	if x.N == 0 || alpha == 0 {
-		check.ScaleVector(beta, y)
+	m, n, compute := check.GemvTrivial(t, alpha, a, x, beta, y)
+	if !compute {
 		return
 	}
 	if beta == 0 {
@@ -103,12 +86,7 @@ func (Backend) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.
 
 // Dot returns x . y.
 func (Backend) Dot(x, y blas64.Vector) float64 {
-	check.Vector("Dot x", x)
-	check.Vector("Dot y", y)
-	if x.N != y.N {
-		check.Panicf("Dot: lengths %d and %d", x.N, y.N)
-	}
-	if x.N == 0 {
+	if check.VectorPair("Dot", x, y) == 0 {
 		return 0
 	}
 	return impl.Ddot(x.N, x.Data, x.Inc, y.Data, y.Inc)
@@ -116,12 +94,7 @@ func (Backend) Dot(x, y blas64.Vector) float64 {
 
 // Axpy computes y += alpha*x.
 func (Backend) Axpy(alpha float64, x, y blas64.Vector) {
-	check.Vector("Axpy x", x)
-	check.Vector("Axpy y", y)
-	if x.N != y.N {
-		check.Panicf("Axpy: lengths %d and %d", x.N, y.N)
-	}
-	if x.N == 0 || alpha == 0 {
+	if check.VectorPair("Axpy", x, y) == 0 || alpha == 0 {
 		return
 	}
 	impl.Daxpy(x.N, alpha, x.Data, x.Inc, y.Data, y.Inc)
@@ -229,23 +202,9 @@ func (Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
 		return fmt.Errorf("netlib: LAPACKE_dsyevd: illegal argument %d: %w", -info, zonal.ErrShape)
 	}
 	if vectors {
-		transposeSquare(n, a.Data, a.Stride)
+		check.TransposeSquare(n, a.Data, a.Stride)
 	}
 	return nil
-}
-
-// transposeSquare transposes the n x n array in place, in 32x32 tiles.
-func transposeSquare(n int, a []float64, lda int) {
-	const tb = 32
-	for i0 := 0; i0 < n; i0 += tb {
-		for j0 := 0; j0 <= i0; j0 += tb {
-			for i := i0; i < min(i0+tb, n); i++ {
-				for j := j0; j < min(j0+tb, i); j++ {
-					a[i*lda+j], a[j*lda+i] = a[j*lda+i], a[i*lda+j]
-				}
-			}
-		}
-	}
 }
 
 // Laed4 is a secular.RootFinder backed by LAPACK's dlaed4: the i-th

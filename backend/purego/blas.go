@@ -92,33 +92,16 @@ func (Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a
 		panic(shortC)
 	}
 	if k == 0 || alpha == 0 {
-		scaleRect(m, n, beta, c, ldc)
+		check.Scale(check.Full, m, n, beta, c, ldc)
 		return
 	}
 	gemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// scaleRect sets the m x n C to beta*C (zero, without reading C, for beta == 0).
-func scaleRect(m, n int, beta float64, c []float64, ldc int) {
-	if beta == 1 {
-		return
-	}
-	for i := 0; i < m; i++ {
-		row := c[i*ldc : i*ldc+n]
-		if beta == 0 {
-			clear(row)
-			continue
-		}
-		for j := range row {
-			row[j] *= beta
-		}
-	}
-}
-
 // Dsyrk computes the ul triangle of C = alpha*A*A^T + beta*C (tA == NoTrans,
-// A is n x k) or C = alpha*A^T*A + beta*C (tA == Trans, A is k x n) by the
-// recursive blocked product of syrkTri: only that triangle's blocks are
-// computed. The other strict triangle is not referenced.
+// A is n x k) or C = alpha*A^T*A + beta*C (tA == Trans, A is k x n): only
+// that triangle's micro-tiles are computed. The other strict triangle is not
+// referenced.
 func (Implementation) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
 	if ul != blas.Lower && ul != blas.Upper {
 		panic(badUplo)
@@ -153,10 +136,14 @@ func (Implementation) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha flo
 		panic(shortC)
 	}
 	if k == 0 || alpha == 0 {
-		scaleTri(ul, n, beta, c, ldc)
+		part := check.Lower
+		if ul == blas.Upper {
+			part = check.Upper
+		}
+		check.Scale(part, n, n, beta, c, ldc)
 		return
 	}
-	syrkTri(ul, tA, n, k, alpha, a, lda, beta, c, ldc)
+	syrk(ul, tA, n, k, alpha, a, lda, beta, c, ldc)
 }
 
 // checkVec panics if the vector of length n with increment inc does not fit

@@ -7,7 +7,7 @@ import "gonum.org/v1/gonum/blas"
 //
 //	L11 = potf2(A11)                     (unblocked, on the diagonal block)
 //	L21 = A21 * L11^{-T}                 (trsm from the right)
-//	A22 = A22 - L21 * L21^T              (lower triangle only, via syrkTri)
+//	A22 = A22 - L21 * L21^T              (lower triangle only, via syrk)
 //
 // It returns -1 on success or the 0-based index of the first non-positive
 // (or NaN) pivot and its value a_jj - sum_k l_jk^2, found exactly by the
@@ -24,7 +24,7 @@ func cholesky(n int, a []float64, lda int) (pivot int, value float64) {
 		}
 		a21 := a[(j+jb)*lda+j:]
 		trsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, r, jb, 1, a[j*lda+j:], lda, a21, lda)
-		syrkTri(blas.Lower, blas.NoTrans, r, jb, -1, a21, lda, 1, a[(j+jb)*lda+j+jb:], lda)
+		syrk(blas.Lower, blas.NoTrans, r, jb, -1, a21, lda, 1, a[(j+jb)*lda+j+jb:], lda)
 	}
 	return -1, 0
 }

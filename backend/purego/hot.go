@@ -3,11 +3,11 @@ package purego
 // This file holds every low-level compute kernel the pure-Go backend uses.
 // Each function is small, unexported and works on raw row-major slices with
 // BLAS conventions (leading dimensions, increments). The bodies call the
-// SIMD kernels of package asm (AVX-512, AVX2+FMA or pure Go, chosen once at
-// init; ZONAL_NOASM=1 or the noasm build tag force pure Go) where asm has
-// them, and gonum's pure-Go BLAS otherwise, so the drivers in the rest of the
-// package (blocked Syrk, blocked Cholesky, the blas.Float64 adapter, the
-// Backend methods) stay unchanged.
+// SIMD kernels of backend/internal/asm (AVX-512, AVX2+FMA or pure Go, chosen
+// once at init; ZONAL_NOASM=1 or the noasm build tag force pure Go) where asm
+// has them, and gonum's pure-Go BLAS otherwise, so the drivers in the rest of
+// the package (blocked Cholesky, the blas.Float64 adapter, the Backend
+// methods) stay unchanged.
 //
 // Preconditions, checked by the callers and not here: every dimension is
 // >= 1, leading dimensions are >= the row length, slices are long enough,
@@ -18,26 +18,14 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
-	"github.com/zonal-ml/zonal/asm"
+	"github.com/zonal-ml/zonal/backend/internal/asm"
 )
 
 // impl is gonum's pure-Go BLAS, used for the cases asm does not cover.
 var impl gonum.Implementation
 
-// Tuning constants of the drivers, named in one place.
-const (
-	// syrkLeaf is the order of the diagonal blocks of the recursive
-	// symmetric product: blocks of this size or smaller are computed by
-	// syrkDiag, larger ones are split in two halves whose off-diagonal part
-	// is a single GEMM. asm.Dsyrk (the body of syrkDiag) already computes
-	// only the triangle's micro-tiles at any order, and one call reads A
-	// far fewer times than the recursion (X^T X for 1e5x512: 2.0 s against
-	// 3.3 s, best of 7 alternating runs on the loaded 2-core machine), so
-	// the recursion is switched off.
-	syrkLeaf = 1 << 28
-	// cholBlock is the panel width of the blocked right-looking Cholesky.
-	cholBlock = 96
-)
+// cholBlock is the panel width of the blocked right-looking Cholesky.
+const cholBlock = 96
 
 // gemm computes C = alpha*op(A)*op(B) + beta*C, where op(A) is m x k, op(B)
 // is k x n and C is m x n (row-major). m, n, k >= 1.
@@ -45,14 +33,13 @@ func gemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda in
 	asm.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// syrkDiag computes the ul triangle (diagonal included) of
-// C = alpha*op(A)*op(A)^T + beta*C for a small n x n diagonal tile, where
-// op(A) = A (n x k) when t == NoTrans and A^T (A is k x n) when t == Trans.
-// The other strict triangle of C is neither read nor written. n, k >= 1 and
-// n <= syrkLeaf.
-func syrkDiag(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
-	// asm.Dsyrk computes only the micro-kernel tiles that meet the triangle
-	// and writes only the ul triangle.
+// syrk computes the ul triangle (diagonal included) of
+// C = alpha*op(A)*op(A)^T + beta*C, where C is n x n, op(A) = A (n x k) for
+// t == NoTrans and A^T (A is k x n) for t == Trans. The other strict triangle
+// of C is neither read nor written. asm.Dsyrk computes only the micro-kernel
+// tiles that meet the triangle (about n^2 k flops instead of GEMM's 2 n^2 k)
+// at any order, in one pass over A. n, k >= 1.
+func syrk(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
 	asm.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
 }
 

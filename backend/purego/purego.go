@@ -1,13 +1,21 @@
 // Package purego is zonal's pure-Go backend: gonum's BLAS and LAPACK with the
-// hot paths (every call in hot.go) replaced by zonal's SIMD kernels (package
-// asm) where the CPU has them. It needs no cgo and is always compiled.
+// hot paths (every call in hot.go) replaced by zonal's SIMD kernels (the
+// internal package backend/internal/asm) where the CPU has them. It needs no
+// cgo and is always compiled.
 //
-// The symmetric products A^T A and A A^T are computed by a recursive split
-// whose off-diagonal blocks are single GEMM calls, so only one triangle's
-// blocks are computed (about n^2 k flops instead of 2 n^2 k) and then
-// mirrored. Cholesky is blocked and right-looking on the lower triangle, its
-// trailing updates going through the same symmetric product. The secular
-// rank-one eigen-update uses package secular's Go root finder.
+// The symmetric products A^T A and A A^T compute only the micro-tiles that
+// meet the lower triangle (about n^2 k flops instead of 2 n^2 k), which is
+// then mirrored. Cholesky is blocked and right-looking on the lower triangle,
+// its trailing updates going through the same symmetric product. The secular
+// rank-one eigen-update uses package secular's Go root finder. Besides the
+// Backend methods it implements backend.GaussianBlocker, the Gaussian kernel
+// block with the exponential fused into the GEMM.
+//
+// The SIMD code path ("avx512", "avx2" or "generic") is chosen once at init
+// from the CPU; the build tag noasm compiles the assembly out and
+// ZONAL_NOASM=1 selects the generic path at run time. CPUPath reports the
+// path, and SetCPUPath switches it process-wide for benchmarks that compare
+// paths.
 package purego
 
 import (
@@ -20,6 +28,7 @@ import (
 	"gonum.org/v1/gonum/lapack/gonum"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend/internal/asm"
 	"github.com/zonal-ml/zonal/backend/internal/check"
 	"github.com/zonal-ml/zonal/backend/internal/errs"
 	"github.com/zonal-ml/zonal/backend/secular"
@@ -53,21 +62,17 @@ func (Backend) Syrk(t blas.Transpose, alpha float64, a blas64.General, beta floa
 		return
 	}
 	if k == 0 || alpha == 0 {
-		scaleTri(blas.Lower, n, beta, c.Data, c.Stride)
+		check.Scale(check.Lower, n, n, beta, c.Data, c.Stride)
 	} else {
-		syrkTri(blas.Lower, check.NormT(t), n, k, alpha, a.Data, a.Stride, beta, c.Data, c.Stride)
+		syrk(blas.Lower, check.NormT(t), n, k, alpha, a.Data, a.Stride, beta, c.Data, c.Stride)
 	}
 	check.MirrorLower(c)
 }
 
 // Gemv computes y = alpha*op(A)*x + beta*y.
 func (Backend) Gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
-	m, n := check.Gemv(t, a, x, y)
-	if y.N == 0 {
-		return
-	}
-	if x.N == 0 || alpha == 0 {
-		check.ScaleVector(beta, y)
+	m, n, compute := check.GemvTrivial(t, alpha, a, x, beta, y)
+	if !compute {
 		return
 	}
 	// y and x are cut to their exact extent: gonum v0.17's pure-Go (noasm)
@@ -87,12 +92,7 @@ func extent(v blas64.Vector) int {
 
 // Dot returns x . y.
 func (Backend) Dot(x, y blas64.Vector) float64 {
-	check.Vector("Dot x", x)
-	check.Vector("Dot y", y)
-	if x.N != y.N {
-		check.Panicf("Dot: lengths %d and %d", x.N, y.N)
-	}
-	if x.N == 0 {
+	if check.VectorPair("Dot", x, y) == 0 {
 		return 0
 	}
 	return dot(x.N, x.Data, x.Inc, y.Data, y.Inc)
@@ -100,12 +100,7 @@ func (Backend) Dot(x, y blas64.Vector) float64 {
 
 // Axpy computes y += alpha*x.
 func (Backend) Axpy(alpha float64, x, y blas64.Vector) {
-	check.Vector("Axpy x", x)
-	check.Vector("Axpy y", y)
-	if x.N != y.N {
-		check.Panicf("Axpy: lengths %d and %d", x.N, y.N)
-	}
-	if x.N == 0 || alpha == 0 {
+	if check.VectorPair("Axpy", x, y) == 0 || alpha == 0 {
 		return
 	}
 	axpy(x.N, alpha, x.Data, x.Inc, y.Data, y.Inc)
@@ -162,9 +157,12 @@ func (Backend) CholSolve(l blas64.General, b blas64.General) {
 
 // SymEig computes the eigenvalues of the symmetric A (lower triangle read)
 // in ascending order into w and, if vectors is true, the orthonormal
-// eigenvectors into the columns of A (gonum's Dsyev: tridiagonal reduction
-// and implicit QL/QR). NaN or Inf in the lower triangle is an error wrapping
-// zonal.ErrNonFinite.
+// eigenvectors into the columns of A. Both start with gonum's Householder
+// tridiagonalisation. Eigenvalues only: gonum's Dsyev, implicit QL/QR on the
+// tridiagonal matrix. With vectors: divide and conquer (Cuppen's method, as
+// LAPACK's dstedc) on the tridiagonal matrix, its merges by package secular's
+// rank-one update, and the back-transformation by Gemm (see symEigVectors).
+// NaN or Inf in the lower triangle is an error wrapping zonal.ErrNonFinite.
 func (bk Backend) SymEig(a blas64.General, w []float64, vectors bool) error {
 	n := check.Square("SymEig A", a)
 	if len(w) != n {
@@ -248,4 +246,35 @@ func finiteLower(a blas64.General) error {
 // the eigenvector product going through this backend's Gemm.
 func (bk Backend) RankOneUpdate(d []float64, u blas64.General, rho float64, v []float64, dOut []float64, uOut blas64.General) error {
 	return secular.Update(nil, bk.Gemm, d, u, rho, v, dOut, uOut)
+}
+
+// GaussianBlock writes dst[i,j] = exp(-gamma*max(0, xnorm2[i] + ynorm2[j] -
+// 2 x_i.y_j)) for the rows of x (m x d) and y (n x d) into dst (m x n): the
+// GEMM kernels compute -2 x y^T and the exponential is applied to each
+// finished strip while it is still in cache. It implements
+// backend.GaussianBlocker; call it through backend.GaussianBlock.
+func (Backend) GaussianBlock(x, y blas64.General, xnorm2, ynorm2 []float64, gamma float64, dst blas64.General) {
+	m, n, d := check.GaussianBlock(x, y, xnorm2, ynorm2, dst)
+	asm.GaussianBlock(dst.Data, dst.Stride, x.Data, x.Stride, y.Data, y.Stride, m, n, d, xnorm2, ynorm2, gamma)
+}
+
+// CPUPath reports the SIMD code path the kernels run: "avx512", "avx2" or
+// "generic" (always "generic" under the noasm build tag or ZONAL_NOASM=1).
+func CPUPath() string { return asm.Path() }
+
+// CPUPaths lists the code paths available on this CPU in this build, best
+// first; "generic" is always last.
+func CPUPaths() []string { return asm.Paths() }
+
+// SetCPUPath switches every kernel of this backend (and the element-wise
+// kernels every backend shares) to the named path, one of CPUPaths, and
+// returns the previous one; an unknown name is an error wrapping
+// zonal.ErrUnknown. The setting is process-wide: it is meant for benchmarks
+// that compare paths and must not be called while other goroutines compute.
+func SetCPUPath(name string) (prev string, err error) {
+	prev, err = asm.SetPath(name)
+	if err != nil {
+		return prev, fmt.Errorf("purego: SetCPUPath: %w", err)
+	}
+	return prev, nil
 }

@@ -9,15 +9,15 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/backend/purego"
 )
 
-// config is one backend and, for purego, one asm code path.
+// config is one backend and, for purego, one SIMD code path.
 type config struct {
 	name string
 	b    backend.Backend
-	path string // asm path for purego; "" for netlib
+	path string // SIMD code path for purego; "" for netlib
 }
 
 func configs() ([]config, error) {
@@ -35,7 +35,7 @@ func configs() ([]config, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range asm.Paths() {
+	for _, p := range purego.CPUPaths() {
 		cs = append(cs, config{"purego " + p, pg, p})
 	}
 	return cs, nil
@@ -89,7 +89,7 @@ func figBackend(out string, quick bool) error {
 		prev := ""
 		if c.path != "" {
 			var err error
-			if prev, err = asm.SetPath(c.path); err != nil {
+			if prev, err = purego.SetCPUPath(c.path); err != nil {
 				return err
 			}
 		}
@@ -137,7 +137,7 @@ func figBackend(out string, quick bool) error {
 			chol = add(chol, c.name, float64(n), g)
 		}
 		if prev != "" {
-			if _, err := asm.SetPath(prev); err != nil {
+			if _, err := purego.SetCPUPath(prev); err != nil {
 				return err
 			}
 		}

@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/zonal-ml/zonal/asm"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/backend/purego"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/solvers"
 )
@@ -86,7 +86,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(stdout, "zonal on the embedded digits set: %d training and %d test rows, %d features, %d classes (one vs all)\n",
 		len(trIdx), len(teIdx), d, len(enc.Classes))
 	fmt.Fprintf(stdout, "Gaussian kernel sigma = sqrt(d/2) = %.3g on standardized data, lambda = %g\n", sigma, *lambda)
-	fmt.Fprintf(stdout, "backend %s, CPU path %s, %d cores\n\n", be.Name(), asm.Path(), runtime.GOMAXPROCS(0))
+	fmt.Fprintf(stdout, "backend %s, CPU path %s, %d cores\n\n", be.Name(), purego.CPUPath(), runtime.GOMAXPROCS(0))
 
 	bar := newProgressBar(stderr)
 	opts := solvers.Options{Backend: be, Progress: bar.report}

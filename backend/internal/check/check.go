@@ -1,8 +1,12 @@
 // Package check holds the argument validation and the small helpers that
-// every Backend implementation shares: shape checks on row-major
-// blas64.General views (a mismatch is a programming error and panics with an
-// error wrapping zonal.ErrShape), scaling of C for empty inner dimensions, and
-// mirroring of a lower triangle into the upper one.
+// every Backend implementation (and package asm) shares: shape checks on
+// row-major blas64.General views (a mismatch is a programming error and panics
+// with an error wrapping zonal.ErrShape), scaling of a matrix or one of its
+// triangles, and mirroring or transposing across the diagonal.
+//
+// Arguments are validated once, here (or, for purego's gonum blas.Float64,
+// in its own methods with gonum's panic messages); the kernels of package asm
+// below do not check again.
 package check
 
 import (
@@ -136,21 +140,45 @@ func TriSolve(t blas.Transpose, l, b blas64.General) (n, nrhs int) {
 	return n, b.Cols
 }
 
-// ScaleGeneral sets C = beta*C; with beta == 0, C is zeroed without being read.
-func ScaleGeneral(beta float64, c blas64.General) {
+// Part selects the elements of a matrix a helper touches.
+type Part int
+
+const (
+	Full  Part = iota // every element
+	Lower             // j <= i (diagonal included)
+	Upper             // j >= i (diagonal included)
+)
+
+// Scale sets the part of the m x n row-major C (leading dimension ldc) to
+// beta*C; with beta == 0 those elements are zeroed without being read (NaN
+// there is ignored), with beta == 1 nothing is touched. It is the one
+// scaling helper of the backends and of package asm.
+func Scale(part Part, m, n int, beta float64, c []float64, ldc int) {
 	if beta == 1 {
 		return
 	}
-	for i := 0; i < c.Rows; i++ {
-		row := c.Data[i*c.Stride : i*c.Stride+c.Cols]
+	for i := 0; i < m; i++ {
+		j0, j1 := 0, n
+		switch part {
+		case Lower:
+			j1 = min(i+1, n)
+		case Upper:
+			j0 = min(i, n)
+		}
+		row := c[i*ldc+j0 : i*ldc+j1]
 		if beta == 0 {
 			clear(row)
-		} else {
-			for j := range row {
-				row[j] *= beta
-			}
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
 		}
 	}
+}
+
+// ScaleGeneral sets C = beta*C; with beta == 0, C is zeroed without being read.
+func ScaleGeneral(beta float64, c blas64.General) {
+	Scale(Full, c.Rows, c.Cols, beta, c.Data, c.Stride)
 }
 
 // ScaleVector sets y = beta*y; with beta == 0, y is zeroed without being read.
@@ -173,18 +201,33 @@ func ScaleVector(beta float64, y blas64.Vector) {
 }
 
 // MirrorLower copies the strict lower triangle of the square C into its strict
-// upper triangle.
-func MirrorLower(c blas64.General) {
-	// Tiles of 32x32 keep both the rows read and the columns written in cache.
+// upper triangle, so that C is symmetric.
+func MirrorLower(c blas64.General) { reflectLower(c.Rows, c.Data, c.Stride, false) }
+
+// TransposeSquare transposes the n x n row-major a (leading dimension lda) in
+// place: a[i,j] and a[j,i] are exchanged for every j < i.
+func TransposeSquare(n int, a []float64, lda int) { reflectLower(n, a, lda, true) }
+
+// reflectLower visits every pair (i, j), j < i, of the n x n array a and
+// copies a[i,j] to a[j,i] (swap false) or exchanges the two (swap true). It
+// walks 32x32 tiles so that both the rows read and the columns written stay in
+// cache.
+func reflectLower(n int, a []float64, lda int, swap bool) {
 	const tb = 32
-	n, s := c.Rows, c.Stride
 	for i0 := 0; i0 < n; i0 += tb {
 		i1 := min(i0+tb, n)
 		for j0 := 0; j0 <= i0; j0 += tb {
 			j1 := min(j0+tb, n)
 			for i := i0; i < i1; i++ {
-				for j := j0; j < min(j1, i); j++ {
-					c.Data[j*s+i] = c.Data[i*s+j]
+				row := a[i*lda : i*lda+min(j1, i)]
+				if swap {
+					for j := j0; j < len(row); j++ {
+						row[j], a[j*lda+i] = a[j*lda+i], row[j]
+					}
+					continue
+				}
+				for j := j0; j < len(row); j++ {
+					a[j*lda+i] = row[j]
 				}
 			}
 		}
@@ -219,4 +262,73 @@ func GemmTrivial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta
 		return m, n, k, false
 	}
 	return m, n, k, true
+}
+
+// GaussianBlock validates dst = K(x, y) for the Gaussian kernel block: x is
+// m x d, y is n x d, dst is m x n, len(xn) == m and len(yn) == n. It returns
+// m, n and d.
+func GaussianBlock(x, y blas64.General, xn, yn []float64, dst blas64.General) (m, n, d int) {
+	General("GaussianBlock X", x)
+	General("GaussianBlock Y", y)
+	General("GaussianBlock dst", dst)
+	m, n, d = x.Rows, y.Rows, x.Cols
+	if y.Cols != d || dst.Rows != m || dst.Cols != n {
+		Panicf("GaussianBlock: X %dx%d, Y %dx%d, dst %dx%d", m, d, n, y.Cols, dst.Rows, dst.Cols)
+	}
+	if len(xn) != m || len(yn) != n {
+		Panicf("GaussianBlock: %d and %d squared norms for %d and %d rows", len(xn), len(yn), m, n)
+	}
+	return m, n, d
+}
+
+// Exp validates dst = exp(src): dst at least as long as src.
+func Exp(dst, src []float64) {
+	if len(dst) < len(src) {
+		Panicf("Exp: len(dst) = %d < len(src) = %d", len(dst), len(src))
+	}
+}
+
+// Gegenbauer validates the recurrence for degrees 0..q in dimension d at
+// len(t) points into out.
+func Gegenbauer(out, t []float64, q, d int) {
+	if q < 0 || d < 2 {
+		Panicf("GegenbauerRecurrence: need q >= 0 and d >= 2, have q = %d, d = %d", q, d)
+	}
+	if len(out) < (q+1)*len(t) {
+		Panicf("GegenbauerRecurrence: len(out) = %d < (q+1)*len(t) = %d", len(out), (q+1)*len(t))
+	}
+}
+
+// SameLen panics unless x and y have the same length.
+func SameLen(name string, x, y []float64) {
+	if len(x) != len(y) {
+		Panicf("%s: lengths %d and %d", name, len(x), len(y))
+	}
+}
+
+// VectorPair validates two vectors of equal length for a level-1 operation
+// and returns the length.
+func VectorPair(name string, x, y blas64.Vector) int {
+	Vector(name+" x", x)
+	Vector(name+" y", y)
+	if x.N != y.N {
+		Panicf("%s: lengths %d and %d", name, x.N, y.N)
+	}
+	return x.N
+}
+
+// GemvTrivial checks a Gemv call's shapes and handles the cases that need no
+// product (an empty y; an empty x or alpha == 0, where y = beta*y). It
+// returns the dimensions of A and whether the caller still has to compute
+// the product.
+func GemvTrivial(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) (m, n int, compute bool) {
+	m, n = Gemv(t, a, x, y)
+	if y.N == 0 {
+		return m, n, false
+	}
+	if x.N == 0 || alpha == 0 {
+		ScaleVector(beta, y)
+		return m, n, false
+	}
+	return m, n, true
 }

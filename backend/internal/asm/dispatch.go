@@ -5,6 +5,8 @@ import (
 	"os"
 	"runtime"
 	"sync/atomic"
+
+	"github.com/zonal-ml/zonal"
 )
 
 // impl is one complete set of kernels for a code path.
@@ -63,12 +65,13 @@ func SetPath(name string) (prev string, err error) {
 			return prev, nil
 		}
 	}
-	return prev, fmt.Errorf("asm: path %q not available (have %v)", name, Paths())
+	return prev, fmt.Errorf("%w code path %q (have %v)", zonal.ErrUnknown, name, Paths())
 }
 
-// SetThreads bounds the number of goroutines one call may use; n <= 0 means
-// runtime.GOMAXPROCS(0). It returns the previous setting.
-func SetThreads(n int) int {
+// setThreads bounds the number of goroutines one call may use; n <= 0 means
+// runtime.GOMAXPROCS(0). It returns the previous setting. Tests and the
+// comparison benchmarks use it.
+func setThreads(n int) int {
 	if n < 0 {
 		n = 0
 	}

@@ -123,8 +123,8 @@ func BenchmarkGaussianBlock(b *testing.B) {
 			b.Run(fmt.Sprintf("threads=%d/%s", th, p), func(b *testing.B) {
 				prev, _ := SetPath(p)
 				defer SetPath(prev)
-				prevTh := SetThreads(th)
-				defer SetThreads(prevTh)
+				prevTh := setThreads(th)
+				defer setThreads(prevTh)
 				if th == 1 {
 					runtime.LockOSThread()
 					defer runtime.UnlockOSThread()

@@ -7,7 +7,7 @@ package asm
 //	go test -tags netlib -run XXX -bench VsOpenBLAS -benchtime 1x ./asm/
 //
 // Each case runs OpenBLAS and every asm path with the same thread count
-// (OpenBLAS through openblas_set_num_threads, asm through SetThreads) and
+// (OpenBLAS through openblas_set_num_threads, asm through setThreads) and
 // reports GFLOP/s and the ratio of each path to OpenBLAS.
 
 import (
@@ -20,7 +20,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/netlib/blas/netlib"
 
-	"github.com/zonal-ml/zonal/asm/internal/openblas"
+	"github.com/zonal-ml/zonal/backend/internal/asm/internal/openblas"
 )
 
 type benchCase struct {
@@ -95,8 +95,8 @@ func benchCases() []benchCase {
 // other load on a shared machine.
 func BenchmarkVsOpenBLAS(b *testing.B) {
 	const reps = 5
-	prevThreads := SetThreads(0)
-	defer SetThreads(prevThreads)
+	prevThreads := setThreads(0)
+	defer setThreads(prevThreads)
 	prevPath := Path()
 	defer SetPath(prevPath)
 	for _, th := range []int{1, 2} {
@@ -105,7 +105,7 @@ func BenchmarkVsOpenBLAS(b *testing.B) {
 			ours, theirs := bc.setup(rng)
 			b.Run(fmt.Sprintf("threads=%d/%s", th, bc.name), func(b *testing.B) {
 				openblas.SetThreads(th)
-				SetThreads(th)
+				setThreads(th)
 				best := map[string]time.Duration{}
 				bestCPU := map[string]time.Duration{}
 				if th == 1 {

@@ -1,29 +1,24 @@
 package asm
 
-// Ddot returns sum_i x[i]*y[i] over the first n = len(x) elements (y must be
+// ddot returns sum_i x[i]*y[i] over the first n = len(x) elements (y must be
 // at least as long). The summation order differs from a plain loop (several
 // partial sums), so results may differ from it in the last bits.
-func Ddot(x, y []float64) float64 {
-	if len(y) < len(x) {
-		panic("asm: Ddot: len(y) < len(x)")
-	}
+func ddot(x, y []float64) float64 {
 	return cur().dot(x, y[:len(x)])
 }
 
-// Daxpy computes y[i] += alpha*x[i] for i < len(x) (y must be at least as long).
+// Daxpy computes y[i] += alpha*x[i] for i < len(x) (y must be at least as
+// long; the caller validates the lengths).
 func Daxpy(alpha float64, x, y []float64) {
-	if len(y) < len(x) {
-		panic("asm: Daxpy: len(y) < len(x)")
-	}
 	if alpha == 0 {
 		return
 	}
 	cur().axpy(alpha, x, y[:len(x)])
 }
 
-// Dscal computes x[i] *= alpha. As in gonum's BLAS, alpha == 0 sets x to
+// dscal computes x[i] *= alpha. As in gonum's BLAS, alpha == 0 sets x to
 // zero even where it held NaN or Inf.
-func Dscal(alpha float64, x []float64) {
+func dscal(alpha float64, x []float64) {
 	if alpha == 0 {
 		clear(x)
 		return
@@ -35,10 +30,10 @@ func Dscal(alpha float64, x []float64) {
 // (it overflows for |x| beyond about 1e154, like the plain sum).
 func SumSq(x []float64) float64 { return cur().sumsq(x) }
 
-// DdotInc is Ddot for strided vectors: sum_i x[i*incX]*y[i*incY], i < n.
+// DdotInc is ddot for strided vectors: sum_i x[i*incX]*y[i*incY], i < n.
 func DdotInc(n int, x []float64, incX int, y []float64, incY int) float64 {
 	if incX == 1 && incY == 1 {
-		return Ddot(x[:n], y[:n])
+		return ddot(x[:n], y[:n])
 	}
 	ix, iy := 0, 0
 	if incX < 0 {
@@ -79,10 +74,10 @@ func DaxpyInc(n int, alpha float64, x []float64, incX int, y []float64, incY int
 	}
 }
 
-// DscalInc is Dscal for a strided vector: x[i*incX] *= alpha, i < n, incX > 0.
+// DscalInc is dscal for a strided vector: x[i*incX] *= alpha, i < n, incX > 0.
 func DscalInc(n int, alpha float64, x []float64, incX int) {
 	if incX == 1 {
-		Dscal(alpha, x[:n])
+		dscal(alpha, x[:n])
 		return
 	}
 	for i := 0; i < n; i++ {

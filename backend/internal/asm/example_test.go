@@ -5,7 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
-	"github.com/zonal-ml/zonal/asm"
+	"github.com/zonal-ml/zonal/backend/internal/asm"
 )
 
 func ExampleDgemm() {

@@ -1,5 +1,7 @@
 package asm
 
+import "github.com/zonal-ml/zonal/backend/internal/check"
+
 // GaussianBlock computes the Gaussian kernel block
 //
 //	dst[i*ldd+j] = exp(-gamma * max(0, xnorm2[i] + ynorm2[j] - 2 x_i.y_j))
@@ -10,18 +12,15 @@ package asm
 // GEMM kernels and the exponential is applied to each finished strip of the
 // product while it is still in cache, so dst is written once. Squared
 // distances that come out slightly negative through rounding are clamped to 0;
-// NaN inputs give NaN.
+// NaN inputs give NaN. The arguments are validated by the caller
+// (backend/internal/check.GaussianBlock).
 func GaussianBlock(dst []float64, ldd int, x []float64, ldx int, y []float64, ldy int, m, n, d int, xnorm2, ynorm2 []float64, gamma float64) {
-	if len(xnorm2) < m || len(ynorm2) < n {
-		panic("asm: GaussianBlock: norm slices too short")
-	}
-	checkGemm(false, true, m, n, d, x, ldx, y, ldy, dst, ldd)
 	if m == 0 || n == 0 {
 		return
 	}
 	p := cur()
 	if d == 0 {
-		scaleC(fullC, m, n, 0, dst, ldd)
+		check.Scale(fullC, m, n, 0, dst, ldd)
 		gaussStrip(p, dst, ldd, 0, m, 0, n, xnorm2, ynorm2, gamma)
 		return
 	}
@@ -31,6 +30,21 @@ func GaussianBlock(dst []float64, ldd int, x []float64, ldx int, y []float64, ld
 		gaussStrip(p, dst, ldd, i0, rows, j0, cols, xnorm2, ynorm2, gamma)
 	}
 	g.run()
+}
+
+// GaussianFromProduct turns the m x n block c = -2 X Y^T (leading dimension
+// ldc), computed by any GEMM, into Gaussian kernel values in place:
+//
+//	c[i*ldc+j] = exp(-gamma * max(0, xnorm2[i] + ynorm2[j] + c[i*ldc+j])),
+//
+// with the same vector kernels (and so the same results) as GaussianBlock's
+// fused epilogue. It is the second half of the unfused path for backends
+// whose GEMM is not package asm's.
+func GaussianFromProduct(c []float64, ldc, m, n int, xnorm2, ynorm2 []float64, gamma float64) {
+	if m == 0 || n == 0 {
+		return
+	}
+	gaussStrip(cur(), c, ldc, 0, m, 0, n, xnorm2, ynorm2, gamma)
 }
 
 // gaussStrip turns C = -2 X Y^T on rows [i0, i0+rows), columns [j0, j0+cols)

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/zonal-ml/zonal/backend/internal/check"
 	"github.com/zonal-ml/zonal/internal/floatpool"
 )
 
@@ -52,9 +53,9 @@ const epiStrips = 4
 
 // Triangle filters for Syrk.
 const (
-	fullC  = iota // every element of C
-	lowerC        // only j <= i
-	upperC        // only j >= i
+	fullC  = check.Full  // every element of C
+	lowerC = check.Lower // only j <= i
+	upperC = check.Upper // only j >= i
 )
 
 type gemmProblem struct {
@@ -68,7 +69,7 @@ type gemmProblem struct {
 	ldb         int
 	c           []float64
 	ldc         int
-	tri         int
+	tri         check.Part
 	epi         func(i0, rows, j0, cols int) // applied to finished strips of C
 }
 
@@ -79,92 +80,31 @@ func isTrans(t blas.Transpose) bool {
 	case blas.Trans, blas.ConjTrans:
 		return true
 	}
-	panic(errBadTranspose)
+	panic("asm: illegal transpose") // callers pass validated arguments
 }
 
 // Dgemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices, where
 // op(A) is m x k, op(B) is k x n and C is m x n, with the argument conventions
 // of gonum's blas.Float64.Dgemm. With beta == 0, C is overwritten and its old
 // contents (even NaN) are ignored; with alpha == 0 or k == 0, A and B are not
-// read. Invalid arguments panic, as in gonum's BLAS.
+// read.
+//
+// The arguments are not validated here: the callers (backend/purego's
+// Backend.Gemm through backend/internal/check, its blas.Float64 with gonum's
+// panic messages) have done it once. Slices too short still panic through Go's
+// bounds checks before any assembly touches them.
 func Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	ta, tb := isTrans(tA), isTrans(tB)
-	checkGemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 {
 		return
 	}
 	if alpha == 0 || k == 0 {
-		scaleC(fullC, m, n, beta, c, ldc)
+		check.Scale(fullC, m, n, beta, c, ldc)
 		return
 	}
 	g := gemmProblem{kern: cur().gemm, tA: ta, tB: tb, m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
 	g.run()
-}
-
-func checkGemm(ta, tb bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
-	if m < 0 {
-		panic(errMLT0)
-	}
-	if n < 0 {
-		panic(errNLT0)
-	}
-	if k < 0 {
-		panic(errKLT0)
-	}
-	ar, ac := m, k
-	if ta {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if tb {
-		br, bc = n, k
-	}
-	if lda < max(1, ac) {
-		panic(errBadLdA)
-	}
-	if ldb < max(1, bc) {
-		panic(errBadLdB)
-	}
-	if ldc < max(1, n) {
-		panic(errBadLdC)
-	}
-	if m == 0 || n == 0 {
-		return
-	}
-	if len(a) < lda*(ar-1)+ac {
-		panic(errShortA)
-	}
-	if len(b) < ldb*(br-1)+bc {
-		panic(errShortB)
-	}
-	if len(c) < ldc*(m-1)+n {
-		panic(errShortC)
-	}
-}
-
-// scaleC computes C = beta*C on the selected triangle (beta == 0 writes zeros).
-func scaleC(tri, m, n int, beta float64, c []float64, ldc int) {
-	if beta == 1 {
-		return
-	}
-	for i := 0; i < m; i++ {
-		j0, j1 := 0, n
-		switch tri {
-		case lowerC:
-			j1 = min(i+1, n)
-		case upperC:
-			j0 = i
-		}
-		row := c[i*ldc+j0 : i*ldc+j1]
-		if beta == 0 {
-			clear(row)
-		} else {
-			for j := range row {
-				row[j] *= beta
-			}
-		}
-	}
 }
 
 // run splits C between goroutines and computes every piece.

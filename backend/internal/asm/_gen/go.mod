@@ -1,4 +1,4 @@
-module github.com/zonal-ml/zonal/asm/_gen
+module github.com/zonal-ml/zonal/backend/internal/asm/_gen
 
 go 1.26
 

@@ -13,14 +13,9 @@ import "math"
 //
 // vectorised over the points. out must hold (q+1)*len(t) values; d >= 2
 // (d = 2 gives the Chebyshev polynomials T_l, d = 3 the Legendre polynomials).
+// The arguments are validated by the caller.
 func GegenbauerRecurrence(out, t []float64, q, d int) {
 	n := len(t)
-	if q < 0 || d < 2 {
-		panic("asm: GegenbauerRecurrence: need q >= 0 and d >= 2")
-	}
-	if len(out) < (q+1)*n {
-		panic("asm: GegenbauerRecurrence: out too short")
-	}
 	p0 := out[:n]
 	for i := range p0 {
 		p0[i] = 1

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Reruns the avo generators (go generate in package asm) and fails if the
+# Reruns the avo generators (go generate in package backend/internal/asm) and fails if the
 # checked-in assembly or stubs differ from what the generators produce.
 # Needs network access to the Go module proxy the first time (avo v0.5.0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GOARCH=amd64 go generate ./
 if ! git diff --exit-code --stat -- '*.s' '*_stub_amd64.go'; then
-  echo "asm: generated files are stale: run 'go generate ./asm/' and commit the result" >&2
+  echo "asm: generated files are stale: run 'go generate ./backend/internal/asm/' and commit the result" >&2
   exit 1
 fi
 untracked=$(git ls-files --others --exclude-standard -- '*.s' '*_stub_amd64.go')

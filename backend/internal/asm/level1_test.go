@@ -27,8 +27,8 @@ func TestLevel1(t *testing.T) {
 				wantSq += x[i] * x[i]
 			}
 			tol := float64(n+1) * float64(n+1) * 0x1p-52
-			if got := Ddot(x, y); math.Abs(got-wantDot) > tol {
-				t.Fatalf("n=%d: Ddot = %v, want %v", n, got, wantDot)
+			if got := ddot(x, y); math.Abs(got-wantDot) > tol {
+				t.Fatalf("n=%d: ddot = %v, want %v", n, got, wantDot)
 			}
 			if got := SumSq(x); math.Abs(got-wantSq) > tol {
 				t.Fatalf("n=%d: SumSq = %v, want %v", n, got, wantSq)
@@ -46,23 +46,23 @@ func TestLevel1(t *testing.T) {
 			}
 			xx, check2 := guarded(rng, n)
 			copy(xx, x)
-			Dscal(1.25, xx)
+			dscal(1.25, xx)
 			check2(t)
 			for i := range xx {
 				if xx[i] != 1.25*x[i] {
-					t.Fatalf("n=%d: Dscal[%d] = %v, want %v", n, i, xx[i], 1.25*x[i])
+					t.Fatalf("n=%d: dscal[%d] = %v, want %v", n, i, xx[i], 1.25*x[i])
 				}
 			}
 		}
 		// NaN and Inf propagate.
 		x := []float64{1, 2, math.NaN(), 4, 5, 6, 7, 8, 9}
 		y := []float64{1, 1, 1, 1, 1, 1, 1, 1, 1}
-		if !math.IsNaN(Ddot(x, y)) || !math.IsNaN(SumSq(x)) {
-			t.Fatal("NaN did not propagate through Ddot/SumSq")
+		if !math.IsNaN(ddot(x, y)) || !math.IsNaN(SumSq(x)) {
+			t.Fatal("NaN did not propagate through ddot/SumSq")
 		}
 		x[2] = math.Inf(-1)
-		if !math.IsInf(Ddot(x, y), -1) || !math.IsInf(SumSq(x), 1) {
-			t.Fatal("Inf did not propagate through Ddot/SumSq")
+		if !math.IsInf(ddot(x, y), -1) || !math.IsInf(SumSq(x), 1) {
+			t.Fatal("Inf did not propagate through ddot/SumSq")
 		}
 		Daxpy(2, x, y)
 		if !math.IsInf(y[2], -1) || y[0] != 3 {
@@ -97,7 +97,7 @@ func BenchmarkDdot(b *testing.B) {
 			defer SetPath(prev)
 			b.SetBytes(2 * 8 * 4096)
 			for i := 0; i < b.N; i++ {
-				Ddot(x, y)
+				ddot(x, y)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/zonal-ml/zonal/backend/internal/check"
 	"github.com/zonal-ml/zonal/internal/floatpool"
 )
 
@@ -27,19 +28,11 @@ const (
 //
 // It returns -1 on success, or the 0-based index j of the first pivot that is
 // not positive (or NaN), with the value a_jj - sum_k l_jk^2 found there; the
-// factorization stops at that column.
+// factorization stops at that column. The arguments are validated by the
+// caller.
 func Dpotrf(n int, a []float64, lda int) (pivot int, value float64) {
-	if n < 0 {
-		panic(errNLT0)
-	}
-	if lda < max(1, n) {
-		panic(errBadLdA)
-	}
 	if n == 0 {
 		return -1, 0
-	}
-	if len(a) < lda*(n-1)+n {
-		panic(errShortA)
 	}
 	return potrfRec(n, a, lda)
 }
@@ -151,36 +144,14 @@ func trsmRLTLeaf(m, n int, l []float64, ldl int, b []float64, ldb int) {
 // DtrsmLL solves op(L) X = alpha*B in place in the m x n row-major B, where L
 // is the m x m lower triangle of l with a non-unit (diag == NonUnit) or unit
 // diagonal, op(L) = L (t == NoTrans) or L^T (t == Trans). This is gonum's
-// Dtrsm with side = Left and uplo = Lower. Recursive: off-diagonal work is GEMM.
+// Dtrsm with side = Left and uplo = Lower. Recursive: off-diagonal work is
+// GEMM. The arguments are validated by the caller.
 func DtrsmLL(t blas.Transpose, diag blas.Diag, m, n int, alpha float64, l []float64, ldl int, b []float64, ldb int) {
 	tl := isTrans(t)
-	if diag != blas.NonUnit && diag != blas.Unit {
-		panic("blas: illegal diagonal")
-	}
-	if m < 0 {
-		panic(errMLT0)
-	}
-	if n < 0 {
-		panic(errNLT0)
-	}
-	if ldl < max(1, m) {
-		panic(errBadLdA)
-	}
-	if ldb < max(1, n) {
-		panic(errBadLdB)
-	}
 	if m == 0 || n == 0 {
 		return
 	}
-	if len(l) < ldl*(m-1)+m {
-		panic(errShortA)
-	}
-	if len(b) < ldb*(m-1)+n {
-		panic(errShortB)
-	}
-	if alpha != 1 {
-		scaleC(fullC, m, n, alpha, b, ldb)
-	}
+	check.Scale(fullC, m, n, alpha, b, ldb)
 	trsmLL(tl, diag == blas.Unit, m, n, l, ldl, b, ldb)
 }
 
@@ -242,31 +213,12 @@ func trsmLL(tl, unit bool, m, n int, l []float64, ldl int, b []float64, ldb int)
 // DtrsmRLT solves X * L^T = alpha*B in place in the m x n row-major B, where L
 // is the n x n lower triangle of l with a non-unit diagonal (gonum's Dtrsm
 // with side = Right, uplo = Lower, tA = Trans, diag = NonUnit). This is the
-// panel solve of a right-looking Cholesky: L21 = A21 * L11^{-T}.
+// panel solve of a right-looking Cholesky: L21 = A21 * L11^{-T}. The
+// arguments are validated by the caller.
 func DtrsmRLT(m, n int, alpha float64, l []float64, ldl int, b []float64, ldb int) {
-	if m < 0 {
-		panic(errMLT0)
-	}
-	if n < 0 {
-		panic(errNLT0)
-	}
-	if ldl < max(1, n) {
-		panic(errBadLdA)
-	}
-	if ldb < max(1, n) {
-		panic(errBadLdB)
-	}
 	if m == 0 || n == 0 {
 		return
 	}
-	if len(l) < ldl*(n-1)+n {
-		panic(errShortA)
-	}
-	if len(b) < ldb*(m-1)+n {
-		panic(errShortB)
-	}
-	if alpha != 1 {
-		scaleC(fullC, m, n, alpha, b, ldb)
-	}
+	check.Scale(fullC, m, n, alpha, b, ldb)
 	trsmRLT(m, n, l, ldl, b, ldb)
 }

@@ -1,0 +1,5 @@
+//go:build noasm
+
+package purego_test
+
+const noasmTag = true
