@@ -12,7 +12,7 @@ import (
 // (0-based, strictly increasing within a row). len(RowPtr) == Rows+1.
 //
 // Entries may hold explicit zeros (the LIBSVM reader keeps what the file
-// says; FromDense stores none). CSR implements mat.Matrix (At by binary
+// says; NewCSRFromDense stores none). CSR implements mat.Matrix (At by binary
 // search within a row) so it can be passed where a gonum matrix is read, but
 // algorithms that care about nnz should iterate rows with Row.
 type CSR struct {
@@ -77,9 +77,9 @@ func (m *CSR) Validate() error {
 	return nil
 }
 
-// FromDense returns the CSR form of a, storing the entries that are not
+// NewCSRFromDense returns the CSR form of a, storing the entries that are not
 // exactly zero (NaN is stored).
-func FromDense(a mat.Matrix) *CSR {
+func NewCSRFromDense(a mat.Matrix) *CSR {
 	r, c := a.Dims()
 	m := &CSR{Rows: r, Cols: c, RowPtr: make([]int, r+1)}
 	raw, isDense := a.(*mat.Dense)

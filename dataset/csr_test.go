@@ -32,7 +32,7 @@ func TestCSRRoundTripAndProducts(t *testing.T) {
 		dens float64
 	}{{1, 1, 1}, {3, 5, 0}, {7, 4, 0.5}, {40, 33, 0.1}, {25, 60, 1}} {
 		a := randomSparse(sh.r, sh.c, sh.dens, uint64(sh.r*100+sh.c))
-		s := FromDense(a)
+		s := NewCSRFromDense(a)
 		if err := s.Validate(); err != nil {
 			t.Fatalf("%dx%d: %v", sh.r, sh.c, err)
 		}
@@ -46,12 +46,12 @@ func TestCSRRoundTripAndProducts(t *testing.T) {
 			t.Fatalf("NNZ %d, want %d", s.NNZ(), nnz)
 		}
 		if !mat.Equal(s.ToDense(), a) {
-			t.Fatalf("%dx%d: ToDense(FromDense(a)) != a", sh.r, sh.c)
+			t.Fatalf("%dx%d: ToDense(NewCSRFromDense(a)) != a", sh.r, sh.c)
 		}
-		// FromDense through the generic mat.Matrix path gives the same CSR.
-		s2 := FromDense(a.T().T())
+		// NewCSRFromDense through the generic mat.Matrix path gives the same CSR.
+		s2 := NewCSRFromDense(a.T().T())
 		if !mat.Equal(s2, s) {
-			t.Fatal("FromDense of a non-Dense matrix differs")
+			t.Fatal("NewCSRFromDense of a non-Dense matrix differs")
 		}
 		// At agrees everywhere (CSR is a mat.Matrix).
 		if !mat.Equal(s, a) || !mat.Equal(s.T(), a.T()) {
@@ -102,7 +102,7 @@ func TestCSRRoundTripAndProducts(t *testing.T) {
 
 func TestCSRRowIterationAndSubset(t *testing.T) {
 	a := randomSparse(10, 8, 0.4, 3)
-	s := FromDense(a)
+	s := NewCSRFromDense(a)
 	back := mat.NewDense(10, 8, nil)
 	for i := 0; i < s.Rows; i++ {
 		cols, vals := s.Row(i)

@@ -94,7 +94,7 @@ type Data struct {
 	Y []float64
 	// Sparse is the same matrix in CSR form; set by the LIBSVM reader (it
 	// holds the entries present in the file, explicit zeros included), nil
-	// for CSV. Use FromDense to build one from X.
+	// for CSV. Use NewCSRFromDense to build one from X.
 	Sparse *CSR
 	// Names holds the d feature names from a CSV header; nil for LIBSVM.
 	Names []string

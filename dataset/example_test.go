@@ -108,9 +108,9 @@ func ExampleKFold() {
 	// 6 4
 }
 
-func ExampleFromDense() {
+func ExampleNewCSRFromDense() {
 	a := mat.NewDense(2, 3, []float64{0, 2, 0, 1, 0, 3})
-	s := dataset.FromDense(a)
+	s := dataset.NewCSRFromDense(a)
 	for i := 0; i < s.Rows; i++ {
 		cols, vals := s.Row(i)
 		fmt.Println(i, cols, vals)

@@ -56,10 +56,10 @@ func TestSharedLIBSVMMatchesCSV(t *testing.T) {
 			if err := l.Sparse.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			// The files omit zeros, so the CSR equals FromDense of the CSV.
-			f := FromDense(c.X)
+			// The files omit zeros, so the CSR equals NewCSRFromDense of the CSV.
+			f := NewCSRFromDense(c.X)
 			if f.NNZ() != l.Sparse.NNZ() {
-				t.Fatalf("nnz: LIBSVM %d, FromDense(CSV) %d", l.Sparse.NNZ(), f.NNZ())
+				t.Fatalf("nnz: LIBSVM %d, NewCSRFromDense(CSV) %d", l.Sparse.NNZ(), f.NNZ())
 			}
 			if !mat.Equal(l.Sparse.ToDense(), c.X) {
 				t.Fatal("CSR content differs from the CSV")

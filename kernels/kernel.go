@@ -54,18 +54,6 @@ func (g Gaussian) String() string { return fmt.Sprintf("gaussian(sigma=%g)", g.S
 // MarshalBinary encodes sigma; it never fails.
 func (g Gaussian) MarshalBinary() ([]byte, error) { return putFloats(nil, g.Sigma), nil }
 
-func (g Gaussian) fromInner(row []float64, xn float64, yn []float64) {
-	c := -1 / (2 * g.Sigma * g.Sigma)
-	for j, ip := range row {
-		d2 := xn + yn[j] - 2*ip
-		if d2 < 0 {
-			d2 = 0 // rounding of |x|^2+|y|^2-2<x,y> for x close to y
-		}
-		row[j] = d2 * c
-	}
-	expInPlace(row)
-}
-
 // Laplacian is k(x, y) = exp(-|x-y|_1 / sigma) with the l1 distance
 // (scikit-learn's laplacian_kernel with gamma = 1/sigma). It is a product of
 // one-dimensional Laplace kernels, so its Fourier transform is a product of
