@@ -42,9 +42,12 @@
 // centres that is one b x M kernel block (a matrix-matrix product) instead of
 // b matrix-vector products. A request waits at most Options.BatchDelay for
 // companions, and only while other single-row requests have been admitted and
-// are still being decoded: an idle server predicts a lone row at once. Row i of
-// a block prediction is the prediction of row i alone (the tests check that
-// the answers are equal).
+// are still being decoded: an idle server predicts a lone row at once. While
+// every worker is busy, rows queue and the next block takes them all, so
+// blocks grow with the load. Row i of a block is answered with the
+// prediction of row i alone: exactly for blocks of at most 32 rows (the
+// solvers predict those row by row) and to rounding for larger ones (kernel
+// blocks and Gemm sum in another order; the tests allow 1e-12 (1 + |y|)).
 //
 // # Reload
 //

@@ -1,7 +1,8 @@
 // Command zonal runs zonal's kernel methods on data files: with no arguments it
 // shows every method on the embedded digits set; its subcommands compare kernel
-// approximations (approx), fit and serve models (fit, predict) and grow kernel
-// PCA incrementally (kpca). Run `zonal help` for the list.
+// approximations (approx), fit models and predict with them (fit, predict),
+// serve a model over HTTP (serve) and grow kernel PCA incrementally (kpca).
+// Run `zonal help` for the list.
 package main
 
 import (
