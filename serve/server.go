@@ -443,7 +443,10 @@ func (s *Server) handleV1(w http.ResponseWriter, r *http.Request) error {
 	var n int
 	var wantOut bool
 	if err == nil {
-		x, n, wantOut, err = decodeV1(body, m.d, s.opts.MaxRows)
+		var ok bool
+		if x, n, wantOut, ok = fastV1(body, m.d, s.opts.MaxRows); !ok {
+			x, n, wantOut, err = decodeV1(body, m.d, s.opts.MaxRows)
+		}
 	}
 	if s.batch != nil {
 		s.batch.arriving.Add(-1)
