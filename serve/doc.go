@@ -14,6 +14,7 @@
 //	GET  /v2/models/{name}         model metadata: input tensor [-1, d], output tensors
 //	GET  /v2/models/{name}/ready   {"name": name, "ready": true}
 //	POST /v2/models/{name}/infer   one FP64 or FP32 input tensor of shape [n, d]
+//	     /v2/models/{name}/versions/{version}[/ready|/infer]  the same, for Options.Version
 //	GET  /healthz, /readyz         liveness and readiness (text "ok")
 //	GET  /metrics                  Prometheus text format, from Options.Registry
 //

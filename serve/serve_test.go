@@ -169,6 +169,20 @@ func TestV2(t *testing.T) {
 	if o := a.Outputs[1]; o.Name != "outputs" || fmt.Sprint(o.Shape) != "[3 3]" || fmt.Sprint(o.Data) != fmt.Sprint(outs.RawMatrix().Data) {
 		t.Errorf("outputs tensor %+v, want %v", o, outs.RawMatrix().Data)
 	}
+	// The versioned routes answer the same.
+	if code, body, _ := do(t, "GET", ts.URL+"/v2/models/digits/versions/3/ready", ""); code != 200 || !strings.Contains(body, `"ready":true`) {
+		t.Errorf("versioned ready: %d %s", code, body)
+	}
+	if code, body, _ := do(t, "GET", ts.URL+"/v2/models/digits/versions/3", ""); code != 200 || !strings.Contains(body, `"platform":"zonal_falkon"`) {
+		t.Errorf("versioned metadata: %d %s", code, body)
+	}
+	code, a2, b := infer(`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [3, 4], "data": [` + flat + `]}]}`)
+	if code != 200 || fmt.Sprint(a2.Outputs[0].Data) != fmt.Sprint(labels) {
+		t.Errorf("infer again: %d %s", code, b)
+	}
+	if code, body, _ := do(t, "POST", ts.URL+"/v2/models/digits/versions/3/infer", `{"inputs": [{"name": "x", "datatype": "FP64", "shape": [3, 4], "data": [`+flat+`]}]}`); code != 200 || !strings.Contains(body, `"model_version":"3"`) {
+		t.Errorf("versioned infer: %d %s", code, body)
+	}
 	// Nested data, one requested output.
 	rows, _ := json.Marshal([][]float64{xt.RawRowView(0), xt.RawRowView(1), xt.RawRowView(2)})
 	code, a, b = infer(`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [3, 4], "data": ` + string(rows) + `}], "outputs": [{"name": "predictions"}]}`)
@@ -209,6 +223,8 @@ func TestV2(t *testing.T) {
 		{"malformed", "/v2/models/digits/infer", `{"inputs": [`, 400, "malformed JSON"},
 		{"too many rows", "/v2/models/digits/infer", `{"inputs": [{"name": "x", "datatype": "FP64", "shape": [100000, 4], "data": []}]}`, 413, "limit of 10000 rows"},
 		{"unknown model meta", "/v2/models/other", ``, 404, `no model "other"`},
+		{"unknown version", "/v2/models/digits/versions/2/infer", `{}`, 404, `no version "2"; it serves version "3"`},
+		{"unknown version meta", "/v2/models/digits/versions/2", ``, 404, `no version "2"`},
 	}
 	for _, c := range errs {
 		method := "POST"

@@ -245,9 +245,11 @@ func (s *Server) routes() {
 		}
 		return writeJSON(w, http.StatusOK, []byte(`{"ready":true}`))
 	})
-	handle("/v2/models/{name}", "/v2/models/{name}", http.MethodGet, s.handleModelMeta)
-	handle("/v2/models/{name}/ready", "/v2/models/{name}/ready", http.MethodGet, s.handleModelReady)
-	handle("/v2/models/{name}/infer", "/v2/models/{name}/infer", http.MethodPost, s.handleV2)
+	for _, prefix := range []string{"/v2/models/{name}", "/v2/models/{name}/versions/{version}"} {
+		handle(prefix, prefix, http.MethodGet, s.handleModelMeta)
+		handle(prefix+"/ready", prefix+"/ready", http.MethodGet, s.handleModelReady)
+		handle(prefix+"/infer", prefix+"/infer", http.MethodPost, s.handleV2)
+	}
 	handle("/healthz", "/healthz", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
 		return writeText(w, http.StatusOK, "ok\n")
 	})
@@ -495,10 +497,17 @@ func (s *Server) handleServerMeta(w http.ResponseWriter, r *http.Request) error 
 	return writeJSON(w, http.StatusOK, []byte(`{"name":"zonal","version":"1","extensions":[]}`+"\n"))
 }
 
-// modelFor returns the model named in the path, or a 404.
+// modelFor returns the model named in the path (and its version, when the
+// path has one), or a 404.
 func (s *Server) modelFor(r *http.Request) (*model, error) {
 	if name := r.PathValue("name"); name != s.opts.Name {
 		return nil, errorf(http.StatusNotFound, "no model %q; this server serves %q", name, s.opts.Name)
+	}
+	if v := r.PathValue("version"); v != "" && v != s.opts.Version {
+		if s.opts.Version == "" {
+			return nil, errorf(http.StatusNotFound, "model %q has no versions; use /v2/models/%s", s.opts.Name, s.opts.Name)
+		}
+		return nil, errorf(http.StatusNotFound, "model %q has no version %q; it serves version %q", s.opts.Name, v, s.opts.Version)
 	}
 	return s.cur.Load(), nil
 }
