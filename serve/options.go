@@ -48,7 +48,7 @@ type Options struct {
 	Workers int
 	// MaxInFlight is how many prediction requests are admitted at once
 	// (decoding, queued or predicting); more are refused with 503.
-	// 0 = 64 * Workers * max(1, MaxBatch/8).
+	// 0 = 256 * Workers (with or without batching).
 	MaxInFlight int
 	// RetryAfter is the Retry-After of a 503 (rounded up to whole seconds);
 	// 0 = DefaultRetryAfter.
@@ -97,7 +97,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if o.MaxInFlight == 0 {
-		o.MaxInFlight = 64 * o.Workers * max(1, o.MaxBatch/8)
+		o.MaxInFlight = 256 * o.Workers
 	}
 	if o.RetryAfter == 0 {
 		o.RetryAfter = DefaultRetryAfter

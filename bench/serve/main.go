@@ -227,10 +227,10 @@ func run(c config) error {
 		}
 		fmt.Fprintf(os.Stderr, "%s (%s): test accuracy %.4f on 2000 MNIST test rows\n", name, file, solvers.Accuracy(pred, test.Y[:2000]))
 		s := &served{name: name, file: file, pipe: p}
-		if s.on, s.onURL, s.httpOn, err = start(p, file, serve.Options{Name: "m", Logger: logger, ModelFile: file}); err != nil {
+		if s.on, s.onURL, s.httpOn, err = start(p, serve.Options{Name: "m", Logger: logger, ModelFile: file}); err != nil {
 			return err
 		}
-		if s.off, s.offURL, s.httpOff, err = start(p, file, serve.Options{Name: "m", Logger: logger, MaxBatch: 1}); err != nil {
+		if s.off, s.offURL, s.httpOff, err = start(p, serve.Options{Name: "m", Logger: logger, MaxBatch: 1}); err != nil {
 			return err
 		}
 		if s.singleBody, s.batchBody, err = writeBodies(tmp, name, test.X, c.batchRows); err != nil {
@@ -240,6 +240,13 @@ func run(c config) error {
 	}
 	train = nil
 	runtime.GC()
+	for _, s := range models { // warm up: page in the models, start the batchers
+		for _, on := range []bool{false, true} {
+			if _, err := attackPoint(c, s, "single", on, 100, 100, time.Second); err != nil {
+				return err
+			}
+		}
+	}
 
 	if !c.skipRates {
 		fmt.Printf("\n## Fixed rates (%v each)\n\n", c.duration)
@@ -429,7 +436,7 @@ func fitModel(c config, name string, train *dataset.Data) (*solvers.Pipeline, er
 }
 
 // start serves p on a fresh loopback port.
-func start(p *solvers.Pipeline, file string, o serve.Options) (*serve.Server, string, *http.Server, error) {
+func start(p *solvers.Pipeline, o serve.Options) (*serve.Server, string, *http.Server, error) {
 	s, err := serve.New(p, o)
 	if err != nil {
 		return nil, "", nil, err

@@ -43,7 +43,7 @@ func serveUntil(args []string, stdout, stderr io.Writer, sigs chan os.Signal) er
 	maxBatch := fs.Int("max-batch", serve.DefaultMaxBatch, "most single-row requests merged into one block prediction (1 = no batching)")
 	batchDelay := fs.Duration("batch-delay", serve.DefaultBatchDelay, "longest a single-row request waits for others to join its block (only while others are arriving)")
 	workers := fs.Int("workers", 0, "block predictions running at once (0 = GOMAXPROCS)")
-	maxInFlight := fs.Int("max-in-flight", 0, "prediction requests admitted at once, more get 503 + Retry-After (0 = 64 * workers * max(1, max-batch/8))")
+	maxInFlight := fs.Int("max-in-flight", 0, "prediction requests admitted at once, more get 503 + Retry-After (0 = 256 * workers)")
 	reloadEndpoint := fs.Bool("reload-endpoint", false, "enable POST /v1/reload (reload the -model file)")
 	readTimeout := fs.Duration("read-timeout", 30*time.Second, "longest time to read a request (headers: at most 5s)")
 	writeTimeout := fs.Duration("write-timeout", 30*time.Second, "longest time from the end of the request headers to the end of the answer")
