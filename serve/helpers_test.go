@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -232,9 +233,10 @@ func want(t testing.TB, p *solvers.Pipeline, x *mat.Dense) ([]float64, *mat.Dens
 // the row, except that a row starting with 42 panics, one starting with 7
 // gives NaN and one starting with 99 blocks until release is closed.
 type trapModel struct {
-	d       int
-	release chan struct{}
-	entered chan struct{}
+	d         int
+	nanAtZero bool // a row of zeros (the probe row of New) gives NaN
+	release   chan struct{}
+	entered   chan struct{}
 }
 
 func (m *trapModel) Kind() string  { return "trap" }
@@ -244,6 +246,10 @@ func (m *trapModel) Predict(dst, x *mat.Dense) error {
 	n, _ := x.Dims()
 	for i := 0; i < n; i++ {
 		row := x.RawRowView(i)
+		if m.nanAtZero && slices.Max(row) == 0 && slices.Min(row) == 0 {
+			dst.Set(i, 0, math.NaN())
+			continue
+		}
 		switch row[0] {
 		case 42:
 			panic("trap: 42")

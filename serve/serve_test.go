@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -330,8 +329,11 @@ func TestNewErrors(t *testing.T) {
 	if _, err := New(nil, Options{}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("nil model: %v", err)
 	}
-	nanModel, _ := trapPipeline(t, 4)
-	_ = nanModel
+	nanModel, trap := trapPipeline(t, 4)
+	trap.nanAtZero = true
+	if _, err := New(nanModel, Options{}); !errors.Is(err, zonal.ErrNonFinite) {
+		t.Errorf("model with NaN outputs: %v, want ErrNonFinite", err)
+	}
 }
 
 // A panic in a prediction (batched single row or block) is a 500, logged
@@ -427,13 +429,4 @@ func TestClosed(t *testing.T) {
 	if code, _, _ := do(t, "GET", ts.URL+"/readyz", ""); code != 503 {
 		t.Errorf("readyz closed: %d", code)
 	}
-}
-
-func finiteAll(v []float64) bool {
-	for _, f := range v {
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return false
-		}
-	}
-	return true
 }
