@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"gonum.org/v1/gonum/mat"
@@ -428,5 +431,39 @@ func TestClosed(t *testing.T) {
 	}
 	if code, _, _ := do(t, "GET", ts.URL+"/readyz", ""); code != 503 {
 		t.Errorf("readyz closed: %d", code)
+	}
+}
+
+// HTTPServer sets every timeout; a client that stops sending its body is
+// cut off after the read timeout instead of holding a connection.
+func TestHTTPServerTimeouts(t *testing.T) {
+	p := testModels(t)["krr"]
+	s, _, _ := newTestServer(t, p, Options{})
+	hs := s.HTTPServer("127.0.0.1:0")
+	if hs.ReadHeaderTimeout <= 0 || hs.ReadTimeout <= 0 || hs.WriteTimeout <= 0 || hs.IdleTimeout <= 0 || hs.MaxHeaderBytes <= 0 {
+		t.Fatalf("timeouts not all set: %+v", hs)
+	}
+	hs.ReadTimeout, hs.ReadHeaderTimeout = 300*time.Millisecond, 300*time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go hs.Serve(ln)
+	defer hs.Close()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	io.WriteString(conn, "POST /v1/predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"rows\": [[1,")
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b, _ := io.ReadAll(conn) // the answer, if any, then EOF when the server closes
+	el := time.Since(start)
+	if el < 250*time.Millisecond || el > 4*time.Second {
+		t.Errorf("slow client cut off after %v, want about the 300 ms read timeout", el)
+	}
+	if len(b) > 0 && !strings.Contains(string(b), "400 Bad Request") {
+		t.Errorf("answer to a stalled body: %q", b)
 	}
 }
