@@ -1,7 +1,8 @@
 // Command zonal runs zonal's kernel methods on data files: with no arguments it
 // shows every method on the embedded digits set; its subcommands compare kernel
-// approximations (approx), fit and serve models (fit, predict) and grow kernel
-// PCA incrementally (kpca). Run `zonal help` for the list.
+// approximations (approx), fit models and predict with them (fit, predict),
+// serve a model over HTTP (serve) and grow kernel PCA incrementally (kpca).
+// Run `zonal help` for the list.
 //
 // Every command runs in four steps: parse the flags, build and validate a
 // config from them (a bad flag is a usage error before any work), run (the
@@ -36,6 +37,10 @@ type command struct {
 	// error for bad flags (usageError, exit 2), files or data (exit 1);
 	// ctx is cancelled on SIGINT/SIGTERM.
 	run func(ctx context.Context, e *env, args []string) error
+	// ownSignals says the command handles SIGINT and SIGTERM itself (serve
+	// drains its in-flight requests and exits 0); run then gets a context
+	// that is never cancelled.
+	ownSignals bool
 }
 
 // env is what a command may touch outside its config: the standard streams
@@ -123,24 +128,28 @@ func runMainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "zonal: unknown command %q (run `zonal help`)\n", name)
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	done := make(chan error, 1)
-	go func() { done <- c.run(ctx, e, args) }()
 	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
+	if c.ownSignals {
+		err = c.run(context.Background(), e, args)
+	} else {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		done := make(chan error, 1)
+		go func() { done <- c.run(ctx, e, args) }()
 		select {
 		case err = <-done:
-		case <-time.After(interruptGrace):
+		case <-ctx.Done():
+			select {
+			case err = <-done:
+			case <-time.After(interruptGrace):
+			}
 		}
-	}
-	if ctx.Err() != nil {
-		e.removeTemps()
-		fmt.Fprintf(stderr, "zonal %s: interrupted\n", name)
-		return exitInterrupt
+		if ctx.Err() != nil {
+			e.removeTemps()
+			fmt.Fprintf(stderr, "zonal %s: interrupted\n", name)
+			return exitInterrupt
+		}
 	}
 	switch {
 	case err == nil, err == errHelp:

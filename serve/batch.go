@@ -1,0 +1,206 @@
+package serve
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// job is one single-row request waiting in the batcher.
+type job struct {
+	m     *model
+	x     []float64 // the row, d values
+	outs  []float64 // the k outputs
+	label float64
+	err   error
+	done  chan struct{} // one send when the answer is in
+}
+
+// batcher merges concurrent single-row requests into blocks. One dispatcher
+// goroutine takes the first queued row, waits for a worker slot (rows that
+// arrive meanwhile queue up behind it), then takes every queued row up to
+// MaxBatch; if the block is not full and other single-row requests are
+// still being decoded, it waits for them until BatchDelay has passed since
+// it took the first row. The block is predicted on its own goroutine, which
+// gives the slot back.
+type batcher struct {
+	s        *Server
+	queue    chan *job
+	quit     chan struct{}
+	stopped  chan struct{}
+	arriving atomic.Int64 // prediction requests admitted and still being decoded
+	jobs     sync.Pool    // *job
+	scratch  sync.Pool    // *blockScratch
+}
+
+type blockScratch struct{ x, outs, labels []float64 }
+
+func newBatcher(s *Server) *batcher {
+	b := &batcher{
+		s:       s,
+		queue:   make(chan *job, s.opts.MaxInFlight),
+		quit:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	go b.run()
+	return b
+}
+
+func (b *batcher) stop() {
+	close(b.quit)
+	<-b.stopped
+}
+
+// predictRow queues the row x (d values) for model m and waits for its answer.
+func (b *batcher) predictRow(ctx context.Context, m *model, x []float64) (result, error) {
+	j, _ := b.jobs.Get().(*job)
+	if j == nil {
+		j = &job{done: make(chan struct{}, 1)}
+	}
+	j.m, j.err = m, nil
+	j.x = append(j.x[:0], x...)
+	if cap(j.outs) < m.k {
+		j.outs = make([]float64, m.k)
+	}
+	j.outs = j.outs[:m.k]
+	// At most MaxInFlight requests are admitted and the queue holds as many
+	// jobs, so it is full only when cancelled requests left jobs behind.
+	select {
+	case b.queue <- j:
+	default:
+		return result{}, errorf(http.StatusServiceUnavailable, "server is saturated (batch queue full); retry later")
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		// The job stays with the batcher, which still writes to it: drop it.
+		return result{}, errorf(http.StatusServiceUnavailable, "request cancelled while queued: %v", ctx.Err())
+	case <-b.stopped:
+		return result{}, errClosed
+	}
+	res := result{labels: []float64{j.label}, outs: append([]float64(nil), j.outs...)}
+	err := j.err
+	j.m = nil
+	b.jobs.Put(j)
+	return res, err
+}
+
+func (b *batcher) run() {
+	defer close(b.stopped)
+	s := b.s
+	maxBatch, delay := s.opts.MaxBatch, s.opts.BatchDelay
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		var first *job
+		select {
+		case first = <-b.queue:
+		case <-b.quit:
+			b.failQueued()
+			return
+		}
+		select {
+		case s.slots <- struct{}{}:
+		case <-b.quit:
+			b.finish([]*job{first}, errClosed)
+			b.failQueued()
+			return
+		}
+		batch := make([]*job, 1, maxBatch)
+		batch[0] = first
+		deadline := time.Now().Add(delay)
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case j := <-b.queue:
+				batch = append(batch, j)
+				continue
+			default:
+			}
+			wait := time.Until(deadline)
+			if b.arriving.Load() == 0 || wait <= 0 {
+				break
+			}
+			timer.Reset(wait)
+			select {
+			case j := <-b.queue:
+				timer.Stop()
+				batch = append(batch, j)
+			case <-timer.C:
+				break fill
+			case <-b.quit:
+				timer.Stop()
+				break fill
+			}
+		}
+		go b.runBlock(batch)
+	}
+}
+
+// failQueued answers every queued job with errClosed.
+func (b *batcher) failQueued() {
+	for {
+		select {
+		case j := <-b.queue:
+			b.finish([]*job{j}, errClosed)
+		default:
+			return
+		}
+	}
+}
+
+func (b *batcher) finish(js []*job, err error) {
+	for _, j := range js {
+		j.err = err
+		j.done <- struct{}{}
+	}
+}
+
+// runBlock predicts the jobs, one block per run of jobs on the same model
+// (a reload between two rows splits the block), then frees the worker slot.
+func (b *batcher) runBlock(batch []*job) {
+	defer func() { <-b.s.slots }()
+	for i := 0; i < len(batch); {
+		j := i + 1
+		for j < len(batch) && batch[j].m == batch[i].m {
+			j++
+		}
+		b.runGroup(batch[i:j])
+		i = j
+	}
+}
+
+func (b *batcher) runGroup(g []*job) {
+	m := g[0].m
+	n := len(g)
+	sc, _ := b.scratch.Get().(*blockScratch)
+	if sc == nil {
+		sc = new(blockScratch)
+	}
+	sc.x = grow(sc.x, n*m.d)
+	sc.outs = grow(sc.outs, n*m.k)
+	sc.labels = grow(sc.labels, n)
+	for i, j := range g {
+		copy(sc.x[i*m.d:(i+1)*m.d], j.x)
+	}
+	b.s.met.batchRows.Observe(float64(n))
+	err := b.s.predictBlock(m, sc.x, n, sc.labels, sc.outs)
+	for i, j := range g {
+		if err == nil {
+			j.label = sc.labels[i]
+			copy(j.outs, sc.outs[i*m.k:(i+1)*m.k])
+		}
+		j.err = err
+		j.done <- struct{}{}
+	}
+	b.scratch.Put(sc)
+}
+
+func grow(v []float64, n int) []float64 {
+	if cap(v) < n {
+		return make([]float64, n)
+	}
+	return v[:n]
+}

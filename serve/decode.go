@@ -1,0 +1,285 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// httpError is an error answered with its status code and message.
+type httpError struct {
+	code int
+	msg  string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func errorf(code int, format string, a ...any) *httpError {
+	return &httpError{code: code, msg: fmt.Sprintf(format, a...)}
+}
+
+// readBody reads the whole body, at most limit bytes (413 above).
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes is over the limit of %d bytes", r.ContentLength, limit)
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return nil, errorf(http.StatusRequestEntityTooLarge, "request body is over the limit of %d bytes", limit)
+		}
+		return nil, errorf(http.StatusBadRequest, "reading the request body: %v", err)
+	}
+	return b, nil
+}
+
+// jsonProblem describes a decoding error of encoding/json for a client.
+func jsonProblem(err error, body []byte) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, se)
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return fmt.Sprintf("field %q: JSON %s where %s was expected (byte %d)", te.Field, te.Value, typeName(te.Type.String()), te.Offset)
+		}
+		return fmt.Sprintf("JSON %s where %s was expected (byte %d)", te.Value, typeName(te.Type.String()), te.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		if len(bytes.TrimSpace(body)) == 0 {
+			return "empty request body"
+		}
+		return "malformed JSON: the body ends early"
+	}
+	return "malformed JSON: " + err.Error()
+}
+
+func typeName(t string) string {
+	switch t {
+	case "float64", "float32":
+		return "a number"
+	case "[]float64", "[][]float64":
+		return "an array of numbers"
+	case "bool":
+		return "true or false"
+	case "string":
+		return "a string"
+	}
+	if strings.HasPrefix(t, "[]") {
+		return "an array"
+	}
+	return "an object"
+}
+
+// unmarshalStrict decodes one JSON value into v, refusing unknown fields
+// and anything after the value.
+func unmarshalStrict(body []byte, v any, unknownOK bool) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if !unknownOK {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("malformed JSON: more data after the request object")
+	}
+	return nil
+}
+
+// v1Request is the body of POST /v1/predict.
+type v1Request struct {
+	Rows    *[][]float64 `json:"rows"`
+	Outputs bool         `json:"outputs"`
+}
+
+// decodeV1 parses a /v1/predict body for a model of d inputs into the
+// row-major n x d matrix x. Errors are *httpError (400, or 413 above maxRows).
+func decodeV1(body []byte, d, maxRows int) (x []float64, n int, outputs bool, err error) {
+	var req v1Request
+	if err := unmarshalStrict(body, &req, false); err != nil {
+		msg := jsonProblem(err, body)
+		if strings.Contains(err.Error(), "unknown field") {
+			msg = err.Error()[len("json: "):]
+		}
+		return nil, 0, false, errorf(http.StatusBadRequest, "%s; want {\"rows\": [[x1, ..., x%d], ...], \"outputs\": false}", msg, d)
+	}
+	if req.Rows == nil {
+		return nil, 0, false, errorf(http.StatusBadRequest, "missing \"rows\"; want {\"rows\": [[x1, ..., x%d], ...]}", d)
+	}
+	rows := *req.Rows
+	n = len(rows)
+	if n == 0 {
+		return nil, 0, false, errorf(http.StatusBadRequest, "\"rows\" is empty; want at least one row of d = %d numbers", d)
+	}
+	if n > maxRows {
+		return nil, 0, false, errorf(http.StatusRequestEntityTooLarge, "%d rows is over the limit of %d rows per request", n, maxRows)
+	}
+	x = make([]float64, n*d)
+	for i, row := range rows {
+		if len(row) != d {
+			return nil, 0, false, errorf(http.StatusBadRequest, "row %d has %d values; the model expects d = %d", i, len(row), d)
+		}
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, 0, false, errorf(http.StatusBadRequest, "row %d, column %d is %g; values must be finite (the model expects d = %d)", i, j, v, d)
+			}
+		}
+		copy(x[i*d:], row)
+	}
+	return x, n, req.Outputs, nil
+}
+
+// v2Tensor is one tensor of an Open Inference Protocol v2 request.
+type v2Tensor struct {
+	Name       string          `json:"name"`
+	Shape      []int64         `json:"shape"`
+	Datatype   string          `json:"datatype"`
+	Parameters json.RawMessage `json:"parameters,omitempty"`
+	Data       json.RawMessage `json:"data"`
+}
+
+// v2Output names an output tensor a v2 request asks for.
+type v2Output struct {
+	Name       string          `json:"name"`
+	Parameters json.RawMessage `json:"parameters,omitempty"`
+}
+
+// v2Request is the body of POST /v2/models/{name}/infer.
+type v2Request struct {
+	ID         string          `json:"id,omitempty"`
+	Parameters json.RawMessage `json:"parameters,omitempty"`
+	Inputs     []v2Tensor      `json:"inputs"`
+	Outputs    []v2Output      `json:"outputs,omitempty"`
+}
+
+// Output tensor names of the v2 infer answer.
+const (
+	outPredictions = "predictions"
+	outOutputs     = "outputs"
+)
+
+// v2Call is a decoded v2 infer request.
+type v2Call struct {
+	id          string
+	x           []float64 // n x d, row-major
+	n           int
+	fp32        bool // the input was FP32: answer in FP32
+	predictions bool // answer the "predictions" tensor
+	outputs     bool // answer the "outputs" tensor
+}
+
+// decodeV2 parses an infer body: exactly one input tensor, FP64 or FP32,
+// shape [n, d], data flat (row-major) or nested. Errors are *httpError.
+func decodeV2(body []byte, d, maxRows int) (*v2Call, error) {
+	want := fmt.Sprintf("want {\"inputs\": [{\"name\": \"input-0\", \"datatype\": \"FP64\" or \"FP32\", \"shape\": [n, %d], \"data\": [...]}]}", d)
+	var req v2Request
+	if err := unmarshalStrict(body, &req, true); err != nil {
+		return nil, errorf(http.StatusBadRequest, "%s; %s", jsonProblem(err, body), want)
+	}
+	if len(req.Inputs) != 1 {
+		return nil, errorf(http.StatusBadRequest, "%d input tensors; the model takes exactly one; %s", len(req.Inputs), want)
+	}
+	in := req.Inputs[0]
+	c := &v2Call{id: req.ID}
+	switch in.Datatype {
+	case "FP64":
+	case "FP32":
+		c.fp32 = true
+	default:
+		return nil, errorf(http.StatusBadRequest, "input %q has datatype %q; the model takes FP64 or FP32", in.Name, in.Datatype)
+	}
+	if len(in.Shape) != 2 || in.Shape[1] != int64(d) || in.Shape[0] < 1 {
+		return nil, errorf(http.StatusBadRequest, "input %q has shape %v; the model expects [n, %d] with n >= 1", in.Name, in.Shape, d)
+	}
+	if in.Shape[0] > int64(maxRows) {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "%d rows is over the limit of %d rows per request", in.Shape[0], maxRows)
+	}
+	c.n = int(in.Shape[0])
+	x, err := tensorData(in.Data, c.n, d)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "input %q: %v (shape [%d, %d])", in.Name, err, c.n, d)
+	}
+	for i, v := range x {
+		if c.fp32 {
+			v = float64(float32(v))
+			x[i] = v
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, errorf(http.StatusBadRequest, "input %q: row %d, column %d is not a finite %s; the model expects d = %d finite values per row",
+				in.Name, i/d, i%d, in.Datatype, d)
+		}
+	}
+	c.x = x
+	if len(req.Outputs) == 0 {
+		c.predictions, c.outputs = true, true
+	}
+	for _, o := range req.Outputs {
+		switch o.Name {
+		case outPredictions:
+			c.predictions = true
+		case outOutputs:
+			c.outputs = true
+		default:
+			return nil, errorf(http.StatusBadRequest, "unknown output %q; the model answers %q (labels or values, shape [n]) and %q (raw outputs, shape [n, k])",
+				o.Name, outPredictions, outOutputs)
+		}
+	}
+	return c, nil
+}
+
+// tensorData parses v2 tensor data, flat ([n*d] numbers) or nested ([n][d]).
+func tensorData(raw json.RawMessage, n, d int) ([]float64, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, errors.New("no \"data\"")
+	}
+	var flat []float64
+	if err := json.Unmarshal(raw, &flat); err == nil {
+		if len(flat) != n*d {
+			return nil, fmt.Errorf("data has %d values, shape needs %d", len(flat), n*d)
+		}
+		return flat, nil
+	}
+	var nested [][]float64
+	if err := json.Unmarshal(raw, &nested); err != nil {
+		return nil, errors.New("data must be an array of numbers (row-major) or of rows of numbers: " + jsonProblem(err, raw))
+	}
+	if len(nested) != n {
+		return nil, fmt.Errorf("data has %d rows, shape says %d", len(nested), n)
+	}
+	x := make([]float64, 0, n*d)
+	for i, row := range nested {
+		if len(row) != d {
+			return nil, fmt.Errorf("row %d has %d values; the model expects d = %d", i, len(row), d)
+		}
+		x = append(x, row...)
+	}
+	return x, nil
+}
+
+// appendFloats appends v as a JSON array; bits is 64 or 32 (FP32 answers
+// are rounded to float32). A non-finite value is an error.
+func appendFloats(b []byte, v []float64, bits int) ([]byte, error) {
+	b = append(b, '[')
+	for i, f := range v {
+		if bits == 32 {
+			f = float64(float32(f))
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return b, fmt.Errorf("the model produced a non-finite value (%g) at position %d", f, i)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendFloat(b, f, 'g', -1, bits)
+	}
+	return append(b, ']'), nil
+}

@@ -1,0 +1,60 @@
+// Package serve puts a fitted zonal model (a *solvers.Pipeline, as read from
+// a model file by solvers.Load) behind HTTP: New returns a *Server, an
+// http.Handler that can be mounted in any mux or served on its own (the
+// `zonal serve` command does the latter).
+//
+// # Routes
+//
+//	POST /v1/predict               {"rows": [[x11, ..., x1d], ...], "outputs": false}
+//	                               -> {"predictions": [y1, ...], "outputs": [[...], ...]}
+//	POST /v1/reload                reload the model file (only with Options.ReloadEndpoint)
+//	GET  /v2                       Open Inference Protocol v2 server metadata
+//	GET  /v2/health/live           {"live": true}
+//	GET  /v2/health/ready          {"ready": true} (503 while draining)
+//	GET  /v2/models/{name}         model metadata: input tensor [-1, d], output tensors
+//	GET  /v2/models/{name}/ready   {"name": name, "ready": true}
+//	POST /v2/models/{name}/infer   one FP64 or FP32 input tensor of shape [n, d]
+//	     /v2/models/{name}/versions/{version}[/ready|/infer]  the same, for Options.Version
+//	GET  /healthz, /readyz         liveness and readiness (text "ok")
+//	GET  /metrics                  Prometheus text format, from Options.Registry
+//
+// A prediction is the class label (one of the training labels) for a
+// classification model and the value for regression; the outputs are the k
+// raw model outputs f(x) = sum_j alpha_j k(x, c_j) (per-class scores, one vs
+// all) or, for ridge on features, W^T z(x).
+//
+// # Limits
+//
+// The body is limited to Options.MaxBodyBytes (413), a request to
+// Options.MaxRows rows (413); malformed JSON, a row of the wrong length or a
+// non-finite value is a 400 whose message names the problem and the model's
+// d; an unknown path is a 404 and a wrong method a 405 (with Allow), all as
+// {"error": "..."}. At most Options.MaxInFlight prediction requests are
+// admitted at once; the next one is refused at once with 503 and Retry-After,
+// so nothing queues without bound. At most Options.Workers block predictions
+// run at once. A panic in a handler or a prediction is recovered, logged,
+// counted and answered with a 500.
+//
+// # Dynamic batching
+//
+// Single-row requests that arrive together are stacked into one block X_b
+// (b x d, b <= Options.MaxBatch) and predicted with one block product
+// K(X_b, C) alpha instead of b products k(x_i, C) alpha: for FALKON with M
+// centres that is one b x M kernel block (a matrix-matrix product) instead of
+// b matrix-vector products. A request waits at most Options.BatchDelay for
+// companions, and only while other single-row requests have been admitted and
+// are still being decoded: an idle server predicts a lone row at once. While
+// every worker is busy, rows queue and the next block takes them all, so
+// blocks grow with the load. Row i of a block is answered with the
+// prediction of row i alone: exactly for blocks of at most 32 rows (the
+// solvers predict those row by row) and to rounding for larger ones (kernel
+// blocks and Gemm sum in another order; the tests allow 1e-12 (1 + |y|)).
+//
+// # Reload
+//
+// Reload loads Options.ModelFile, checks it (same input dimension d as the
+// model being served, finite outputs on a probe row) and swaps it in
+// atomically; a request keeps the model it started with. A bad file keeps
+// the old model: the error is returned (and answered by /v1/reload), logged
+// and counted in zonal_serve_reloads_total{result="failure"}.
+package serve

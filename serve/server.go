@@ -1,0 +1,645 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// Server answers predictions of one model over HTTP (see the package
+// documentation for the routes). It is an http.Handler, safe for
+// concurrent use; Close stops its batcher.
+type Server struct {
+	opts   Options
+	reg    *prometheus.Registry
+	met    *metrics
+	mux    *http.ServeMux
+	cur    atomic.Pointer[model]
+	admit  chan struct{} // one token per admitted prediction request
+	slots  chan struct{} // one token per running block prediction
+	batch  *batcher      // nil: no batching
+	closed atomic.Bool
+	drain  atomic.Bool
+	relMu  sync.Mutex
+	closer sync.Once
+}
+
+// model is one loaded model with what the handlers need of it.
+type model struct {
+	p        *solvers.Pipeline
+	d, k     int
+	kind     string
+	task     string
+	source   string
+	loadedAt time.Time
+	meta     []byte // v2 model metadata JSON
+}
+
+// New serves p with the options. It returns an error wrapping
+// zonal.ErrParam for a nil model or bad options (including a Registry that
+// already holds a server's metrics), zonal.ErrNonFinite if the model's
+// outputs on a probe row are not finite.
+func New(p *solvers.Pipeline, opts Options) (*Server, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: o, reg: o.Registry}
+	own := s.reg == nil
+	if own {
+		s.reg = prometheus.NewRegistry()
+	}
+	m, err := s.check(p, o.ModelFile, nil)
+	if err != nil {
+		return nil, err
+	}
+	if s.met, err = newMetrics(s.reg, own); err != nil {
+		return nil, err
+	}
+	s.admit = make(chan struct{}, o.MaxInFlight)
+	s.slots = make(chan struct{}, o.Workers)
+	s.install(m)
+	if o.MaxBatch > 1 {
+		s.batch = newBatcher(s)
+	}
+	s.routes()
+	return s, nil
+}
+
+// Registry is the registry holding the server's metrics (what /metrics serves).
+func (s *Server) Registry() *prometheus.Registry { return s.reg }
+
+// Model is the model being served now.
+func (s *Server) Model() *solvers.Pipeline { return s.cur.Load().p }
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// SetDraining marks the server as going away (draining true): /readyz and
+// /v2/health/ready answer 503 so load balancers stop sending, while requests
+// are still answered. Call it before http.Server.Shutdown.
+func (s *Server) SetDraining(draining bool) { s.drain.Store(draining) }
+
+// Close stops the batcher; later prediction requests get 503. Call it after
+// the http.Server has shut down (in-flight requests finished).
+func (s *Server) Close() error {
+	s.closer.Do(func() {
+		s.closed.Store(true)
+		if s.batch != nil {
+			s.batch.stop()
+		}
+	})
+	return nil
+}
+
+// HTTPServer returns an http.Server serving s on addr with timeouts that
+// bound slow clients: 5 s to read the headers, 30 s to read the request, 30 s
+// to write the answer, 2 min for an idle keep-alive connection, 64 KiB of
+// headers. Change the fields before ListenAndServe to tune them.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// check verifies p as a replacement of old (nil: the first model): same
+// input dimension, finite outputs on a probe row (the scaler's mean, or
+// zeros). Errors wrap zonal.ErrParam, zonal.ErrShape or zonal.ErrNonFinite.
+func (s *Server) check(p *solvers.Pipeline, source string, old *model) (m *model, err error) {
+	if p == nil || p.Model == nil {
+		return nil, fmt.Errorf("%w: serve: nil model", zonal.ErrParam)
+	}
+	d, k := p.InputDim(), p.Outputs()
+	if d < 1 || k < 1 {
+		return nil, fmt.Errorf("%w: serve: model has d = %d inputs and k = %d outputs", zonal.ErrShape, d, k)
+	}
+	if old != nil && d != old.d {
+		return nil, fmt.Errorf("%w: serve: the new model takes d = %d inputs, the one being served %d; clients would break", zonal.ErrShape, d, old.d)
+	}
+	probe := make([]float64, d)
+	if p.Scaler != nil {
+		copy(probe, p.Scaler.Mean)
+	}
+	out := make([]float64, k)
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, fmt.Errorf("%w: serve: the model panicked on a probe row: %v", zonal.ErrParam, r)
+		}
+	}()
+	if err := p.PredictOutputs(mat.NewDense(1, k, out), mat.NewDense(1, d, probe)); err != nil {
+		return nil, fmt.Errorf("serve: probe prediction: %w", err)
+	}
+	for j, v := range out {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: serve: output %d on a probe row is %g", zonal.ErrNonFinite, j, v)
+		}
+	}
+	m = &model{p: p, d: d, k: k, kind: p.Model.Kind(), task: p.Encoding.Task.String(), source: source, loadedAt: time.Now()}
+	m.meta = s.metadata(m)
+	return m, nil
+}
+
+// install makes m the model being served and updates the model gauges.
+func (s *Server) install(m *model) {
+	old := s.cur.Swap(m)
+	if old != nil {
+		s.met.modelInfo.DeleteLabelValues(s.opts.Name, old.kind, old.task)
+	}
+	s.met.modelInfo.WithLabelValues(s.opts.Name, m.kind, m.task).Set(1)
+	s.met.inputDim.Set(float64(m.d))
+	s.met.outputs.Set(float64(m.k))
+	s.met.loadTime.Set(float64(m.loadedAt.UnixNano()) / 1e9)
+}
+
+// Swap checks p (see Reload) and serves it from now on; requests already
+// running finish on the model they started with. On error the current model
+// keeps serving; the error wraps zonal.ErrParam, zonal.ErrShape or
+// zonal.ErrNonFinite. Swaps are counted as reloads.
+func (s *Server) Swap(p *solvers.Pipeline) error { return s.swap(p, "", nil) }
+
+// Reload reads Options.ModelFile with solvers.Load and swaps it in (see
+// Swap). A missing, corrupt (zonal.ErrFormat), other-version
+// (zonal.ErrVersion) or incompatible (zonal.ErrShape: another input
+// dimension) file keeps the current model serving; the error is returned,
+// logged and counted in zonal_serve_reloads_total{result="failure"}.
+// Without a ModelFile the error wraps zonal.ErrParam.
+func (s *Server) Reload() error {
+	path := s.opts.ModelFile
+	if path == "" {
+		return s.swap(nil, "", fmt.Errorf("%w: serve: no model file to reload (Options.ModelFile)", zonal.ErrParam))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return s.swap(nil, path, fmt.Errorf("serve: reload: %w", err))
+	}
+	p, err := solvers.Load(f, solvers.Options{Backend: s.opts.Backend})
+	f.Close()
+	if err != nil {
+		return s.swap(nil, path, fmt.Errorf("serve: reload %s: %w", path, err))
+	}
+	return s.swap(p, path, nil)
+}
+
+// swap installs p after checking it, or reports loadErr / the check's error.
+func (s *Server) swap(p *solvers.Pipeline, source string, loadErr error) error {
+	s.relMu.Lock()
+	defer s.relMu.Unlock()
+	err := loadErr
+	var m *model
+	if err == nil {
+		m, err = s.check(p, source, s.cur.Load())
+	}
+	if err != nil {
+		s.met.reloads.WithLabelValues("failure").Inc()
+		s.opts.Logger.Error("model reload failed; the previous model keeps serving", "model", s.opts.Name, "file", source, "error", err)
+		return err
+	}
+	s.install(m)
+	s.met.reloads.WithLabelValues("success").Inc()
+	s.opts.Logger.Info("model reloaded", "model", s.opts.Name, "file", source, "kind", m.kind, "d", m.d, "k", m.k)
+	return nil
+}
+
+// routes builds the mux. Every route checks its methods itself so that a
+// wrong method is a 405 and an unknown path a 404, both as JSON.
+func (s *Server) routes() {
+	mux := http.NewServeMux()
+	handle := func(pattern, route, method string, h func(http.ResponseWriter, *http.Request) error) {
+		mux.Handle(pattern, s.instrument(route, method, h))
+	}
+	handle("/v1/predict", "/v1/predict", http.MethodPost, s.handleV1)
+	if s.opts.ReloadEndpoint {
+		handle("/v1/reload", "/v1/reload", http.MethodPost, s.handleReload)
+	}
+	handle("/v2", "/v2", http.MethodGet, s.handleServerMeta)
+	handle("/v2/health/live", "/v2/health/live", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
+		return writeJSON(w, http.StatusOK, []byte(`{"live":true}`))
+	})
+	handle("/v2/health/ready", "/v2/health/ready", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
+		if !s.ready() {
+			return writeJSON(w, http.StatusServiceUnavailable, []byte(`{"ready":false}`))
+		}
+		return writeJSON(w, http.StatusOK, []byte(`{"ready":true}`))
+	})
+	for _, prefix := range []string{"/v2/models/{name}", "/v2/models/{name}/versions/{version}"} {
+		handle(prefix, prefix, http.MethodGet, s.handleModelMeta)
+		handle(prefix+"/ready", prefix+"/ready", http.MethodGet, s.handleModelReady)
+		handle(prefix+"/infer", prefix+"/infer", http.MethodPost, s.handleV2)
+	}
+	handle("/healthz", "/healthz", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
+		return writeText(w, http.StatusOK, "ok\n")
+	})
+	handle("/readyz", "/readyz", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
+		if !s.ready() {
+			return writeText(w, http.StatusServiceUnavailable, "draining\n")
+		}
+		return writeText(w, http.StatusOK, "ok\n")
+	})
+	prom := promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{})
+	handle("/metrics", "/metrics", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
+		prom.ServeHTTP(w, r)
+		return nil
+	})
+	handle("/", "unknown", "", func(w http.ResponseWriter, r *http.Request) error {
+		return errorf(http.StatusNotFound, "no route %s %s; see /v1/predict, /v2/models/%s/infer, /healthz, /readyz, /metrics", r.Method, r.URL.Path, s.opts.Name)
+	})
+	s.mux = mux
+}
+
+func (s *Server) ready() bool { return !s.drain.Load() && !s.closed.Load() && s.cur.Load() != nil }
+
+// statusWriter remembers the status code written.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// instrument wraps a route: method check (GET routes take HEAD too), error
+// answers, panic recovery, request count and latency.
+func (s *Server) instrument(route, method string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	lat := s.met.latency.WithLabelValues(route)
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		w := &statusWriter{ResponseWriter: rw}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.met.panics.Inc()
+				s.opts.Logger.Error("panic in handler", "route", route, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if w.code == 0 {
+					writeError(w, errorf(http.StatusInternalServerError, "internal error (logged)"))
+				}
+			}
+			code := w.code
+			if code == 0 {
+				code = http.StatusOK
+			}
+			s.met.requests.WithLabelValues(route, strconv.Itoa(code)).Inc()
+			lat.Observe(time.Since(start).Seconds())
+		}()
+		if method != "" && r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
+			allow := method
+			if method == http.MethodGet {
+				allow = "GET, HEAD"
+			}
+			w.Header().Set("Allow", allow)
+			writeError(w, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s; use %s", r.Method, r.URL.Path, method))
+			return
+		}
+		if err := h(w, r); err != nil {
+			writeError(w, err)
+		}
+	})
+}
+
+// writeError answers err as {"error": "..."}: an *httpError with its code,
+// a recovered prediction panic as 500, anything else as 500.
+func writeError(w http.ResponseWriter, err error) {
+	code := http.StatusInternalServerError
+	var he *httpError
+	if errors.As(err, &he) {
+		code = he.code
+	}
+	msg, _ := json.Marshal(err.Error())
+	b := make([]byte, 0, len(msg)+16)
+	b = append(b, `{"error":`...)
+	b = append(b, msg...)
+	b = append(b, "}\n"...)
+	writeJSON(w, code, b)
+}
+
+func writeJSON(w http.ResponseWriter, code int, b []byte) error {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(code)
+	_, _ = w.Write(b) // an error means the client went away: nothing more to answer
+	return nil
+}
+
+func writeText(w http.ResponseWriter, code int, text string) error {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = w.Write([]byte(text))
+	return nil
+}
+
+// admitRequest takes an admission token or answers 503 with Retry-After.
+func (s *Server) admitRequest(w http.ResponseWriter) (release func(), err error) {
+	if s.closed.Load() {
+		return nil, errorf(http.StatusServiceUnavailable, "server is shutting down")
+	}
+	select {
+	case s.admit <- struct{}{}:
+	default:
+		s.met.rejected.Inc()
+		secs := int(math.Ceil(s.opts.RetryAfter.Seconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+		return nil, errorf(http.StatusServiceUnavailable, "server is saturated (%d requests in flight); retry later", s.opts.MaxInFlight)
+	}
+	s.met.inFlight.Inc()
+	return func() {
+		s.met.inFlight.Dec()
+		<-s.admit
+	}, nil
+}
+
+// result is the answer to n rows: labels (n) and raw outputs (n x k).
+type result struct {
+	labels, outs []float64
+}
+
+// predict answers the n x d rows x with model m: a lone row through the
+// batcher (when batching is on), more rows as one block on a worker slot.
+func (s *Server) predict(ctx context.Context, m *model, x []float64, n int) (result, error) {
+	if n == 1 && s.batch != nil {
+		return s.batch.predictRow(ctx, m, x)
+	}
+	res := result{labels: make([]float64, n), outs: make([]float64, n*m.k)}
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return res, errorf(http.StatusServiceUnavailable, "request cancelled while waiting for a worker: %v", ctx.Err())
+	}
+	defer func() { <-s.slots }()
+	err := s.predictBlock(m, x, n, res.labels, res.outs)
+	return res, err
+}
+
+// predictBlock predicts the n x d block x with m into labels (n) and outs
+// (n x k): outs = f(x) (raw outputs), labels = the encoding's decoding of
+// outs, which is what Pipeline.PredictLabels computes. A panic is recovered,
+// logged and counted and becomes an error answered with 500.
+func (s *Server) predictBlock(m *model, x []float64, n int, labels, outs []float64) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.met.panics.Inc()
+			s.opts.Logger.Error("panic in prediction", "model", s.opts.Name, "kind", m.kind, "rows", n, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			err = errorf(http.StatusInternalServerError, "internal error in the model (logged)")
+		}
+	}()
+	o := mat.NewDense(n, m.k, outs)
+	if err := m.p.PredictOutputs(o, mat.NewDense(n, m.d, x)); err != nil {
+		return fmt.Errorf("prediction failed: %w", err)
+	}
+	m.p.Encoding.Decode(labels, o)
+	s.met.rows.Add(float64(n))
+	return nil
+}
+
+// handleV1 answers POST /v1/predict.
+func (s *Server) handleV1(w http.ResponseWriter, r *http.Request) error {
+	release, err := s.admitRequest(w)
+	if err != nil {
+		return err
+	}
+	defer release()
+	m := s.cur.Load()
+	if s.batch != nil {
+		s.batch.arriving.Add(1)
+	}
+	body, err := readBody(w, r, s.opts.MaxBodyBytes)
+	var x []float64
+	var n int
+	var wantOut bool
+	if err == nil {
+		var ok bool
+		if x, n, wantOut, ok = fastV1(body, m.d, s.opts.MaxRows); !ok {
+			x, n, wantOut, err = decodeV1(body, m.d, s.opts.MaxRows)
+		}
+	}
+	if s.batch != nil {
+		s.batch.arriving.Add(-1)
+	}
+	if err != nil {
+		return err
+	}
+	res, err := s.predict(r.Context(), m, x, n)
+	if err != nil {
+		return err
+	}
+	b := make([]byte, 0, 32+n*24*(1+m.k))
+	b = append(b, `{"predictions":`...)
+	if b, err = appendFloats(b, res.labels, 64); err != nil {
+		return err
+	}
+	if wantOut {
+		b = append(b, `,"outputs":[`...)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendFloats(b, res.outs[i*m.k:(i+1)*m.k], 64); err != nil {
+				return err
+			}
+		}
+		b = append(b, ']')
+	}
+	b = append(b, "}\n"...)
+	return writeJSON(w, http.StatusOK, b)
+}
+
+// handleReload answers POST /v1/reload: 200 with the new model, or 422 with
+// the reason the file was refused (the old model keeps serving).
+func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
+	if err := s.Reload(); err != nil {
+		return errorf(http.StatusUnprocessableEntity, "reload refused, the previous model keeps serving: %v", err)
+	}
+	m := s.cur.Load()
+	b, _ := json.Marshal(map[string]any{"reloaded": true, "file": m.source, "kind": m.kind, "task": m.task, "d": m.d, "k": m.k})
+	return writeJSON(w, http.StatusOK, append(b, '\n'))
+}
+
+// handleServerMeta answers GET /v2 (server metadata).
+func (s *Server) handleServerMeta(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, []byte(`{"name":"zonal","version":"1","extensions":[]}`+"\n"))
+}
+
+// modelFor returns the model named in the path (and its version, when the
+// path has one), or a 404.
+func (s *Server) modelFor(r *http.Request) (*model, error) {
+	if name := r.PathValue("name"); name != s.opts.Name {
+		return nil, errorf(http.StatusNotFound, "no model %q; this server serves %q", name, s.opts.Name)
+	}
+	if v := r.PathValue("version"); v != "" && v != s.opts.Version {
+		if s.opts.Version == "" {
+			return nil, errorf(http.StatusNotFound, "model %q has no versions; use /v2/models/%s", s.opts.Name, s.opts.Name)
+		}
+		return nil, errorf(http.StatusNotFound, "model %q has no version %q; it serves version %q", s.opts.Name, v, s.opts.Version)
+	}
+	return s.cur.Load(), nil
+}
+
+// v2Meta is the v2 model metadata answer.
+type v2Meta struct {
+	Name     string       `json:"name"`
+	Versions []string     `json:"versions,omitempty"`
+	Platform string       `json:"platform"`
+	Inputs   []v2MetaItem `json:"inputs"`
+	Outputs  []v2MetaItem `json:"outputs"`
+}
+
+type v2MetaItem struct {
+	Name     string  `json:"name"`
+	Datatype string  `json:"datatype"`
+	Shape    []int64 `json:"shape"`
+}
+
+func (s *Server) metadata(m *model) []byte {
+	md := v2Meta{
+		Name:     s.opts.Name,
+		Platform: "zonal_" + m.kind,
+		Inputs:   []v2MetaItem{{Name: "input-0", Datatype: "FP64", Shape: []int64{-1, int64(m.d)}}},
+		Outputs: []v2MetaItem{
+			{Name: outPredictions, Datatype: "FP64", Shape: []int64{-1}},
+			{Name: outOutputs, Datatype: "FP64", Shape: []int64{-1, int64(m.k)}},
+		},
+	}
+	if s.opts.Version != "" {
+		md.Versions = []string{s.opts.Version}
+	}
+	b, _ := json.Marshal(md)
+	return append(b, '\n')
+}
+
+// handleModelMeta answers GET /v2/models/{name}.
+func (s *Server) handleModelMeta(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.modelFor(r)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, m.meta)
+}
+
+// handleModelReady answers GET /v2/models/{name}/ready.
+func (s *Server) handleModelReady(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.modelFor(r); err != nil {
+		return err
+	}
+	name, _ := json.Marshal(s.opts.Name)
+	code, ready := http.StatusOK, "true"
+	if !s.ready() {
+		code, ready = http.StatusServiceUnavailable, "false"
+	}
+	return writeJSON(w, code, []byte(`{"name":`+string(name)+`,"ready":`+ready+"}\n"))
+}
+
+// handleV2 answers POST /v2/models/{name}/infer.
+func (s *Server) handleV2(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.modelFor(r)
+	if err != nil {
+		return err
+	}
+	release, err := s.admitRequest(w)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if s.batch != nil {
+		s.batch.arriving.Add(1)
+	}
+	body, err := readBody(w, r, s.opts.MaxBodyBytes)
+	var c *v2Call
+	if err == nil {
+		c, err = decodeV2(body, m.d, s.opts.MaxRows)
+	}
+	if s.batch != nil {
+		s.batch.arriving.Add(-1)
+	}
+	if err != nil {
+		return err
+	}
+	res, err := s.predict(r.Context(), m, c.x, c.n)
+	if err != nil {
+		return err
+	}
+	dt, bits := "FP64", 64
+	if c.fp32 {
+		dt, bits = "FP32", 32
+	}
+	name, _ := json.Marshal(s.opts.Name)
+	b := make([]byte, 0, 128+c.n*24*(1+m.k))
+	b = append(b, `{"model_name":`...)
+	b = append(b, name...)
+	if s.opts.Version != "" {
+		v, _ := json.Marshal(s.opts.Version)
+		b = append(b, `,"model_version":`...)
+		b = append(b, v...)
+	}
+	if c.id != "" {
+		id, _ := json.Marshal(c.id)
+		b = append(b, `,"id":`...)
+		b = append(b, id...)
+	}
+	b = append(b, `,"outputs":[`...)
+	if c.predictions {
+		b = append(b, `{"name":"`+outPredictions+`","datatype":"`+dt+`","shape":[`...)
+		b = strconv.AppendInt(b, int64(c.n), 10)
+		b = append(b, `],"data":`...)
+		if b, err = appendFloats(b, res.labels, bits); err != nil {
+			return err
+		}
+		b = append(b, '}')
+	}
+	if c.outputs {
+		if c.predictions {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":"`+outOutputs+`","datatype":"`+dt+`","shape":[`...)
+		b = strconv.AppendInt(b, int64(c.n), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(m.k), 10)
+		b = append(b, `],"data":`...)
+		if b, err = appendFloats(b, res.outs, bits); err != nil {
+			return err
+		}
+		b = append(b, '}')
+	}
+	b = append(b, "]}\n"...)
+	return writeJSON(w, http.StatusOK, b)
+}
+
+// errClosed answers requests that reach a closed server.
+var errClosed = errorf(http.StatusServiceUnavailable, "server is shutting down")
