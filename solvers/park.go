@@ -88,7 +88,8 @@ type ParKCell struct {
 	Halo int
 	// Centers is M_q.
 	Centers int
-	// Lambda is lambda_q = lambda n / n_q.
+	// Lambda is lambda_q = lambda n / n_q, n_q here the rows the cell was
+	// fitted on (Rows - ValidationRows + Halo).
 	Lambda float64
 	// Iterations is the number of CG iterations run; Converged whether
 	// every output met Tol.
@@ -97,7 +98,9 @@ type ParKCell struct {
 	// FitSeconds is the wall time of the cell's FALKON fit.
 	FitSeconds float64
 	// ValidationRows and ValidationRMSE: the held-out rows and the root mean
-	// squared error over them and every output (NaN when none).
+	// squared error over them and every column of y, the targets FitParK was
+	// given (for a classification pipeline, the encoded target columns); NaN
+	// when none.
 	ValidationRows int
 	ValidationRMSE float64
 }
@@ -162,7 +165,8 @@ type ParK struct {
 //
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
 // Cells outside 1..n, Centers outside Cells..n, an unknown Partition or
-// Budget, Cap in (0, 1) or not finite, Validation outside [0, 0.5], fewer
+// Budget, Cap in (0, 1) or not finite, Overlap outside [0, 1], Validation
+// outside [0, 0.5], fewer
 // distinct points in feature space than Cells; zonal.ErrShape for nil
 // inputs or a label count other than the row count; zonal.ErrEmpty for no
 // rows or columns; zonal.ErrNonFinite for NaN or Inf in x or y;
