@@ -328,6 +328,9 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 	if r := out.parkReport; r != nil {
 		fmt.Fprintf(w, "partition %s (cap %g, centres by %s): largest cell / (n/Q) = %.2f, partition %.3f s\n",
 			r.Partition, r.Cap, r.Budget, r.Imbalance, r.PartitionSeconds)
+		if v := cellValidation(r); len(v) > 0 {
+			fmt.Fprintf(w, "cell validation RMSE: min %.4g, median %.4g, max %.4g\n", v[0], v[len(v)/2], v[len(v)-1])
+		}
 	}
 	if out.modelSaved {
 		fmt.Fprintf(w, "model written to %s\n", c.model)

@@ -87,3 +87,15 @@ func newParkJSON(r *solvers.ParKReport, sizes []int) *parkJSON {
 	}
 	return j
 }
+
+// cellValidation returns the cells' validation RMSEs that exist, sorted.
+func cellValidation(r *solvers.ParKReport) []float64 {
+	var v []float64
+	for _, c := range r.Cells {
+		if c.ValidationRows > 0 && !math.IsNaN(c.ValidationRMSE) {
+			v = append(v, c.ValidationRMSE)
+		}
+	}
+	slices.Sort(v)
+	return v
+}

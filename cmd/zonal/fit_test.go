@@ -156,6 +156,11 @@ func TestFitParKPartitionJSON(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"partition":null`) {
 		t.Fatalf("falkon: exit %d, %s %s", code, out, errs)
 	}
+	out, errs, code = runCmd("fit", "-train", train, "-split", "0.8", "-sigma", "1", "-lambda", "1e-4",
+		"-method", "park", "-cells", "4", "-centers", "60", "-partition", "greedy", "-cell-validation", "0.2")
+	if code != 0 || !strings.Contains(out, "partition greedy (cap 0, centres by size): largest cell / (n/Q) = ") || !strings.Contains(out, "cell validation RMSE: min ") {
+		t.Fatalf("text report: exit %d, %s %s", code, out, errs)
+	}
 	if _, errs, code := runCmd("predict", "-model", model, "-data", train); code != 0 {
 		t.Fatalf("predict with the capped ParK model: exit %d: %s", code, errs)
 	}
