@@ -368,3 +368,40 @@ func TestParKOverlap(t *testing.T) {
 		t.Fatalf("overlap 1.5: %v", err)
 	}
 }
+
+// TestSubsampleTrimsOutliers: on blobs with 20 isolated outliers (rows
+// 0..19 of clustered) the farthest-point rule takes outliers as centroids
+// while its trimmed-subsample variant and k-means never do, for several
+// seeds.
+func TestSubsampleTrimsOutliers(t *testing.T) {
+	x, _ := clustered(2000, 20, 11)
+	n, _ := x.Dims()
+	diag := make([]float64, n)
+	for i := range diag {
+		diag[i] = 1 // testGauss: k(x, x) = 1
+	}
+	k := testGauss{0.5}
+	greedyOutliers := 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		for _, part := range PartitionStrategies {
+			p, err := makePartition(bg, nil, k, x, diag, ParKOptions{Cells: 8, Partition: part, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := 0
+			for _, c := range p.cidx {
+				if c < 20 {
+					out++
+				}
+			}
+			if part == PartitionGreedy {
+				greedyOutliers += out
+			} else if out > 0 {
+				t.Fatalf("%s seed %d: %d outlier centroids %v", part, seed, out, p.cidx)
+			}
+		}
+	}
+	if greedyOutliers == 0 {
+		t.Fatal("the farthest-point rule took no outlier: the test data do not exercise trimming")
+	}
+}
