@@ -429,9 +429,12 @@ func sizeBudget(sizes []int, M int) []int {
 	return mq
 }
 
-// effDimSample is the largest sample of a cell whose kernel matrix
-// estimates the cell's effective dimension.
-const effDimSample = 400
+// effDimSample is the largest Nystrom sample S of a cell, effDimRows the
+// largest set R of its rows whose leverage scores are summed.
+const (
+	effDimSample = 400
+	effDimRows   = 2000
+)
 
 // effDimBudget is BudgetEffDim: M_q proportional to the estimate of
 // N_q(lambda_q) (see BudgetEffDim), lambda_q = lambda n / n_q, within
@@ -445,25 +448,43 @@ func effDimBudget(ctx context.Context, be backend.Backend, k kernels.Kernel, x *
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("solvers: ParK canceled: %w", err)
 		}
-		s := sampleRows(r, effDimSample, rng)
-		xs := gatherRows(x, s)
-		m := len(s)
+		S := sampleRows(r, effDimSample, rng)
+		R := sampleRows(r, effDimRows, rng)
+		m := len(S)
+		// lambda_q n_q = lambda n: the absolute regulariser of every cell.
+		reg := lambda * float64(n)
 		kss := mat.NewDense(m, m, nil)
-		if err := kernels.MatrixInto(ctx, kss, k, xs, xs, kernels.Options{Backend: be}); err != nil {
+		if err := kernels.MatrixInto(ctx, kss, k, gatherRows(x, S), gatherRows(x, S), kernels.Options{Backend: be}); err != nil {
 			return nil, err
 		}
-		var es mat.EigenSym
-		if !es.Factorize(mat.NewSymDense(m, kss.RawMatrix().Data), false) {
-			return nil, fmt.Errorf("%w: ParK cell %d: eigendecomposition of the sample kernel matrix failed", zonal.ErrNoConvergence, q)
+		for i := 0; i < m; i++ {
+			kss.Set(i, i, kss.At(i, i)+reg)
 		}
-		lq := lambda * float64(n) / float64(len(r))
-		for _, v := range es.Values(nil) {
-			if v > 0 {
-				sv := v / float64(m)
-				eff[q] += sv / (sv + lq)
+		var ch mat.Cholesky
+		if !ch.Factorize(mat.NewSymDense(m, kss.RawMatrix().Data)) {
+			return nil, fmt.Errorf("%w: ParK cell %d: K_SS + lambda n I is not positive definite", zonal.ErrNotPositiveDefinite, q)
+		}
+		var L mat.TriDense
+		ch.LTo(&L)
+		xr := gatherRows(x, R)
+		ksr := mat.NewDense(m, len(R), nil)
+		if err := kernels.MatrixInto(ctx, ksr, k, gatherRows(x, S), xr, kernels.Options{Backend: be}); err != nil {
+			return nil, err
+		}
+		var v mat.Dense
+		if err := v.Solve(&L, ksr); err != nil {
+			return nil, fmt.Errorf("%w: ParK cell %d: %v", zonal.ErrNotPositiveDefinite, q, err)
+		}
+		sum := 0.0
+		for j := range R {
+			xj := rowOf(xr, j)
+			res := k.Eval(xj, xj)
+			for i := 0; i < m; i++ {
+				res -= v.At(i, j) * v.At(i, j)
 			}
+			sum += math.Min(1, math.Max(0, res)/reg)
 		}
-		eff[q] = math.Max(eff[q], 1e-12)
+		eff[q] = math.Max(sum*float64(len(r))/float64(len(R)), 1e-12)
 	}
 	// Water-filling: cells whose share exceeds their rows take all their
 	// rows; the rest share what is left in proportion to eff.

@@ -60,11 +60,15 @@ const (
 	// BudgetSize gives cell q M_q = round(M n_q / n) centres.
 	BudgetSize = "size"
 	// BudgetEffDim gives cell q centres in proportion to an estimate of its
-	// effective dimension N_q(lambda_q) = sum_i s_i / (s_i + lambda_q),
-	// s_i the eigenvalues of K_SS / |S| for a seeded sample S of at most 400
-	// of the cell's rows (the eigenvalues of the cell's covariance operator
-	// T_q as that sample sees them; tails beyond the sample are lost, so the
-	// estimate saturates at |S| for cells whose true N_q is larger).
+	// effective dimension N_q(lambda_q) = tr(K_q (K_q + lambda_q n_q I)^-1),
+	// the sum of its rows' ridge leverage scores at the absolute regulariser
+	// lambda_q n_q = lambda n. A row's score is estimated by the Nystrom
+	// residual on a seeded sample S of at most 400 of the cell's rows,
+	// min(1, (k(x,x) - k_xS (K_SS + lambda n I)^-1 k_Sx) / (lambda n)),
+	// which over-estimates it (S spans less than the cell), and summed over
+	// at most 2000 seeded rows of the cell, scaled to n_q. When lambda n is
+	// small next to the kernel's residuals every score is near 1 and the
+	// budget approaches BudgetSize.
 	BudgetEffDim = "effdim"
 )
 
