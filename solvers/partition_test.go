@@ -405,3 +405,43 @@ func TestSubsampleTrimsOutliers(t *testing.T) {
 		t.Fatal("the farthest-point rule took no outlier: the test data do not exercise trimming")
 	}
 }
+
+// TestEffDimBudget: with a tiny lambda n every ridge leverage score is 1,
+// N_q = n_q and the effdim budget equals the size budget (to rounding);
+// with a large one the scores fall, and a cell of duplicated rows (one
+// point in feature space, effective dimension at most 1) gets fewer centres
+// than its share of rows.
+func TestEffDimBudget(t *testing.T) {
+	x, _ := clustered(900, 0, 5)
+	k := testGauss{0.5}
+	rows := [][]int{}
+	for q := 0; q < 3; q++ {
+		var r []int
+		for i := q; i < 900; i += 3 {
+			r = append(r, i)
+		}
+		rows = append(rows, r)
+	}
+	got, err := effDimBudget(bg, nil, k, x, rows, 90, 1e-14, 900, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sizeBudget([]int{300, 300, 300}, 90)
+	for q := range got {
+		if d := got[q] - want[q]; d < -1 || d > 1 {
+			t.Fatalf("tiny lambda: effdim budget %v, size budget %v", got, want)
+		}
+	}
+	// Cell 2 becomes 300 copies of one row.
+	xd := mat.DenseCopyOf(x)
+	for _, i := range rows[2] {
+		copy(rowOf(xd, i), rowOf(x, rows[2][0]))
+	}
+	got, err = effDimBudget(bg, nil, k, xd, rows, 90, 1e-4, 900, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(got[2] < got[0]/4 && got[2] < got[1]/4) {
+		t.Fatalf("duplicated cell got %v centres", got)
+	}
+}
