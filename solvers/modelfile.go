@@ -37,7 +37,8 @@ import (
 //	krr, falkon: lambda, kernel kind, kernel bytes, centres (M x d),
 //	        alpha (M x k), mean []float64
 //	park:   lambda, kernel kind, kernel bytes, centroids (Q x d),
-//	        k(c_q, c_q) []float64, then Q cells of centres, alpha, mean
+//	        k(c_q, c_q) []float64, then Q cells of centres, alpha, mean,
+//	        then optionally (capped partitions) uint8 1, offsets []float64
 const (
 	fileMagic = "ZONALMDL"
 	// FormatVersion is the model-file format version this package writes

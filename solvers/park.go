@@ -1,13 +1,17 @@
 package solvers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -27,14 +31,45 @@ type ParKOptions struct {
 	Options
 	// Cells is Q, the number of Voronoi cells (1 <= Q <= n).
 	Cells int
-	// Centers is the total number of Nystrom centres M; cell q gets
-	// M_q = round(M n_q / n) (at least 1, at most n_q).
+	// Centers is the total number of Nystrom centres M, shared among the
+	// cells by Budget.
 	Centers int
+	// Partition is the strategy that picks the centroids: PartitionGreedy,
+	// PartitionSubsample or PartitionKMeans; "" means DefaultPartition.
+	Partition string
+	// LloydSteps bounds the Lloyd-style steps of PartitionKMeans; zero
+	// means 3, negative means none (k-means++ seeding only).
+	LloydSteps int
+	// Cap, when positive (at least 1), caps every cell at ceil(Cap n / Q)
+	// rows by the weighted assignment argmin_q ||phi(x) - phi(c_q)||^2 + w_q
+	// (see cappedAssign); prediction uses the same weighted rule. Zero means
+	// plain nearest-centroid cells.
+	Cap float64
+	// Budget shares the M centres among the cells: BudgetSize ("" too) or
+	// BudgetEffDim. Either way each cell gets at least 1 and at most its
+	// training rows.
+	Budget string
 	// Iterations bounds each cell's CG iterations; zero means 20.
 	Iterations int
+	// CellIterations, if set, gives the iteration bound of a cell from its
+	// index, training rows and centres, overriding Iterations for it
+	// (values below 1 mean Iterations).
+	CellIterations func(cell, rows, centers int) int
 	// Tol is each cell's CG tolerance; zero means 1e-9.
 	Tol float64
-	// Seed drives the first centroid and the centre sampling (cell q uses
+	// Overlap, in [0, 1], adds to the training rows of every cell q up to
+	// Overlap n_q rows of other cells whose second-nearest centroid (by the
+	// assignment's rule) is c_q, those nearest to the boundary first: the
+	// cell's model then sees both sides of its boundary, where its test
+	// points are predicted from the fewest nearby training rows. Prediction
+	// still uses one cell per point. Zero trains on the cell only (the
+	// paper's estimator).
+	Overlap float64
+	// Validation, in [0, 0.5], holds out this fraction of every cell's rows
+	// (seeded) from its fit and reports the cell's RMSE on them in
+	// ParKReport; zero holds out nothing.
+	Validation float64
+	// Seed drives the partition and the centre sampling (cell q uses
 	// Seed+q, so Q = 1 draws the same centres as FitFalkon with Seed).
 	Seed uint64
 	// Workers bounds the cells fitted at once; zero means GOMAXPROCS.
@@ -44,53 +79,105 @@ type ParKOptions struct {
 	Workers int
 }
 
+// ParKCell describes the fit of one ParK cell.
+type ParKCell struct {
+	// Rows is n_q, the cell's rows (validation rows included, halo rows
+	// of Overlap not).
+	Rows int
+	// Halo is the number of other cells' rows added by Overlap.
+	Halo int
+	// Centers is M_q.
+	Centers int
+	// Lambda is lambda_q = lambda n / n_q, n_q here the rows the cell was
+	// fitted on (Rows - ValidationRows + Halo).
+	Lambda float64
+	// Iterations is the number of CG iterations run; Converged whether
+	// every output met Tol.
+	Iterations int
+	Converged  bool
+	// FitSeconds is the wall time of the cell's FALKON fit.
+	FitSeconds float64
+	// ValidationRows and ValidationRMSE: the held-out rows and the root mean
+	// squared error over them and every column of y, the targets FitParK was
+	// given (for a classification pipeline, the encoded target columns); NaN
+	// when none.
+	ValidationRows int
+	ValidationRMSE float64
+}
+
+// ParKReport describes a ParK fit's partition and cells.
+type ParKReport struct {
+	// Partition is the strategy used; Cap the size cap factor (0: none);
+	// Overlap the halo fraction; Budget the centre budget rule.
+	Partition string
+	Cap       float64
+	Overlap   float64
+	Budget    string
+	// Imbalance is the largest cell over n / Q (1 is perfect balance).
+	Imbalance float64
+	// OffRule counts the training rows a capped assignment had to place
+	// against the weighted nearest-centroid rule that prediction uses (see
+	// cappedAssign; normally 0).
+	OffRule int
+	// PartitionSeconds is the wall time spent choosing centroids and
+	// assigning rows.
+	PartitionSeconds float64
+	// Cells describes every cell.
+	Cells []ParKCell
+}
+
 // ParK is a ParK model: Q centroids c_q in the input space whose feature
-// vectors phi(c_q) induce a Voronoi partition of the RKHS, and one FALKON
-// expansion per cell. A point is predicted by the cell of its nearest
-// centroid, ||phi(x) - phi(c_q)||^2 = k(x,x) + k(c_q,c_q) - 2 k(x,c_q), only.
+// vectors phi(c_q) induce a Voronoi partition of the RKHS (a weighted one
+// with offsets w_q when the fit capped the cells), and one FALKON expansion
+// per cell. A point is predicted by the cell q minimising
+// ||phi(x) - phi(c_q)||^2 + w_q = k(x,x) + k(c_q,c_q) - 2 k(x,c_q) + w_q, only.
 type ParK struct {
 	kern      kernels.Kernel
 	centroids *mat.Dense // Q x d
 	cdiag     []float64  // k(c_q, c_q)
+	offsets   []float64  // w_q; nil: plain nearest centroid
 	cells     []*expansion
 	sizes     []int
 	lambda    float64
+	report    *ParKReport
 }
 
 // FitParK fits ParK (Carratino, Vigogna, Calandriello, Rosasco 2021).
 //
-// Centroids: the first is a training row drawn with Seed; each next one is
-// the training row farthest in the RKHS from the centroids chosen so far
-// (Gonzalez's farthest-point rule). We use this rule rather than the
-// principal-angle criterion of the paper's analysis because it needs only
-// the distances, O(Q n) kernel evaluations in all, is a 2-approximation of
-// the best Q-centre covering radius (so the cells are compact in the RKHS,
-// which is what keeps the local subspaces close to orthogonal for a
-// translation-invariant kernel such as the Gaussian), and its byproduct is
-// the Voronoi assignment itself. Ties go to the smaller cell index. Its known
-// weakness: it picks outliers first, so on data with a heavy-tailed spread
-// (e.g. the standardized spam set) most rows can land in one cell and ParK
-// costs as much as FALKON; CellSizes shows the partition.
+// Partition: opts.Partition picks Q centroids among the training rows (see
+// PartitionGreedy, PartitionSubsample, PartitionKMeans) and every row goes
+// to the cell of its nearest centroid in the RKHS, ties to the smaller cell
+// index. With opts.Cap > 0 the assignment is the weighted one
+// argmin_q ||phi(x_i) - phi(c_q)||^2 + w_q with offsets w_q >= 0 chosen so
+// that no cell holds more than ceil(Cap n / Q) rows: the cells are then a
+// power diagram in the RKHS, still intersections of half-spaces (each
+// bisector shifted by (w_q - w_q')/2 along c_q - c_q') but no longer
+// Voronoi cells (a centroid need not lie in its own cell). Assignment stays
+// O(Q) kernel evaluations per point and prediction applies the same offsets,
+// so a test point goes where a training row at its place went.
 //
-// Cell q with n_q rows is fitted by FALKON with M_q centres and
-// lambda_q = lambda n / n_q, the scaling of the paper's analysis, so each
+// Cell q with n_q rows is fitted by FALKON with M_q centres (opts.Budget)
+// and lambda_q = lambda n / n_q, the scaling of the paper's analysis, so each
 // cell solves (K_qM^T K_qM + lambda n K_MM) a = K_qM^T Y_q and the targets
 // are centred per cell. Cells run in parallel on at most Workers goroutines.
-// Linear algebra runs on opts.Backend, at prediction time too.
+// Linear algebra runs on opts.Backend, at prediction time too. Report
+// describes the partition and the cells.
 //
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
-// Cells outside 1..n, Centers outside Cells..n, fewer distinct points in
-// feature space than Cells; zonal.ErrShape for nil inputs or a label count
-// other than the row count; zonal.ErrEmpty for no rows or columns;
-// zonal.ErrNonFinite for NaN or Inf in x or y; zonal.ErrTooLarge when the
-// working arrays exceed opts.MemoryBudget; zonal.ErrNotPositiveDefinite when a
-// factorisation fails even with jitter; the kernel's errors; ctx.Err()
-// (wrapped) when canceled.
+// Cells outside 1..n, Centers outside Cells..n, an unknown Partition or
+// Budget, Cap in (0, 1) or not finite, Overlap outside [0, 1], Validation
+// outside [0, 0.5], fewer
+// distinct points in feature space than Cells; zonal.ErrShape for nil
+// inputs or a label count other than the row count; zonal.ErrEmpty for no
+// rows or columns; zonal.ErrNonFinite for NaN or Inf in x or y;
+// zonal.ErrTooLarge when the working arrays exceed opts.MemoryBudget;
+// zonal.ErrNotPositiveDefinite when a factorisation fails even with jitter;
+// the kernel's errors; ctx.Err() (wrapped) when canceled.
 func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts ParKOptions) (*ParK, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
-	n, d, _, err := checkXY(x, y)
+	n, _, _, err := checkXY(x, y)
 	if err != nil {
 		return nil, err
 	}
@@ -105,60 +192,87 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 	if M < Q || M > n {
 		return nil, fmt.Errorf("%w: ParK needs cells (%d) <= centres <= n = %d, got %d", zonal.ErrParam, Q, n, M)
 	}
+	if opts.Cap != 0 && !(opts.Cap >= 1 && !math.IsInf(opts.Cap, 0)) {
+		return nil, fmt.Errorf("%w: ParK cell cap must be 0 (none) or a finite factor >= 1, got %g", zonal.ErrParam, opts.Cap)
+	}
+	if !(opts.Overlap >= 0 && opts.Overlap <= 1) {
+		return nil, fmt.Errorf("%w: ParK overlap must be in [0, 1], got %g", zonal.ErrParam, opts.Overlap)
+	}
+	if !(opts.Validation >= 0 && opts.Validation <= 0.5) {
+		return nil, fmt.Errorf("%w: ParK validation fraction must be in [0, 0.5], got %g", zonal.ErrParam, opts.Validation)
+	}
+	if opts.Partition != "" && !slices.Contains(PartitionStrategies, opts.Partition) {
+		return nil, fmt.Errorf("%w: unknown ParK partition %q (%s)", zonal.ErrParam, opts.Partition, strings.Join(PartitionStrategies, ", "))
+	}
+	if opts.Budget != "" && opts.Budget != BudgetSize && opts.Budget != BudgetEffDim {
+		return nil, fmt.Errorf("%w: unknown ParK centre budget %q (size, effdim)", zonal.ErrParam, opts.Budget)
+	}
 	be := opts.backend()
 
-	// Greedy farthest-point centroids and the Voronoi assignment.
+	start := time.Now()
 	diag := make([]float64, n)
 	for i := range diag {
 		r := rowOf(x, i)
 		diag[i] = k.Eval(r, r)
 	}
-	dist := make([]float64, n)
-	for i := range dist {
-		dist[i] = math.Inf(1)
+	part, err := makePartition(ctx, be, k, x, diag, opts)
+	if err != nil {
+		return nil, err
 	}
-	assign := make([]int, n)
-	col := mat.NewDense(n, 1, nil)
-	cidx := make([]int, 0, Q)
-	rng := rand.New(rand.NewPCG(opts.Seed, 0x5851f42d4c957f2d))
-	next := rng.IntN(n)
-	for q := 0; q < Q; q++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("solvers: ParK canceled: %w", err)
+	members := cellMembers(part.assign, Q)
+	rep := &ParKReport{
+		Partition: cmp.Or(opts.Partition, DefaultPartition), Cap: opts.Cap, Overlap: opts.Overlap, Budget: cmp.Or(opts.Budget, BudgetSize),
+		PartitionSeconds: time.Since(start).Seconds(), Cells: make([]ParKCell, Q), OffRule: part.offRule,
+	}
+	largest := 0
+	for _, rows := range members {
+		largest = max(largest, len(rows))
+	}
+	rep.Imbalance = float64(largest) * float64(Q) / float64(n)
+
+	// Validation rows (seeded per cell) leave the cells' fits.
+	fitRows := members
+	var valRows [][]int
+	if opts.Validation > 0 {
+		fitRows, valRows = make([][]int, Q), make([][]int, Q)
+		rng := rand.New(rand.NewPCG(opts.Seed, 0x2545f4914f6cdd1d))
+		for q, rows := range members {
+			h := int(math.Floor(opts.Validation * float64(len(rows))))
+			perm := rng.Perm(len(rows))
+			for j, pi := range perm {
+				if j < h {
+					valRows[q] = append(valRows[q], rows[pi])
+				} else {
+					fitRows[q] = append(fitRows[q], rows[pi])
+				}
+			}
+			slices.Sort(valRows[q])
+			slices.Sort(fitRows[q])
 		}
-		cidx = append(cidx, next)
-		c := x.Slice(next, next+1, 0, d)
-		if err := kernels.MatrixInto(ctx, col, k, x, c, kernels.Options{Backend: be}); err != nil {
+	}
+	if opts.Overlap > 0 {
+		if fitRows, err = addHalos(ctx, be, k, x, diag, part, fitRows, opts.Overlap); err != nil {
 			return nil, err
 		}
-		cr := col.RawMatrix()
-		far, farD := -1, -1.0
-		for i := 0; i < n; i++ {
-			di := diag[i] + diag[next] - 2*cr.Data[i*cr.Stride]
-			if di < dist[i] {
-				dist[i] = di
-				assign[i] = q
-			}
-			if dist[i] > farD {
-				far, farD = i, dist[i]
-			}
-		}
-		if q+1 < Q && !(farD > 0) {
-			return nil, fmt.Errorf("%w: only %d distinct points in feature space, cannot make %d cells", zonal.ErrParam, q+1, Q)
-		}
-		next = far
-		opts.report(zonal.Progress{Stage: "centroids", Done: q + 1, Total: Q})
 	}
-	members := make([][]int, Q)
-	for i, q := range assign {
-		members[q] = append(members[q], i)
+	sizes := make([]int, Q)
+	for q, rows := range fitRows {
+		sizes[q] = len(rows)
+	}
+	var mq []int
+	if opts.Budget == BudgetEffDim {
+		if mq, err = effDimBudget(ctx, be, k, x, fitRows, M, lambda, n, opts.Seed); err != nil {
+			return nil, err
+		}
+	} else {
+		mq = sizeBudget(sizes, M)
 	}
 
 	p := &ParK{
-		kern: k, centroids: gatherRows(x, cidx), cdiag: make([]float64, Q),
-		cells: make([]*expansion, Q), sizes: make([]int, Q), lambda: lambda,
+		kern: k, centroids: gatherRows(x, part.cidx), cdiag: make([]float64, Q), offsets: part.offsets,
+		cells: make([]*expansion, Q), sizes: make([]int, Q), lambda: lambda, report: rep,
 	}
-	for q, i := range cidx {
+	for q, i := range part.cidx {
 		p.cdiag[q] = diag[i]
 	}
 	workers := opts.Workers
@@ -187,26 +301,44 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 		go func(q int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rows := members[q]
+			t0 := time.Now()
+			rows := fitRows[q]
 			nq := len(rows)
-			mq := int(math.Round(float64(M) * float64(nq) / float64(n)))
-			mq = max(1, min(mq, nq))
+			m := mq[q]
 			xq := gatherRows(x, rows)
 			yq := gatherRows(y, rows)
 			co := cellOpts
-			co.Centers = mq
+			co.Centers = m
 			co.MemoryBudget = max(1, int64(float64(limit)*float64(nq)/float64(n)))
 			co.Seed = opts.Seed + uint64(q)
+			if opts.CellIterations != nil {
+				if t := opts.CellIterations(q, nq, m); t > 0 {
+					co.Iterations = t
+				}
+			}
 			yc, mean := centerTargets(yq)
 			lq := lambda * float64(n) / float64(nq)
-			f, err := fitFalkonCentered(ctx, k, xq, yc, mean, lq, uniformCenters(nq, mq, co.Seed), co)
+			f, err := fitFalkonCentered(ctx, k, xq, yc, mean, lq, uniformCenters(nq, m, co.Seed), co)
 			if err != nil {
-				errs[q] = fmt.Errorf("ParK cell %d (%d rows, %d centres): %w", q, nq, mq, err)
+				errs[q] = fmt.Errorf("ParK cell %d (%d rows, %d centres): %w", q, nq, m, err)
 				cancel()
 				return
 			}
+			cr := ParKCell{Rows: len(members[q]), Halo: nq - len(members[q]) + len(valRowsOf(valRows, q)), Centers: m, Lambda: lq, Iterations: f.cg.Iterations,
+				Converged: f.cg.Converged, ValidationRMSE: math.NaN()}
+			cr.FitSeconds = time.Since(t0).Seconds()
+			if valRows != nil && len(valRows[q]) > 0 {
+				cr.ValidationRows = len(valRows[q])
+				cr.ValidationRMSE, err = cellRMSE(f.exp, gatherRows(x, valRows[q]), gatherRows(y, valRows[q]))
+				if err != nil {
+					errs[q] = err
+					cancel()
+					return
+				}
+			}
 			p.cells[q] = f.exp
-			p.sizes[q] = nq
+			p.sizes[q] = len(members[q])
+			rep.Cells[q] = cr
 			mu.Lock()
 			done++
 			opts.report(zonal.Progress{Stage: "cells", Done: done, Total: Q})
@@ -230,6 +362,193 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 	return p, nil
 }
 
+func valRowsOf(v [][]int, q int) []int {
+	if v == nil {
+		return nil
+	}
+	return v[q]
+}
+
+// addHalos returns the training rows of every cell with its halo (see
+// ParKOptions.Overlap), sorted.
+func addHalos(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, part *partition, fitRows [][]int, overlap float64) ([][]int, error) {
+	D, err := centroidDists(ctx, be, k, x, diag, part.cidx)
+	if err != nil {
+		return nil, err
+	}
+	Q := len(part.cidx)
+	type cand struct {
+		i      int
+		margin float64
+	}
+	cands := make([][]cand, Q)
+	for i, a := range part.assign {
+		r := rowOf(D, i)
+		b, bv := -1, math.Inf(1)
+		for j, v := range r {
+			if part.offsets != nil {
+				v += part.offsets[j]
+			}
+			if j != a && v < bv {
+				b, bv = j, v
+			}
+		}
+		if b >= 0 {
+			own := r[a]
+			if part.offsets != nil {
+				own += part.offsets[a]
+			}
+			cands[b] = append(cands[b], cand{i, bv - own})
+		}
+	}
+	out := make([][]int, Q)
+	for q, c := range cands {
+		slices.SortStableFunc(c, func(a, b cand) int { return cmp.Compare(a.margin, b.margin) })
+		h := min(len(c), int(math.Floor(overlap*float64(len(fitRows[q])))))
+		rows := slices.Clone(fitRows[q])
+		for _, e := range c[:h] {
+			rows = append(rows, e.i)
+		}
+		slices.Sort(rows)
+		out[q] = rows
+	}
+	return out, nil
+}
+
+// sizeBudget is BudgetSize: M_q = round(M n_q / n), within 1..n_q.
+func sizeBudget(sizes []int, M int) []int {
+	n := 0
+	for _, s := range sizes {
+		n += s
+	}
+	mq := make([]int, len(sizes))
+	for q, nq := range sizes {
+		m := int(math.Round(float64(M) * float64(nq) / float64(n)))
+		mq[q] = max(1, min(m, nq))
+	}
+	return mq
+}
+
+// effDimSample is the largest Nystrom sample S of a cell, effDimRows the
+// largest set R of its rows whose leverage scores are summed.
+const (
+	effDimSample = 400
+	effDimRows   = 2000
+)
+
+// effDimBudget is BudgetEffDim: M_q proportional to the estimate of
+// N_q(lambda_q) (see BudgetEffDim), lambda_q = lambda n / n_q, within
+// 1..n_q; the centres a capped cell cannot take go to the others in
+// proportion again.
+func effDimBudget(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, rows [][]int, M int, lambda float64, n int, seed uint64) ([]int, error) {
+	Q := len(rows)
+	eff := make([]float64, Q)
+	rng := rand.New(rand.NewPCG(seed, 0x14057b7ef767814f))
+	for q, r := range rows {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("solvers: ParK canceled: %w", err)
+		}
+		S := sampleRows(r, effDimSample, rng)
+		R := sampleRows(r, effDimRows, rng)
+		m := len(S)
+		// lambda_q n_q = lambda n: the absolute regulariser of every cell.
+		reg := lambda * float64(n)
+		kss := mat.NewDense(m, m, nil)
+		if err := kernels.MatrixInto(ctx, kss, k, gatherRows(x, S), gatherRows(x, S), kernels.Options{Backend: be}); err != nil {
+			return nil, err
+		}
+		for i := 0; i < m; i++ {
+			kss.Set(i, i, kss.At(i, i)+reg)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(mat.NewSymDense(m, kss.RawMatrix().Data)) {
+			return nil, fmt.Errorf("%w: ParK cell %d: K_SS + lambda n I is not positive definite", zonal.ErrNotPositiveDefinite, q)
+		}
+		var L mat.TriDense
+		ch.LTo(&L)
+		xr := gatherRows(x, R)
+		ksr := mat.NewDense(m, len(R), nil)
+		if err := kernels.MatrixInto(ctx, ksr, k, gatherRows(x, S), xr, kernels.Options{Backend: be}); err != nil {
+			return nil, err
+		}
+		var v mat.Dense
+		if err := v.Solve(&L, ksr); err != nil {
+			return nil, fmt.Errorf("%w: ParK cell %d: %v", zonal.ErrNotPositiveDefinite, q, err)
+		}
+		sum := 0.0
+		for j := range R {
+			xj := rowOf(xr, j)
+			res := k.Eval(xj, xj)
+			for i := 0; i < m; i++ {
+				res -= v.At(i, j) * v.At(i, j)
+			}
+			sum += math.Min(1, math.Max(0, res)/reg)
+		}
+		eff[q] = math.Max(sum*float64(len(r))/float64(len(R)), 1e-12)
+	}
+	// Water-filling: cells whose share exceeds their rows take all their
+	// rows; the rest share what is left in proportion to eff.
+	mq := make([]int, Q)
+	fixed := make([]bool, Q)
+	left := M
+	for range Q {
+		tot := 0.0
+		for q := range eff {
+			if !fixed[q] {
+				tot += eff[q]
+			}
+		}
+		changed := false
+		for q := range eff {
+			if !fixed[q] && float64(left)*eff[q]/tot >= float64(len(rows[q])) {
+				fixed[q], mq[q] = true, len(rows[q])
+				left -= len(rows[q])
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	tot := 0.0
+	for q := range eff {
+		if !fixed[q] {
+			tot += eff[q]
+		}
+	}
+	for q := range eff {
+		if !fixed[q] {
+			mq[q] = max(1, min(len(rows[q]), int(math.Round(float64(left)*eff[q]/tot))))
+		}
+	}
+	return mq, nil
+}
+
+// cellRMSE is the root mean squared error of e on (x, y) over every output.
+func cellRMSE(e *expansion, x, y *mat.Dense) (float64, error) {
+	n, k := y.Dims()
+	out := mat.NewDense(n, k, nil)
+	if err := e.predictBatch(out, x); err != nil {
+		return 0, err
+	}
+	s := 0.0
+	for i := 0; i < n; i++ {
+		yr := rowOf(y, i)
+		for j, v := range rowOf(out, i) {
+			s += (v - yr[j]) * (v - yr[j])
+		}
+	}
+	return math.Sqrt(s / float64(n*k)), nil
+}
+
+// Report describes the fit's partition and cells (nil after loading from a
+// file).
+func (p *ParK) Report() *ParKReport { return p.report }
+
+// Offsets returns the offsets w_q of a capped partition (nil when the cells
+// are plain nearest-centroid cells; not a copy).
+func (p *ParK) Offsets() []float64 { return p.offsets }
+
 // Kind returns "park".
 func (p *ParK) Kind() string { return KindParK }
 
@@ -248,9 +567,10 @@ func (p *ParK) CellSizes() []int { return p.sizes }
 // Centroids returns the Q x d centroids (not a copy).
 func (p *ParK) Centroids() *mat.Dense { return p.centroids }
 
-// Cell returns the index of the cell of point x (length d): the nearest
-// centroid in the RKHS, ties to the smaller index; -1 when x does not have
-// length d.
+// Cell returns the index of the cell of point x (length d): the q
+// minimising ||phi(x) - phi(c_q)||^2 + w_q (w_q = 0 unless the fit capped
+// the cells), ties to the smaller index, the rule that assigned the training
+// rows; -1 when x does not have length d.
 func (p *ParK) Cell(x []float64) int {
 	best, bestD := 0, math.Inf(1)
 	c := p.centroids.RawMatrix()
@@ -259,6 +579,9 @@ func (p *ParK) Cell(x []float64) int {
 	}
 	for q := range p.cells {
 		dq := p.cdiag[q] - 2*p.kern.Eval(x, c.Data[q*c.Stride:q*c.Stride+c.Cols])
+		if p.offsets != nil {
+			dq += p.offsets[q]
+		}
 		if dq < bestD {
 			best, bestD = q, dq
 		}
@@ -310,7 +633,10 @@ func (p *ParK) Predict(dst, x *mat.Dense) error {
 
 // MarshalBinary encodes the model for a model file: lambda, the kernel's
 // kind and parameters, the centroids and their k(c_q, c_q), then every
-// cell's centres, alpha and output means (not CellSizes).
+// cell's centres, alpha and output means (not CellSizes or Report), then,
+// only for a capped partition, the byte 1 and the offsets w_q. A model
+// without offsets is encoded exactly as before offsets existed, so files
+// written by earlier builds load and re-save byte for byte.
 //
 // Errors: the kernel's MarshalBinary error.
 func (p *ParK) MarshalBinary() ([]byte, error) {
@@ -324,8 +650,15 @@ func (p *ParK) MarshalBinary() ([]byte, error) {
 	for _, c := range p.cells {
 		e.expansion(c)
 	}
+	if p.offsets != nil {
+		e.u8(parkOffsetsTag)
+		e.floats(p.offsets)
+	}
 	return e.b, nil
 }
+
+// parkOffsetsTag marks the optional offsets section of a ParK model.
+const parkOffsetsTag = 1
 
 // decodeParK is the ModelDecoder of KindParK.
 func decodeParK(data []byte, be backend.Backend) (Model, error) {
@@ -349,6 +682,21 @@ func decodeParK(data []byte, be backend.Backend) (Model, error) {
 		}
 		if _, _, kk := p.cells[i].dims(); kk != p.cells[0].Outputs() {
 			return nil, fmt.Errorf("%w: cells have different output counts", zonal.ErrFormat)
+		}
+	}
+	if len(d.b) > 0 {
+		if tag := d.u8("ParK section tag"); tag != parkOffsetsTag {
+			d.fail("unknown ParK section %d", tag)
+		}
+		p.offsets = d.floats("cell offsets")
+		if d.err == nil && len(p.offsets) != q {
+			d.fail("%d cells, %d offsets", q, len(p.offsets))
+		}
+		for _, w := range p.offsets {
+			if math.IsNaN(w) || math.IsInf(w, 0) {
+				d.fail("non-finite cell offset %g", w)
+				break
+			}
 		}
 	}
 	if err := d.end(); err != nil {

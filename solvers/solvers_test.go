@@ -200,7 +200,7 @@ func TestParKPartition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(stages, ","); got != "centroids,cells" {
+	if got := strings.Join(stages, ","); got != "centroids,lloyd,cells" {
 		t.Errorf("progress stages %q", got)
 	}
 	total := 0

@@ -21,7 +21,7 @@ import (
 
 const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-standardize] [-task auto|regression|classification] " +
 	"-kernel gaussian -sigma S -lambda L (-method exact | -method ridge -map NAME -features D | -method falkon -centers M | " +
-	"-method park -cells Q -centers M) [-iterations T] [-seed N] [-model out.zonal] [-json]"
+	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-iterations T] [-seed N] [-model out.zonal] [-json]"
 
 func init() {
 	addCommand(command{name: "fit", summary: "fit a kernel model (exact, ridge on features, FALKON, ParK) and report its test metric", run: fitCommand})
@@ -42,6 +42,7 @@ type fitConfig struct {
 	lambda                   float64
 	method, mapName          string
 	features, centers, cells int
+	park                     parkFlags
 	sampling                 string
 	iterations               int
 	seed                     uint64
@@ -54,29 +55,30 @@ type fitConfig struct {
 
 // fitResult is the -json object of `zonal fit`; absent values are null.
 type fitResult struct {
-	Method         string   `json:"method"`
-	Map            *string  `json:"map"`
-	Task           string   `json:"task"`
-	Kernel         string   `json:"kernel"`
-	Sigma          *float64 `json:"sigma"`
-	Gamma          *float64 `json:"gamma"`
-	Coef0          *float64 `json:"coef0"`
-	Degree         *int     `json:"degree"`
-	Lambda         float64  `json:"lambda"`
-	Seed           uint64   `json:"seed"`
-	Backend        string   `json:"backend"`
-	NTrain         int      `json:"n_train"`
-	NTest          int      `json:"n_test"`
-	D              int      `json:"d"`
-	Features       *int     `json:"features"`
-	Centers        *int     `json:"centers"`
-	Cells          *int     `json:"cells"`
-	RMSE           *float64 `json:"rmse"`
-	MAE            *float64 `json:"mae"`
-	R2             *float64 `json:"r2"`
-	Accuracy       *float64 `json:"accuracy"`
-	FitSeconds     float64  `json:"fit_seconds"`
-	PredictSeconds float64  `json:"predict_seconds"`
+	Method         string    `json:"method"`
+	Map            *string   `json:"map"`
+	Task           string    `json:"task"`
+	Kernel         string    `json:"kernel"`
+	Sigma          *float64  `json:"sigma"`
+	Gamma          *float64  `json:"gamma"`
+	Coef0          *float64  `json:"coef0"`
+	Degree         *int      `json:"degree"`
+	Lambda         float64   `json:"lambda"`
+	Seed           uint64    `json:"seed"`
+	Backend        string    `json:"backend"`
+	NTrain         int       `json:"n_train"`
+	NTest          int       `json:"n_test"`
+	D              int       `json:"d"`
+	Features       *int      `json:"features"`
+	Centers        *int      `json:"centers"`
+	Cells          *int      `json:"cells"`
+	Partition      *parkJSON `json:"partition"`
+	RMSE           *float64  `json:"rmse"`
+	MAE            *float64  `json:"mae"`
+	R2             *float64  `json:"r2"`
+	Accuracy       *float64  `json:"accuracy"`
+	FitSeconds     float64   `json:"fit_seconds"`
+	PredictSeconds float64   `json:"predict_seconds"`
 }
 
 // fitOutcome is what runFit hands to reportFit.
@@ -84,7 +86,8 @@ type fitOutcome struct {
 	res        fitResult
 	kernel     kernels.Kernel
 	metrics    solvers.Metrics
-	cellSizes  []int // ParK only
+	cellSizes  []int               // ParK only
+	parkReport *solvers.ParKReport // ParK only
 	modelSaved bool
 }
 
@@ -123,6 +126,7 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	fs.IntVar(&c.features, "features", 1024, "number of features D for -method ridge")
 	fs.IntVar(&c.centers, "centers", 1000, "Nystrom centres M for falkon; total over the cells for park")
 	fs.IntVar(&c.cells, "cells", 4, "Voronoi cells Q for -method park")
+	c.park.register(fs)
 	fs.StringVar(&c.sampling, "sampling", "uniform", "FALKON centre sampling: uniform or rls (ridge leverage scores)")
 	fs.IntVar(&c.iterations, "iterations", 20, "maximum CG iterations (falkon, park), at least 1")
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed (split, centres, features)")
@@ -160,6 +164,7 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 		return c, err
 	}
 	return c, firstError(
+		c.park.check(),
 		c.data.checkInputs([2]string{"train", c.train}, [2]string{"test", c.test}),
 		positiveFloat("scale", c.scale),
 		positiveFloat("lambda", c.lambda),
@@ -249,8 +254,8 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 			Centers: c.centers, Sampling: c.sampling, Iterations: c.iterations, Seed: c.seed})
 		res.Centers = &c.centers
 	case "park":
-		model, err = solvers.FitParK(ctx, k, xtr, y, c.lambda, solvers.ParKOptions{Options: opts,
-			Cells: c.cells, Centers: c.centers, Iterations: c.iterations, Seed: c.seed, Workers: c.workers})
+		model, err = solvers.FitParK(ctx, k, xtr, y, c.lambda, c.park.options(solvers.ParKOptions{Options: opts,
+			Cells: c.cells, Centers: c.centers, Iterations: c.iterations, Seed: c.seed, Workers: c.workers}))
 		res.Centers, res.Cells = &c.centers, &c.cells
 	}
 	if err != nil {
@@ -280,6 +285,8 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	out := &fitOutcome{res: res, kernel: k, metrics: m}
 	if pk, ok := model.(*solvers.ParK); ok {
 		out.cellSizes = slices.Clone(pk.CellSizes())
+		out.parkReport = pk.Report()
+		out.res.Partition = newParkJSON(pk.Report(), out.cellSizes)
 	}
 	if c.model != "" {
 		if err := saveModel(e, c.model, pipe); err != nil {
@@ -317,6 +324,13 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 	if sizes := out.cellSizes; len(sizes) > 0 {
 		slices.Sort(sizes)
 		fmt.Fprintf(w, "cell sizes: min %d, median %d, max %d\n", sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1])
+	}
+	if r := out.parkReport; r != nil {
+		fmt.Fprintf(w, "partition %s (cap %g, centres by %s): largest cell / (n/Q) = %.2f, partition %.3f s\n",
+			r.Partition, r.Cap, r.Budget, r.Imbalance, r.PartitionSeconds)
+		if v := cellValidation(r); len(v) > 0 {
+			fmt.Fprintf(w, "cell validation RMSE: min %.4g, median %.4g, max %.4g\n", v[0], v[len(v)/2], v[len(v)-1])
+		}
 	}
 	if out.modelSaved {
 		fmt.Fprintf(w, "model written to %s\n", c.model)

@@ -103,6 +103,69 @@ func TestFitJSONKeysEveryMethod(t *testing.T) {
 	}
 }
 
+// TestFitParKPartitionJSON: -json reports the partition of ParK (strategy,
+// cap, sizes summing to n_train, cell reports with validation RMSE when
+// -cell-validation asks for it) and null for the other methods; a capped
+// model file loads and predicts.
+func TestFitParKPartitionJSON(t *testing.T) {
+	dir := t.TempDir()
+	train := writeRegressionCSV(t, dir, "train.csv", 200, 3)
+	model := filepath.Join(dir, "park.zonal")
+	out, errs, code := runCmd("fit", "-train", train, "-split", "0.8", "-sigma", "1", "-lambda", "1e-4", "-json",
+		"-method", "park", "-cells", "4", "-centers", "60", "-partition", "kmeans", "-cell-cap", "1.2", "-cell-validation", "0.2", "-model", model)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var obj struct {
+		NTrain    int `json:"n_train"`
+		Partition *struct {
+			Strategy  string  `json:"strategy"`
+			Cap       float64 `json:"cap"`
+			Sizes     []int   `json:"sizes"`
+			Imbalance float64 `json:"largest_over_mean"`
+			Cells     []struct {
+				Rows           int      `json:"rows"`
+				ValidationRows int      `json:"validation_rows"`
+				ValidationRMSE *float64 `json:"validation_rmse"`
+			} `json:"cells"`
+		} `json:"partition"`
+	}
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatalf("%v in %q", err, out)
+	}
+	p := obj.Partition
+	if p == nil || p.Strategy != "kmeans" || p.Cap != 1.2 || len(p.Sizes) != 4 || len(p.Cells) != 4 {
+		t.Fatalf("partition %+v", p)
+	}
+	total, largest := 0, 0
+	for q, s := range p.Sizes {
+		total += s
+		largest = max(largest, s)
+		c := p.Cells[q]
+		if c.Rows != s || c.ValidationRows != int(0.2*float64(s)) || c.ValidationRMSE == nil || !(*c.ValidationRMSE < 1) {
+			t.Fatalf("cell %d: %+v (size %d)", q, c, s)
+		}
+	}
+	if total != obj.NTrain || largest > int(math.Ceil(1.2*float64(total)/4)) {
+		t.Fatalf("sizes %v for %d rows, cap 1.2", p.Sizes, obj.NTrain)
+	}
+	if math.Abs(p.Imbalance-float64(largest)*4/float64(total)) > 1e-12 {
+		t.Fatalf("largest_over_mean %g", p.Imbalance)
+	}
+	out, errs, code = runCmd("fit", "-train", train, "-split", "0.8", "-sigma", "1", "-lambda", "1e-4", "-json", "-method", "falkon", "-centers", "40")
+	if code != 0 || !strings.Contains(out, `"partition":null`) {
+		t.Fatalf("falkon: exit %d, %s %s", code, out, errs)
+	}
+	out, errs, code = runCmd("fit", "-train", train, "-split", "0.8", "-sigma", "1", "-lambda", "1e-4",
+		"-method", "park", "-cells", "4", "-centers", "60", "-partition", "greedy", "-cell-validation", "0.2")
+	if code != 0 || !strings.Contains(out, "partition greedy (cap 0, centres by size): largest cell / (n/Q) = ") || !strings.Contains(out, "cell validation RMSE: min ") {
+		t.Fatalf("text report: exit %d, %s %s", code, out, errs)
+	}
+	if _, errs, code := runCmd("predict", "-model", model, "-data", train); code != 0 {
+		t.Fatalf("predict with the capped ParK model: exit %d: %s", code, errs)
+	}
+}
+
 // TestFitPredictRoundTrip: the model file serves the same predictions, and
 // LIBSVM test data below the model's d is padded while an index beyond it
 // is an error.
@@ -196,6 +259,10 @@ func TestFitBadInput(t *testing.T) {
 		{[]string{"-method", "falkon", "-centers", "1000"}, 1, "centres"},
 		{[]string{"-method", "park", "-cells", "100", "-centers", "40"}, 1, "cells"},
 		{[]string{"-method", "bogus"}, 2, "method"},
+		{[]string{"-method", "park", "-partition", "best"}, 2, "-partition"},
+		{[]string{"-method", "park", "-cell-cap", "0.5"}, 2, "-cell-cap"},
+		{[]string{"-method", "park", "-cell-centers", "rows"}, 2, "-cell-centers"},
+		{[]string{"-method", "park", "-cell-validation", "0.9"}, 2, "-cell-validation"},
 		{[]string{"-task", "bogus"}, 2, "task"},
 		{[]string{"-split", "1.5"}, 2, "split"},
 		{[]string{"-test", other, "-method", "exact"}, 1, "column"},
