@@ -1,0 +1,224 @@
+package tune
+
+import (
+	"context"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// Tolerance of the closed forms against brute-force refits: 1e-8 relative
+// (to max(1, |value|)). Both sides solve systems with the matrices
+// K + c I or Z^T Z + c I, whose condition numbers here are at most about
+// 1e5 (largest eigenvalue ~n = 30 against c >= 3e-4), so each side is
+// accurate to ~1e5 * 2^-52 * n ~ 1e-9; the refits also go through a
+// different factorisation (Cholesky against an eigendecomposition).
+const closedTol = 1e-8
+
+// twoOutputs returns y and a second column 2 y - y^2 (k = 2 outputs).
+func twoOutputs(y *mat.Dense) *mat.Dense {
+	n, _ := y.Dims()
+	t := mat.NewDense(n, 2, nil)
+	for i := 0; i < n; i++ {
+		v := y.At(i, 0)
+		t.Set(i, 0, v)
+		t.Set(i, 1, 2*v-v*v)
+	}
+	return t
+}
+
+// looCase is one family: the closed form, and a refit on n-1 rows.
+type looCase struct {
+	name  string
+	l     *loo
+	refit func(x, t *mat.Dense, lambda float64) (solvers.Model, error)
+}
+
+func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
+	t.Helper()
+	ctx := context.Background()
+	n, d := x.Dims()
+	k := kernels.Gaussian{Sigma: 1.3}
+	kf := mat.NewDense(n, n, nil)
+	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
+		t.Fatal(err)
+	}
+	ev := make([]float64, n)
+	if err := be.SymEig(kf.RawMatrix(), ev, true); err != nil {
+		t.Fatal(err)
+	}
+	clampEig(ev)
+	krr := looCase{name: "krr", l: newLOO(be, kf, ev, tg, true),
+		refit: func(x, t *mat.Dense, lambda float64) (solvers.Model, error) {
+			return solvers.FitKRR(ctx, k, x, t, lambda, solvers.Options{Backend: be})
+		}}
+	fm, err := kernels.NewFourier(be, k, d, kernels.FourierOptions{Features: 16, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := mat.NewDense(n, 16, nil)
+	if err := fm.Transform(z, x); err != nil {
+		t.Fatal(err)
+	}
+	fs := newFeatureStats(be, z, tg)
+	evz := make([]float64, 16)
+	if err := be.SymEig(fs.g.RawMatrix(), evz, true); err != nil {
+		t.Fatal(err)
+	}
+	clampEig(evz)
+	q := mat.NewDense(n, 16, nil)
+	be.Gemm(blasNoTrans, blasNoTrans, 1, z.RawMatrix(), fs.g.RawMatrix(), 0, q.RawMatrix())
+	ridge := looCase{name: "ridge", l: newLOO(be, q, evz, tg, false),
+		refit: func(x, t *mat.Dense, lambda float64) (solvers.Model, error) {
+			return solvers.FitRidge(ctx, fm, x, t, lambda, solvers.Options{Backend: be})
+		}}
+	return []looCase{krr, ridge}
+}
+
+// TestLOOMatchesRefits: the closed-form leave-one-out predictions equal n
+// solvers refits on the other n-1 rows with the same absolute regulariser
+// (lambda' = lambda n / (n-1)), each predicting its left-out row.
+func TestLOOMatchesRefits(t *testing.T) {
+	be := backend.Default()
+	x, y := regData(30, 3, 1)
+	tg := twoOutputs(y)
+	n, _ := x.Dims()
+	for _, c := range looCases(t, be, x, tg) {
+		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
+			pred := mat.NewDense(n, 2, nil)
+			c.l.predict(be, pred, lambda)
+			out := mat.NewDense(1, 2, nil)
+			worst := 0.0
+			for i := 0; i < n; i++ {
+				m, err := c.refit(without(x, i), without(tg, i), lambda*float64(n)/float64(n-1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := m.Predict(out, x.Slice(i, i+1, 0, 3).(*mat.Dense)); err != nil {
+					t.Fatal(err)
+				}
+				for j := 0; j < 2; j++ {
+					if !relClose(pred.At(i, j), out.At(0, j), closedTol) {
+						t.Fatalf("%s lambda %g row %d output %d: closed form %.15g, refit %.15g", c.name, lambda, i, j, pred.At(i, j), out.At(0, j))
+					}
+					worst = max(worst, abs(pred.At(i, j)-out.At(0, j)))
+				}
+			}
+			t.Logf("%s lambda %g: largest |closed form - refit| = %.3g", c.name, lambda, worst)
+		}
+	}
+}
+
+// TestGCVMatchesSmoother: GCV from the eigenbasis equals n |(I-S) Y|^2 /
+// tr(I-S)^2 with the smoother S read off one solvers fit on Y = I_n (the
+// fit is linear in the targets, column j of its predictions is S e_j).
+func TestGCVMatchesSmoother(t *testing.T) {
+	be := backend.Default()
+	x, y := regData(30, 3, 2)
+	tg := twoOutputs(y)
+	n, _ := x.Dims()
+	eye := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		eye.Set(i, i, 1)
+	}
+	for _, c := range looCases(t, be, x, tg) {
+		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
+			m, err := c.refit(x, eye, lambda)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := mat.NewDense(n, n, nil)
+			if err := m.Predict(s, x); err != nil {
+				t.Fatal(err)
+			}
+			var r mat.Dense
+			r.Mul(s, tg)
+			r.Sub(tg, &r)
+			num := mat.Norm(&r, 2) // Frobenius for matrices
+			tr := float64(n) - mat.Trace(s)
+			want := float64(n) * num * num / (tr * tr)
+			got := c.l.gcv(be, lambda)
+			if !relClose(got, want, closedTol) {
+				t.Fatalf("%s lambda %g: GCV closed form %.15g, from S %.15g", c.name, lambda, got, want)
+			}
+		}
+	}
+}
+
+// TestPathMatchesFits: the k-fold lambda paths predict what solvers fits on
+// the fold's training rows predict on its test rows.
+func TestPathMatchesFits(t *testing.T) {
+	ctx := context.Background()
+	be := backend.Default()
+	x, y := regData(40, 2, 3)
+	tg := twoOutputs(y)
+	n, d := x.Dims()
+	folds, err := dataset.KFold(n, 4, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := folds[1]
+	k := kernels.Gaussian{Sigma: 0.9}
+	kf := mat.NewDense(n, n, nil)
+	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
+		t.Fatal(err)
+	}
+	kp, err := krrPath(be, kf, tg, f.Train, f.Test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm, err := kernels.NewFourier(be, k, d, kernels.FourierOptions{Features: 20, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := mat.NewDense(n, 20, nil)
+	if err := fm.Transform(z, x); err != nil {
+		t.Fatal(err)
+	}
+	rp, err := ridgePath(be, newFeatureStats(be, z, tg), tg, f.Train, f.Test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xtr, ttr, xte := gatherRows(x, f.Train), gatherRows(tg, f.Train), gatherRows(x, f.Test)
+	for _, lambda := range []float64{1e-4, 1e-2} {
+		km, err := solvers.FitKRR(ctx, k, xtr, ttr, lambda, solvers.Options{Backend: be})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rm, err := solvers.FitRidge(ctx, fm, xtr, ttr, lambda, solvers.Options{Backend: be})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			p    *path
+			m    solvers.Model
+		}{{"krr", kp, km}, {"ridge", rp, rm}} {
+			got := mat.NewDense(len(f.Test), 2, nil)
+			want := mat.NewDense(len(f.Test), 2, nil)
+			c.p.predict(be, got, lambda)
+			if err := c.m.Predict(want, xte); err != nil {
+				t.Fatal(err)
+			}
+			for i := range f.Test {
+				for j := 0; j < 2; j++ {
+					if !relClose(got.At(i, j), want.At(i, j), closedTol) {
+						t.Fatalf("%s lambda %g test row %d: path %.15g, fit %.15g", c.name, lambda, i, got.At(i, j), want.At(i, j))
+					}
+				}
+			}
+		}
+	}
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

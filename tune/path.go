@@ -1,0 +1,185 @@
+package tune
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+)
+
+// path is one family of fits, indexed by lambda, in eigen coordinates: the
+// predictions on ne evaluation rows are
+//
+//	F(lambda) = 1 mean^T + A diag(1/(s + c)) B,   c = lambda * nTrain,
+//
+// A ne x r, s the r eigenvalues (clamped at 0), B r x k. See the package doc.
+type path struct {
+	a      *mat.Dense
+	s      []float64
+	b      *mat.Dense
+	mean   []float64
+	nTrain int
+	tmp    *mat.Dense // r x k scratch
+}
+
+// predict writes F(lambda) to dst (ne x k).
+func (p *path) predict(be backend.Backend, dst *mat.Dense, lambda float64) {
+	c := lambda * float64(p.nTrain)
+	r, k := p.b.Dims()
+	if p.tmp == nil {
+		p.tmp = mat.NewDense(r, k, nil)
+	}
+	for j := 0; j < r; j++ {
+		w := 1 / (p.s[j] + c)
+		src, out := p.b.RawRowView(j), p.tmp.RawRowView(j)
+		for t := range out {
+			out[t] = w * src[t]
+		}
+	}
+	ne, _ := dst.Dims()
+	for i := 0; i < ne; i++ {
+		copy(dst.RawRowView(i), p.mean)
+	}
+	be.Gemm(blas.NoTrans, blas.NoTrans, 1, p.a.RawMatrix(), p.tmp.RawMatrix(), 1, dst.RawMatrix())
+}
+
+// clampEig sets the negative round-off eigenvalues of a PSD matrix to 0.
+func clampEig(s []float64) {
+	for i, v := range s {
+		if v < 0 {
+			s[i] = 0
+		}
+	}
+}
+
+// centered returns the column means of the rows idx of t and those rows
+// minus the means.
+func centered(t *mat.Dense, idx []int) (*mat.Dense, []float64) {
+	_, k := t.Dims()
+	mean := make([]float64, k)
+	for _, i := range idx {
+		for j, v := range t.RawRowView(i) {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(len(idx))
+	}
+	yc := mat.NewDense(len(idx), k, nil)
+	for r, i := range idx {
+		out := yc.RawRowView(r)
+		for j, v := range t.RawRowView(i) {
+			out[j] = v - mean[j]
+		}
+	}
+	return yc, mean
+}
+
+func gatherRows(x *mat.Dense, idx []int) *mat.Dense {
+	_, d := x.Dims()
+	out := mat.NewDense(len(idx), d, nil)
+	for r, i := range idx {
+		copy(out.RawRowView(r), x.RawRowView(i))
+	}
+	return out
+}
+
+// gatherBlock returns the submatrix K[rows, cols].
+func gatherBlock(k *mat.Dense, rows, cols []int) *mat.Dense {
+	out := mat.NewDense(len(rows), len(cols), nil)
+	for r, i := range rows {
+		src, dst := k.RawRowView(i), out.RawRowView(r)
+		for c, j := range cols {
+			dst[c] = src[j]
+		}
+	}
+	return out
+}
+
+// krrPath builds the path of exact KRR trained on the rows train of the
+// full kernel matrix kfull (n x n) and the targets t, evaluated on the rows
+// test: K_tr = V diag(s) V^T, A = K_te,tr V, B = V^T Y_c.
+func krrPath(be backend.Backend, kfull, t *mat.Dense, train, test []int) (*path, error) {
+	v := gatherBlock(kfull, train, train)
+	s := make([]float64, len(train))
+	if err := be.SymEig(v.RawMatrix(), s, true); err != nil {
+		return nil, err
+	}
+	clampEig(s)
+	yc, mean := centered(t, train)
+	_, k := t.Dims()
+	b := mat.NewDense(len(train), k, nil)
+	be.Gemm(blas.Trans, blas.NoTrans, 1, v.RawMatrix(), yc.RawMatrix(), 0, b.RawMatrix())
+	kte := gatherBlock(kfull, test, train)
+	a := mat.NewDense(len(test), len(train), nil)
+	be.Gemm(blas.NoTrans, blas.NoTrans, 1, kte.RawMatrix(), v.RawMatrix(), 0, a.RawMatrix())
+	return &path{a: a, s: s, b: b, mean: mean, nTrain: len(train)}, nil
+}
+
+// featureStats are the full-data sums a ridge fold path is built from:
+// G = Z^T Z, ZY = Z^T Y and Z1 = Z^T 1 over all n rows.
+type featureStats struct {
+	z, g, zy *mat.Dense
+	z1       []float64
+}
+
+func newFeatureStats(be backend.Backend, z, t *mat.Dense) *featureStats {
+	n, D := z.Dims()
+	_, k := t.Dims()
+	fs := &featureStats{z: z, g: mat.NewDense(D, D, nil), zy: mat.NewDense(D, k, nil), z1: make([]float64, D)}
+	be.Syrk(blas.Trans, 1, z.RawMatrix(), 0, fs.g.RawMatrix())
+	be.Gemm(blas.Trans, blas.NoTrans, 1, z.RawMatrix(), t.RawMatrix(), 0, fs.zy.RawMatrix())
+	for i := 0; i < n; i++ {
+		for j, v := range z.RawRowView(i) {
+			fs.z1[j] += v
+		}
+	}
+	return fs
+}
+
+// ridgePath builds the path of ridge regression on the features trained on
+// all rows but test (train holds them, for the mean) and evaluated on test:
+// G_tr = G - Z_te^T Z_te = U diag(s) U^T, Z_tr^T Y_c = (ZY - Z_te^T Y_te) -
+// (Z1 - Z_te^T 1) mean^T, A = Z_te U, B = U^T Z_tr^T Y_c.
+func ridgePath(be backend.Backend, fs *featureStats, t *mat.Dense, train, test []int) (*path, error) {
+	_, D := fs.z.Dims()
+	_, k := t.Dims()
+	zte := gatherRows(fs.z, test)
+	yte := gatherRows(t, test)
+	g := mat.DenseCopyOf(fs.g)
+	zy := mat.DenseCopyOf(fs.zy)
+	if len(test) > 0 {
+		be.Syrk(blas.Trans, -1, zte.RawMatrix(), 1, g.RawMatrix())
+		be.Gemm(blas.Trans, blas.NoTrans, -1, zte.RawMatrix(), yte.RawMatrix(), 1, zy.RawMatrix())
+	}
+	_, mean := centered(t, train)
+	z1 := append([]float64(nil), fs.z1...)
+	for r := range test {
+		for j, v := range zte.RawRowView(r) {
+			z1[j] -= v
+		}
+	}
+	for j := 0; j < D; j++ {
+		row := zy.RawRowView(j)
+		for c := range row {
+			row[c] -= z1[j] * mean[c]
+		}
+	}
+	s := make([]float64, D)
+	if err := be.SymEig(g.RawMatrix(), s, true); err != nil {
+		return nil, err
+	}
+	clampEig(s)
+	b := mat.NewDense(D, k, nil)
+	be.Gemm(blas.Trans, blas.NoTrans, 1, g.RawMatrix(), zy.RawMatrix(), 0, b.RawMatrix())
+	a := mat.NewDense(len(test), D, nil)
+	if len(test) > 0 {
+		be.Gemm(blas.NoTrans, blas.NoTrans, 1, zte.RawMatrix(), g.RawMatrix(), 0, a.RawMatrix())
+	}
+	return &path{a: a, s: s, b: b, mean: mean, nTrain: len(train)}, nil
+}
+
+const (
+	blasNoTrans = blas.NoTrans
+	blasTrans   = blas.Trans
+)
