@@ -441,7 +441,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 			ntr = len(s.folds[0].Train)
 		}
 		shared := budget.Floats(n, n)
-		perFold := budget.Floats(ntr, 2*ntr+2*kout)
+		perFold := budget.Floats(ntr, ntr+2*(n-ntr)+2*kout) // K_tr -> V, K_te,tr, A, B
 		w := s.workers(shared, perFold)
 		if err := budget.Check(fmt.Sprintf("tuning exact KRR on %d rows", n), shared+int64(w)*perFold, limit); err != nil {
 			return nil, err
