@@ -42,7 +42,7 @@ type looCase struct {
 func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
 	t.Helper()
 	ctx := context.Background()
-	n, d := x.Dims()
+	n, _ := x.Dims()
 	k := kernels.Gaussian{Sigma: 1.3}
 	kf := mat.NewDense(n, n, nil)
 	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
@@ -57,14 +57,7 @@ func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
 		refit: func(x, t *mat.Dense, lambda float64) (solvers.Model, error) {
 			return solvers.FitKRR(ctx, k, x, t, lambda, solvers.Options{Backend: be})
 		}}
-	fm, err := kernels.NewFourier(be, k, d, kernels.FourierOptions{Features: 16, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	z := mat.NewDense(n, 16, nil)
-	if err := fm.Transform(z, x); err != nil {
-		t.Fatal(err)
-	}
+	fm, z := fourierFeatures(t, be, k, x, 16, 3)
 	fs := newFeatureStats(be, z, tg)
 	evz := make([]float64, 16)
 	if err := be.SymEig(fs.g.RawMatrix(), evz, true); err != nil {
@@ -157,7 +150,7 @@ func TestPathMatchesFits(t *testing.T) {
 	be := backend.Default()
 	x, y := regData(40, 2, 3)
 	tg := twoOutputs(y)
-	n, d := x.Dims()
+	n, _ := x.Dims()
 	folds, err := dataset.KFold(n, 4, 9)
 	if err != nil {
 		t.Fatal(err)
@@ -172,14 +165,7 @@ func TestPathMatchesFits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fm, err := kernels.NewFourier(be, k, d, kernels.FourierOptions{Features: 20, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	z := mat.NewDense(n, 20, nil)
-	if err := fm.Transform(z, x); err != nil {
-		t.Fatal(err)
-	}
+	fm, z := fourierFeatures(t, be, k, x, 20, 5)
 	rp, err := ridgePath(be, newFeatureStats(be, z, tg), tg, f.Train, f.Test)
 	if err != nil {
 		t.Fatal(err)
@@ -221,4 +207,19 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// fourierFeatures returns D random Fourier features of x and the map.
+func fourierFeatures(t *testing.T, be backend.Backend, k kernels.Kernel, x *mat.Dense, D int, seed uint64) (kernels.FeatureMap, *mat.Dense) {
+	t.Helper()
+	n, d := x.Dims()
+	fm, err := kernels.NewFourier(be, k, d, kernels.FourierOptions{Features: D, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := mat.NewDense(n, D, nil)
+	if err := fm.Transform(z, x); err != nil {
+		t.Fatal(err)
+	}
+	return fm, z
 }
