@@ -43,7 +43,8 @@ func falkonCenters(n, m int, seed uint64) []int {
 }
 
 // refit fits the chosen setting on all rows with solvers.
-func refit(ctx context.Context, s *searcher, set Setting, t *mat.Dense) (solvers.Model, error) {
+func refit(ctx context.Context, s *searcher, set Setting) (solvers.Model, error) {
+	x, t := s.fullX, s.fullT
 	k, err := s.kernel(set.Sigma)
 	if err != nil {
 		return nil, err
@@ -51,13 +52,13 @@ func refit(ctx context.Context, s *searcher, set Setting, t *mat.Dense) (solvers
 	so := solvers.Options{Backend: s.be, MemoryBudget: s.opts.MemoryBudget}
 	switch s.opts.Method {
 	case MethodKRR:
-		return solvers.FitKRR(ctx, k, s.x, t, set.Lambda, so)
+		return solvers.FitKRR(ctx, k, x, t, set.Lambda, so)
 	case MethodFalkon:
-		return solvers.FitFalkon(ctx, k, s.x, t, set.Lambda, solvers.FalkonOptions{Options: so, Centers: set.Size, Seed: s.opts.Seed})
+		return solvers.FitFalkon(ctx, k, x, t, set.Lambda, solvers.FalkonOptions{Options: so, Centers: set.Size, Seed: s.opts.Seed})
 	}
 	fm, err := s.mapFor(k, set.Size)
 	if err != nil {
 		return nil, err
 	}
-	return solvers.FitRidge(ctx, fm, s.x, t, set.Lambda, so)
+	return solvers.FitRidge(ctx, fm, x, t, set.Lambda, so)
 }

@@ -183,3 +183,17 @@ const (
 	blasNoTrans = blas.NoTrans
 	blasTrans   = blas.Trans
 )
+
+// mulRightInPlace overwrites z (n x D) with z u (u D x D), 256 rows at a time.
+func mulRightInPlace(be backend.Backend, z, u *mat.Dense) {
+	n, D := z.Dims()
+	bs := min(n, 256)
+	tmp := mat.NewDense(bs, D, nil)
+	for i0 := 0; i0 < n; i0 += bs {
+		i1 := min(i0+bs, n)
+		zb := z.Slice(i0, i1, 0, D).(*mat.Dense)
+		tb := tmp.Slice(0, i1-i0, 0, D).(*mat.Dense)
+		be.Gemm(blasNoTrans, blasNoTrans, 1, zb.RawMatrix(), u.RawMatrix(), 0, tb.RawMatrix())
+		zb.Copy(tb)
+	}
+}

@@ -87,6 +87,11 @@ type SearchOptions struct {
 	Seed uint64
 	// Refit fits the best setting on all rows (Result.Model).
 	Refit bool
+	// Rows, when > 0 and below n, tunes on a seeded subsample of this many
+	// rows (dataset.Subsample with Seed) and refits on all of them: the
+	// lambda that is best at n_sub rows is used at n (solvers' lambda is
+	// per row, so the absolute regulariser grows with n).
+	Rows int
 	// Workers bounds the folds evaluated in parallel (each with its own
 	// eigendecomposition, within MemoryBudget); 0 means GOMAXPROCS.
 	Workers int
@@ -141,9 +146,11 @@ func (r *Result) HigherIsBetter() bool { return r.Metric == "accuracy" }
 type searcher struct {
 	opts    SearchOptions
 	be      backend.Backend
-	x       *mat.Dense
+	x       *mat.Dense // the rows tuned on (all, or a subsample)
 	labels  []float64
 	t       *mat.Dense // n x k encoded targets
+	fullX   *mat.Dense // every row and its targets, for the refit
+	fullT   *mat.Dense
 	enc     solvers.Encoding
 	folds   []dataset.Fold
 	metric  string
@@ -220,7 +227,7 @@ func (s *searcher) finish(ctx context.Context, res *Result, start time.Time) (*R
 	if !s.opts.Refit {
 		return res, nil
 	}
-	m, err := refit(ctx, s, res.Best.Setting, s.t)
+	m, err := refit(ctx, s, res.Best.Setting)
 	if err != nil {
 		return nil, fmt.Errorf("tune: refit of the best setting: %w", err)
 	}
@@ -304,6 +311,22 @@ func newSearcher(x, y *mat.Dense, opts *SearchOptions) (*searcher, error) {
 	}
 	if s.t, err = s.enc.Targets(labels); err != nil {
 		return nil, err
+	}
+	s.fullX, s.fullT = x, s.t
+	if opts.Rows < 0 || (opts.Rows > 0 && opts.Rows < 3) {
+		return nil, fmt.Errorf("%w: Rows must be 0 (all) or at least 3, got %d", zonal.ErrParam, opts.Rows)
+	}
+	if opts.Rows > 0 && opts.Rows < n {
+		idx, err := dataset.Subsample(n, opts.Rows, opts.Seed)
+		if err != nil {
+			return nil, err
+		}
+		s.x, s.t = gatherRows(x, idx), gatherRows(s.t, idx)
+		s.labels = make([]float64, len(idx))
+		for r, i := range idx {
+			s.labels[r] = labels[i]
+		}
+		n = opts.Rows
 	}
 	s.metric = "rmse"
 	if s.enc.Task == solvers.TaskClassification {
@@ -461,7 +484,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (*path, error) { return krrPath(s.be, kfull, s.t, f.Train, f.Test) })
 		}
 	} else {
-		shared := budget.Floats(2*n+2*size+kout+1, size) // features, Gram, map, (LOO) Z U
+		shared := budget.Floats(n+2*size+kout+1, size) // features, Gram, map
 		perFold := budget.Floats(2*size+2*n/max(nf, 1)+kout, size)
 		w := s.workers(shared, perFold)
 		what := fmt.Sprintf("tuning %s with %d features on %d rows", s.opts.Method, size, n)
@@ -484,9 +507,8 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 				return nil, err
 			}
 			clampEig(ev)
-			q := mat.NewDense(n, D, nil)
-			s.be.Gemm(blasNoTrans, blasNoTrans, 1, z.RawMatrix(), fs.g.RawMatrix(), 0, q.RawMatrix())
-			scores, err = s.closedForm(ctx, newLOO(s.be, q, ev, s.t, false))
+			mulRightInPlace(s.be, z, fs.g) // Z <- Q = Z U
+			scores, err = s.closedForm(ctx, newLOO(s.be, z, ev, s.t, false))
 		} else {
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (*path, error) { return ridgePath(s.be, fs, s.t, f.Train, f.Test) })
 		}

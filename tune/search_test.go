@@ -241,3 +241,30 @@ func TestBadGrids(t *testing.T) {
 		t.Errorf("canceled: %v", err)
 	}
 }
+
+// TestAutoAndRows: Auto on a subsample (Rows) picks a setting that scores
+// well and refits on every row.
+func TestAutoAndRows(t *testing.T) {
+	x, y := digits(t, 600)
+	res, err := Auto(context.Background(), x, y, GoldenOptions{SearchOptions: SearchOptions{Method: MethodFalkon, Rows: 300, Seed: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Model.Model.(*solvers.Falkon)
+	if got := len(f.CenterIndices()); got != AutoCenters(300, 0) {
+		t.Fatalf("refit has %d centres, want AutoCenters(300) = %d", got, AutoCenters(300, 0))
+	}
+	pred := make([]float64, 600)
+	if err := res.Model.PredictLabels(pred, x); err != nil {
+		t.Fatal(err)
+	}
+	// Rows 300..599 were not all tuned on; the refit saw all 600.
+	acc := solvers.Accuracy(pred, mat.Col(nil, 0, y))
+	t.Logf("auto: %+v, LOO accuracy %.4f on 300 rows, %d groups, training accuracy %.4f", res.Best.Setting, res.Best.Mean, res.Groups, acc)
+	if res.Criterion != CriterionLOO || res.Groups != 6 || res.Best.Mean < 0.9 || acc < 0.95 {
+		t.Fatalf("criterion %s, %d groups, LOO accuracy %.3f, training accuracy %.3f", res.Criterion, res.Groups, res.Best.Mean, acc)
+	}
+	if _, err := Search(context.Background(), x, y, SearchOptions{Rows: 2}); !errors.Is(err, zonal.ErrParam) {
+		t.Fatalf("Rows 2: %v", err)
+	}
+}
