@@ -99,9 +99,10 @@ type SearchOptions struct {
 
 // Setting is one point of the grid.
 type Setting struct {
-	Sigma, Lambda float64
+	Sigma  float64 `json:"sigma"`
+	Lambda float64 `json:"lambda"`
 	// Size is the centre count (falkon) or feature count (ridge); 0 for krr.
-	Size int
+	Size int `json:"size,omitempty"`
 }
 
 // Row is the score of one setting.
@@ -109,13 +110,14 @@ type Row struct {
 	Setting
 	// Mean and Std are the mean and the standard deviation (over folds,
 	// divided by k-1; 0 for one split, LOO and GCV) of the score.
-	Mean, Std float64
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
 	// Scores are the per-fold scores (one for a split, LOO or GCV).
-	Scores []float64
+	Scores []float64 `json:"scores"`
 	// Seconds is the wall time of the setting's sigma-size group (kernel or
 	// features, eigendecompositions, every lambda) divided by the number of
 	// lambdas: what the setting cost with the lambda path shared.
-	Seconds float64
+	Seconds float64 `json:"seconds"`
 }
 
 // Result is the table of a search and its best setting.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -267,4 +268,21 @@ func TestAutoAndRows(t *testing.T) {
 	if _, err := Search(context.Background(), x, y, SearchOptions{Rows: 2}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("Rows 2: %v", err)
 	}
+}
+
+func TestWriteTable(t *testing.T) {
+	x, y := regData(40, 2, 9)
+	res, err := Search(context.Background(), x, y, SearchOptions{Sigmas: []float64{0.5, 1}, Lambdas: []float64{1e-3, 1e-1}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := res.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 6 || strings.Count(b.String(), "*") != 1 || !strings.HasPrefix(lines[5], "best: sigma ") {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	t.Log("\n" + b.String())
 }

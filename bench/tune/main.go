@@ -144,9 +144,8 @@ func run(path string, nrows int, method, mapKind string, comps int, sigmaList, l
 	}
 	secs := time.Since(start).Seconds()
 	fmt.Fprintln(os.Stderr)
-	fmt.Printf("%-12s %-10s %-6s %-10s %-10s %-8s\n", "sigma", "lambda", "size", res.Metric, "std", "seconds")
-	for _, r := range res.Rows {
-		fmt.Printf("%-12.5g %-10.3g %-6d %-10.5f %-10.5f %-8.3f\n", r.Sigma, r.Lambda, r.Size, r.Mean, r.Std, r.Seconds)
+	if err := res.WriteTable(os.Stdout); err != nil {
+		return err
 	}
 	out := map[string]any{
 		"tool": "zonal", "backend": backend.Default().Name(), "gomaxprocs": runtime.GOMAXPROCS(0),
