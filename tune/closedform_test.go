@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -222,4 +223,38 @@ func fourierFeatures(t *testing.T, be backend.Backend, k kernels.Kernel, x *mat.
 		t.Fatal(err)
 	}
 	return fm, z
+}
+
+// TestLOOUnreliableIsNaN: ridge with as many exact features as rows
+// interpolates at tiny lambda (1 - H_ii ~ c / s), where the closed form
+// loses its digits; those rows come out NaN, not as garbage that could win.
+func TestLOOUnreliableIsNaN(t *testing.T) {
+	be := backend.Default()
+	x, y := regData(20, 2, 4)
+	_, z := fourierFeatures(t, be, kernels.Gaussian{Sigma: 1}, x, 40, 1)
+	fs := newFeatureStats(be, z, y)
+	ev := make([]float64, 40)
+	if err := be.SymEig(fs.g.RawMatrix(), ev, true); err != nil {
+		t.Fatal(err)
+	}
+	clampEig(ev)
+	mulRightInPlace(be, z, fs.g)
+	l := newLOO(be, z, ev, y, false)
+	pred := mat.NewDense(20, 1, nil)
+	l.predict(be, pred, 1e-14)
+	nan := 0
+	for i := 0; i < 20; i++ {
+		if math.IsNaN(pred.At(i, 0)) {
+			nan++
+		}
+	}
+	if nan == 0 {
+		t.Fatal("no row flagged at lambda 1e-14 with D > n")
+	}
+	l.predict(be, pred, 1e-2)
+	for i := 0; i < 20; i++ {
+		if math.IsNaN(pred.At(i, 0)) {
+			t.Fatalf("row %d NaN at lambda 1e-2", i)
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package tune
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
@@ -102,6 +104,15 @@ func (l *loo) eval(be backend.Backend, lambda float64) {
 	}
 }
 
+// minLeverageGap is the smallest 1 - H_ii the ridge form trusts. There
+// 1 - H_ii = 1 - sum_j Q_ij^2 / (s_j + c) is a difference whose terms are
+// each at most 1, so its rounding error is about r 2^-52 (1e-13 for
+// r = 500): below 1e-8 the left-out prediction would have fewer than five
+// correct digits, and the row's prediction is reported as NaN (the
+// setting then scores NaN and is never chosen). The KRR form adds positive
+// terms only and needs no such floor.
+const minLeverageGap = 1e-8
+
 // predict writes the leave-one-out predictions for lambda to dst (n x k).
 func (l *loo) predict(be backend.Backend, dst *mat.Dense, lambda float64) {
 	l.eval(be, lambda)
@@ -114,6 +125,12 @@ func (l *loo) predict(be backend.Backend, dst *mat.Dense, lambda float64) {
 	}
 	for i := 0; i < n; i++ {
 		y, res, out := l.t.RawRowView(i), l.res.RawRowView(i), dst.RawRowView(i)
+		if !l.orth && l.h[i] < minLeverageGap {
+			for t := range out {
+				out[t] = math.NaN()
+			}
+			continue
+		}
 		g1 := 1 - res[k]/l.h[i]
 		for t := 0; t < k; t++ {
 			m := (sum[t] - y[t]) / float64(n-1)

@@ -468,7 +468,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		shared := budget.Floats(n, n)
 		perFold := budget.Floats(ntr, ntr+2*(n-ntr)+2*kout) // K_tr -> V, K_te,tr, A, B
 		w := s.workers(shared, perFold)
-		if err := budget.Check(fmt.Sprintf("tuning exact KRR on %d rows", n), shared+int64(w)*perFold, limit); err != nil {
+		if err := budget.Check(fmt.Sprintf("tuning exact KRR on %d rows (tune on fewer: SearchOptions.Rows)", n), shared+int64(w)*perFold, limit); err != nil {
 			return nil, err
 		}
 		kfull := mat.NewDense(n, n, nil)
@@ -489,7 +489,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		shared := budget.Floats(n+2*size+kout+1, size) // features, Gram, map
 		perFold := budget.Floats(2*size+2*n/max(nf, 1)+kout, size)
 		w := s.workers(shared, perFold)
-		what := fmt.Sprintf("tuning %s with %d features on %d rows", s.opts.Method, size, n)
+		what := fmt.Sprintf("tuning %s with %d features on %d rows (tune on fewer: SearchOptions.Rows)", s.opts.Method, size, n)
 		if err := budget.Check(what, shared+int64(w)*perFold, limit); err != nil {
 			return nil, err
 		}
