@@ -30,6 +30,7 @@ const (
 const (
 	MapFourier = "fourier" // random Fourier features, Size = D (even)
 	MapNystrom = "nystrom" // Nystrom features on Size uniformly drawn rows
+	MapCustom  = "custom"  // SearchOptions.NewMap
 )
 
 // Criteria a setting is scored by.
@@ -56,8 +57,14 @@ type SearchOptions struct {
 	Options
 	// Method is MethodKRR, MethodRidge or MethodFalkon; "" means MethodKRR.
 	Method string
-	// Map is the feature map of MethodRidge: MapFourier ("" too) or MapNystrom.
+	// Map is the feature map of MethodRidge: MapFourier ("" too) or
+	// MapNystrom; ignored when NewMap is set.
 	Map string
+	// NewMap, when set, makes the feature map of MethodRidge for a kernel
+	// (from Kernel at the setting's sigma) and a size: any map (Gegenbauer,
+	// a sketch) can be tuned. It must be deterministic (seed it from Seed)
+	// and its Dim need not equal size. Result.Map is then "custom".
+	NewMap func(k kernels.Kernel, size int) (kernels.FeatureMap, error)
 	// Kernel makes the kernel of a bandwidth; nil means the Gaussian
 	// exp(-|x-y|^2 / (2 sigma^2)).
 	Kernel func(sigma float64) (kernels.Kernel, error)
@@ -289,6 +296,8 @@ func newSearcher(x, y *mat.Dense, opts *SearchOptions) (*searcher, error) {
 	switch {
 	case opts.Method != MethodRidge:
 		opts.Map = ""
+	case opts.NewMap != nil:
+		opts.Map = MapCustom
 	case opts.Map == "":
 		opts.Map = MapFourier
 	case opts.Map != MapFourier && opts.Map != MapNystrom:
@@ -422,7 +431,7 @@ func (s *searcher) sizeGrid() ([]int, error) {
 			return nil, fmt.Errorf("%w: sizes must be >= 1, got %d", zonal.ErrParam, m)
 		case s.opts.Map == MapFourier && m%2 == 1:
 			return nil, fmt.Errorf("%w: Fourier feature counts must be even (cos/sin pairs), got %d", zonal.ErrParam, m)
-		case s.opts.Map != MapFourier && m > n:
+		case (s.opts.Method == MethodFalkon || s.opts.Map == MapNystrom) && m > n:
 			return nil, fmt.Errorf("%w: %d centres but only %d rows", zonal.ErrParam, m, n)
 		}
 	}
@@ -431,6 +440,13 @@ func (s *searcher) sizeGrid() ([]int, error) {
 
 // mapFor builds the feature map of a ridge or FALKON group on all rows.
 func (s *searcher) mapFor(k kernels.Kernel, size int) (kernels.FeatureMap, error) {
+	if s.opts.Map == MapCustom {
+		fm, err := s.opts.NewMap(k, size)
+		if err == nil && fm == nil {
+			err = fmt.Errorf("%w: NewMap returned no map", zonal.ErrParam)
+		}
+		return fm, err
+	}
 	n, _ := s.x.Dims()
 	var idx []int
 	switch {
@@ -486,18 +502,31 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (*path, error) { return krrPath(s.be, kfull, s.t, f.Train, f.Test) })
 		}
 	} else {
-		shared := budget.Floats(n+2*size+kout+1, size) // features, Gram, map
-		perFold := budget.Floats(2*size+2*n/max(nf, 1)+kout, size)
-		w := s.workers(shared, perFold)
-		what := fmt.Sprintf("tuning %s with %d features on %d rows (tune on fewer: SearchOptions.Rows)", s.opts.Method, size, n)
-		if err := budget.Check(what, shared+int64(w)*perFold, limit); err != nil {
+		var w int
+		check := func(D int) error {
+			shared := budget.Floats(n+2*D+kout+1, D) // features, Gram, map
+			perFold := budget.Floats(2*D+2*n/max(nf, 1)+kout, D)
+			w = s.workers(shared, perFold)
+			what := fmt.Sprintf("tuning %s with %d features on %d rows (tune on fewer: SearchOptions.Rows)", s.opts.Method, D, n)
+			return budget.Check(what, shared+int64(w)*perFold, limit)
+		}
+		if err := check(size); err != nil {
 			return nil, err
 		}
 		fm, err := s.mapFor(k, size)
 		if err != nil {
 			return nil, err
 		}
+		_, d := s.x.Dims()
+		if fm.InputDim() != d {
+			return nil, fmt.Errorf("%w: feature map takes %d inputs, data has %d columns", zonal.ErrShape, fm.InputDim(), d)
+		}
 		D := fm.Dim()
+		if D != size {
+			if err := check(D); err != nil {
+				return nil, err
+			}
+		}
 		z := mat.NewDense(n, D, nil)
 		if err := fm.Transform(z, s.x); err != nil {
 			return nil, err

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -285,4 +287,34 @@ func TestWriteTable(t *testing.T) {
 		t.Fatalf("table:\n%s", b.String())
 	}
 	t.Log("\n" + b.String())
+}
+
+// TestCustomMap: NewMap tunes ridge on any map; here Fourier features built
+// by the caller, which must reproduce the built-in Fourier search.
+func TestCustomMap(t *testing.T) {
+	x, y := regData(80, 2, 10)
+	base := SearchOptions{Method: MethodRidge, Sizes: []int{30}, Sigmas: []float64{0.7, 1.4}, Seed: 4}
+	want, err := Search(context.Background(), x, y, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom := base
+	custom.NewMap = func(k kernels.Kernel, size int) (kernels.FeatureMap, error) {
+		return kernels.NewFourier(backend.Default(), k, 2, kernels.FourierOptions{Features: size, Seed: 4})
+	}
+	custom.Refit = true
+	got, err := Search(context.Background(), x, y, custom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Map != MapCustom || got.Best.Setting != want.Best.Setting || !reflect.DeepEqual(got.Rows[3].Scores, want.Rows[3].Scores) {
+		t.Fatalf("custom map: %s %+v, built-in %+v", got.Map, got.Best, want.Best)
+	}
+	bad := base
+	bad.NewMap = func(k kernels.Kernel, size int) (kernels.FeatureMap, error) {
+		return kernels.NewFourier(backend.Default(), k, 3, kernels.FourierOptions{Features: size})
+	}
+	if _, err := Search(context.Background(), x, y, bad); !errors.Is(err, zonal.ErrShape) {
+		t.Fatalf("map for 3 inputs on 2 columns: %v", err)
+	}
 }
