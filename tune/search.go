@@ -146,6 +146,10 @@ type Result struct {
 	Elapsed time.Duration
 	// Model is the best setting fitted on all rows when Refit is set.
 	Model *solvers.Pipeline
+	// RefitNote is non-empty when the refit differs from the method asked
+	// for: a FALKON whose CG did not converge is refitted as ridge on the
+	// Nystrom map of the same centres (the predictor the tuner scored).
+	RefitNote string
 }
 
 // HigherIsBetter reports whether larger scores are better (accuracy).
@@ -236,7 +240,8 @@ func (s *searcher) finish(ctx context.Context, res *Result, start time.Time) (*R
 	if !s.opts.Refit {
 		return res, nil
 	}
-	m, err := refit(ctx, s, res.Best.Setting)
+	m, note, err := refit(ctx, s, res.Best.Setting)
+	res.RefitNote = note
 	if err != nil {
 		return nil, fmt.Errorf("tune: refit of the best setting: %w", err)
 	}
@@ -438,8 +443,8 @@ func (s *searcher) sizeGrid() ([]int, error) {
 	return slices.Clone(s.opts.Sizes), nil
 }
 
-// mapFor builds the feature map of a ridge or FALKON group on all rows.
-func (s *searcher) mapFor(k kernels.Kernel, size int) (kernels.FeatureMap, error) {
+// mapFor builds the feature map of a ridge or FALKON group on the rows of x.
+func (s *searcher) mapFor(k kernels.Kernel, size int, x *mat.Dense) (kernels.FeatureMap, error) {
 	if s.opts.Map == MapCustom {
 		fm, err := s.opts.NewMap(k, size)
 		if err == nil && fm == nil {
@@ -447,7 +452,7 @@ func (s *searcher) mapFor(k kernels.Kernel, size int) (kernels.FeatureMap, error
 		}
 		return fm, err
 	}
-	n, _ := s.x.Dims()
+	n, _ := x.Dims()
 	var idx []int
 	switch {
 	case s.opts.Method == MethodFalkon:
@@ -458,7 +463,7 @@ func (s *searcher) mapFor(k kernels.Kernel, size int) (kernels.FeatureMap, error
 			return nil, err
 		}
 	}
-	return featureMap(s.be, k, s.x, s.opts.Map, size, idx, s.opts.Seed)
+	return featureMap(s.be, k, x, s.opts.Map, size, idx, s.opts.Seed)
 }
 
 // group evaluates every lambda for one sigma and size.
@@ -513,7 +518,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		if err := check(size); err != nil {
 			return nil, err
 		}
-		fm, err := s.mapFor(k, size)
+		fm, err := s.mapFor(k, size, s.x)
 		if err != nil {
 			return nil, err
 		}
