@@ -144,8 +144,9 @@ func TestGCVMatchesSmoother(t *testing.T) {
 	}
 }
 
-// TestPathMatchesFits: the k-fold lambda paths predict what solvers fits on
-// the fold's training rows predict on its test rows.
+// TestPathMatchesFits: the k-fold lambda paths, by eigendecomposition and
+// by Cholesky per lambda, predict what solvers fits on the fold's training
+// rows predict on its test rows.
 func TestPathMatchesFits(t *testing.T) {
 	ctx := context.Background()
 	be := backend.Default()
@@ -162,12 +163,15 @@ func TestPathMatchesFits(t *testing.T) {
 	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
 		t.Fatal(err)
 	}
-	kp, err := krrPath(be, kf, tg, f.Train, f.Test)
+	kp, err := krrSystem(kf, tg, f.Train, f.Test).eigPath(be)
 	if err != nil {
 		t.Fatal(err)
 	}
+	kd := krrSystem(kf, tg, f.Train, f.Test).directPath()
 	fm, z := fourierFeatures(t, be, k, x, 20, 5)
-	rp, err := ridgePath(be, newFeatureStats(be, z, tg), tg, f.Train, f.Test)
+	fs := newFeatureStats(be, z, tg)
+	rd := ridgeSystem(be, fs, tg, f.Train, f.Test).directPath()
+	rp, err := ridgeSystem(be, fs, tg, f.Train, f.Test).eigPath(be)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,12 +187,14 @@ func TestPathMatchesFits(t *testing.T) {
 		}
 		for _, c := range []struct {
 			name string
-			p    *path
+			p    lambdaPath
 			m    solvers.Model
-		}{{"krr", kp, km}, {"ridge", rp, rm}} {
+		}{{"krr eig", kp, km}, {"ridge eig", rp, rm}, {"krr cholesky", kd, km}, {"ridge cholesky", rd, rm}} {
 			got := mat.NewDense(len(f.Test), 2, nil)
 			want := mat.NewDense(len(f.Test), 2, nil)
-			c.p.predict(be, got, lambda)
+			if err := c.p.predict(be, got, lambda); err != nil {
+				t.Fatal(err)
+			}
 			if err := c.m.Predict(want, xte); err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,8 @@
 package tune
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
@@ -23,7 +25,7 @@ type path struct {
 }
 
 // predict writes F(lambda) to dst (ne x k).
-func (p *path) predict(be backend.Backend, dst *mat.Dense, lambda float64) {
+func (p *path) predict(be backend.Backend, dst *mat.Dense, lambda float64) error {
 	c := lambda * float64(p.nTrain)
 	r, k := p.b.Dims()
 	if p.tmp == nil {
@@ -41,6 +43,7 @@ func (p *path) predict(be backend.Backend, dst *mat.Dense, lambda float64) {
 		copy(dst.RawRowView(i), p.mean)
 	}
 	be.Gemm(blas.NoTrans, blas.NoTrans, 1, p.a.RawMatrix(), p.tmp.RawMatrix(), 1, dst.RawMatrix())
+	return nil
 }
 
 // clampEig sets the negative round-off eigenvalues of a PSD matrix to 0.
@@ -96,62 +99,40 @@ func gatherBlock(k *mat.Dense, rows, cols []int) *mat.Dense {
 	return out
 }
 
-// krrPath builds the path of exact KRR trained on the rows train of the
-// full kernel matrix kfull (n x n) and the targets t, evaluated on the rows
-// test: K_tr = V diag(s) V^T, A = K_te,tr V, B = V^T Y_c.
-func krrPath(be backend.Backend, kfull, t *mat.Dense, train, test []int) (*path, error) {
-	v := gatherBlock(kfull, train, train)
-	s := make([]float64, len(train))
-	if err := be.SymEig(v.RawMatrix(), s, true); err != nil {
-		return nil, err
-	}
-	clampEig(s)
+// system is the ridge system of one fold before any lambda is chosen:
+// the fit for lambda solves (G + c I) W = R with c = lambda * nTrain and
+// predicts 1 mean^T + A W on the evaluation rows. Exact KRR: G = K_tr,
+// R = Y_c, A = K_te,tr; ridge on features: G = Z_tr^T Z_tr, R = Z_tr^T Y_c,
+// A = Z_te.
+type system struct {
+	g, r, a *mat.Dense
+	mean    []float64
+	nTrain  int
+}
+
+// lambdaPath predicts the fits of one fold for any lambda.
+type lambdaPath interface {
+	predict(be backend.Backend, dst *mat.Dense, lambda float64) error
+}
+
+// krrSystem is exact KRR trained on the rows train of the full kernel
+// matrix kfull (n x n) and the targets t, evaluated on the rows test.
+func krrSystem(kfull, t *mat.Dense, train, test []int) *system {
 	yc, mean := centered(t, train)
-	_, k := t.Dims()
-	b := mat.NewDense(len(train), k, nil)
-	be.Gemm(blas.Trans, blas.NoTrans, 1, v.RawMatrix(), yc.RawMatrix(), 0, b.RawMatrix())
-	kte := gatherBlock(kfull, test, train)
-	a := mat.NewDense(len(test), len(train), nil)
-	be.Gemm(blas.NoTrans, blas.NoTrans, 1, kte.RawMatrix(), v.RawMatrix(), 0, a.RawMatrix())
-	return &path{a: a, s: s, b: b, mean: mean, nTrain: len(train)}, nil
+	return &system{g: gatherBlock(kfull, train, train), r: yc, a: gatherBlock(kfull, test, train), mean: mean, nTrain: len(train)}
 }
 
-// featureStats are the full-data sums a ridge fold path is built from:
-// G = Z^T Z, ZY = Z^T Y and Z1 = Z^T 1 over all n rows.
-type featureStats struct {
-	z, g, zy *mat.Dense
-	z1       []float64
-}
-
-func newFeatureStats(be backend.Backend, z, t *mat.Dense) *featureStats {
-	n, D := z.Dims()
-	_, k := t.Dims()
-	fs := &featureStats{z: z, g: mat.NewDense(D, D, nil), zy: mat.NewDense(D, k, nil), z1: make([]float64, D)}
-	be.Syrk(blas.Trans, 1, z.RawMatrix(), 0, fs.g.RawMatrix())
-	be.Gemm(blas.Trans, blas.NoTrans, 1, z.RawMatrix(), t.RawMatrix(), 0, fs.zy.RawMatrix())
-	for i := 0; i < n; i++ {
-		for j, v := range z.RawRowView(i) {
-			fs.z1[j] += v
-		}
-	}
-	return fs
-}
-
-// ridgePath builds the path of ridge regression on the features trained on
-// all rows but test (train holds them, for the mean) and evaluated on test:
-// G_tr = G - Z_te^T Z_te = U diag(s) U^T, Z_tr^T Y_c = (ZY - Z_te^T Y_te) -
-// (Z1 - Z_te^T 1) mean^T, A = Z_te U, B = U^T Z_tr^T Y_c.
-func ridgePath(be backend.Backend, fs *featureStats, t *mat.Dense, train, test []int) (*path, error) {
+// ridgeSystem is ridge regression on the features, trained on the rows
+// train (all rows but test) and evaluated on test, from the full-data sums:
+// G_tr = G - Z_te^T Z_te and Z_tr^T Y_c = (ZY - Z_te^T Y_te) - (Z1 - Z_te^T 1) mean^T.
+func ridgeSystem(be backend.Backend, fs *featureStats, t *mat.Dense, train, test []int) *system {
 	_, D := fs.z.Dims()
-	_, k := t.Dims()
 	zte := gatherRows(fs.z, test)
 	yte := gatherRows(t, test)
 	g := mat.DenseCopyOf(fs.g)
 	zy := mat.DenseCopyOf(fs.zy)
-	if len(test) > 0 {
-		be.Syrk(blas.Trans, -1, zte.RawMatrix(), 1, g.RawMatrix())
-		be.Gemm(blas.Trans, blas.NoTrans, -1, zte.RawMatrix(), yte.RawMatrix(), 1, zy.RawMatrix())
-	}
+	be.Syrk(blas.Trans, -1, zte.RawMatrix(), 1, g.RawMatrix())
+	be.Gemm(blas.Trans, blas.NoTrans, -1, zte.RawMatrix(), yte.RawMatrix(), 1, zy.RawMatrix())
 	_, mean := centered(t, train)
 	z1 := append([]float64(nil), fs.z1...)
 	for r := range test {
@@ -165,18 +146,81 @@ func ridgePath(be backend.Backend, fs *featureStats, t *mat.Dense, train, test [
 			row[c] -= z1[j] * mean[c]
 		}
 	}
-	s := make([]float64, D)
-	if err := be.SymEig(g.RawMatrix(), s, true); err != nil {
+	return &system{g: g, r: zy, a: zte, mean: mean, nTrain: len(train)}
+}
+
+// eigPath diagonalises the system once (G = U diag(s) U^T; G is
+// overwritten by U): every lambda then costs one small product,
+// A diag(1/(s+c)) (U^T R) with A U formed once.
+func (sy *system) eigPath(be backend.Backend) (*path, error) {
+	r, _ := sy.g.Dims()
+	s := make([]float64, r)
+	if err := be.SymEig(sy.g.RawMatrix(), s, true); err != nil {
 		return nil, err
 	}
 	clampEig(s)
-	b := mat.NewDense(D, k, nil)
-	be.Gemm(blas.Trans, blas.NoTrans, 1, g.RawMatrix(), zy.RawMatrix(), 0, b.RawMatrix())
-	a := mat.NewDense(len(test), D, nil)
-	if len(test) > 0 {
-		be.Gemm(blas.NoTrans, blas.NoTrans, 1, zte.RawMatrix(), g.RawMatrix(), 0, a.RawMatrix())
+	_, k := sy.r.Dims()
+	ne, _ := sy.a.Dims()
+	b := mat.NewDense(r, k, nil)
+	be.Gemm(blas.Trans, blas.NoTrans, 1, sy.g.RawMatrix(), sy.r.RawMatrix(), 0, b.RawMatrix())
+	a := mat.NewDense(ne, r, nil)
+	be.Gemm(blas.NoTrans, blas.NoTrans, 1, sy.a.RawMatrix(), sy.g.RawMatrix(), 0, a.RawMatrix())
+	return &path{a: a, s: s, b: b, mean: sy.mean, nTrain: sy.nTrain}, nil
+}
+
+// directPath solves the system by one Cholesky factorisation per lambda
+// (what the solvers do), for backends whose eigendecomposition costs more
+// than the lambdas' factorisations together (see Search's Solver).
+type directPath struct {
+	sy      *system
+	l, w    *mat.Dense
+	meanDia float64
+}
+
+func (sy *system) directPath() *directPath {
+	r, _ := sy.g.Dims()
+	_, k := sy.r.Dims()
+	d := &directPath{sy: sy, l: mat.NewDense(r, r, nil), w: mat.NewDense(r, k, nil)}
+	for i := 0; i < r; i++ {
+		d.meanDia += sy.g.At(i, i) / float64(r)
 	}
-	return &path{a: a, s: s, b: b, mean: mean, nTrain: len(train)}, nil
+	if d.meanDia <= 0 {
+		d.meanDia = 1
+	}
+	return d
+}
+
+// predict factors G + c I (retrying with an added jitter of 1e-12 .. 1e-4
+// times the mean diagonal, as the solvers do when c is below the rounding
+// level of G), solves for W and writes 1 mean^T + A W to dst.
+func (d *directPath) predict(be backend.Backend, dst *mat.Dense, lambda float64) error {
+	c := lambda * float64(d.sy.nTrain)
+	r, _ := d.sy.g.Dims()
+	var err error
+	for attempt := 0; attempt < 6; attempt++ {
+		jit := 0.0
+		if attempt > 0 {
+			jit = d.meanDia * math.Pow(10, float64(-14+2*attempt))
+		}
+		d.l.Copy(d.sy.g)
+		for i := 0; i < r; i++ {
+			d.l.Set(i, i, d.l.At(i, i)+c+jit)
+		}
+		if err = be.Cholesky(d.l.RawMatrix()); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	d.w.Copy(d.sy.r)
+	be.CholSolve(d.l.RawMatrix(), d.w.RawMatrix())
+	ne, _ := dst.Dims()
+	for i := 0; i < ne; i++ {
+		copy(dst.RawRowView(i), d.sy.mean)
+	}
+	be.Gemm(blas.NoTrans, blas.NoTrans, 1, d.sy.a.RawMatrix(), d.w.RawMatrix(), 1, dst.RawMatrix())
+	return nil
 }
 
 const (
@@ -196,4 +240,25 @@ func mulRightInPlace(be backend.Backend, z, u *mat.Dense) {
 		be.Gemm(blasNoTrans, blasNoTrans, 1, zb.RawMatrix(), u.RawMatrix(), 0, tb.RawMatrix())
 		zb.Copy(tb)
 	}
+}
+
+// featureStats are the full-data sums a ridge fold system is built from:
+// G = Z^T Z, ZY = Z^T Y and Z1 = Z^T 1 over all n rows.
+type featureStats struct {
+	z, g, zy *mat.Dense
+	z1       []float64
+}
+
+func newFeatureStats(be backend.Backend, z, t *mat.Dense) *featureStats {
+	n, D := z.Dims()
+	_, k := t.Dims()
+	fs := &featureStats{z: z, g: mat.NewDense(D, D, nil), zy: mat.NewDense(D, k, nil), z1: make([]float64, D)}
+	be.Syrk(blas.Trans, 1, z.RawMatrix(), 0, fs.g.RawMatrix())
+	be.Gemm(blas.Trans, blas.NoTrans, 1, z.RawMatrix(), t.RawMatrix(), 0, fs.zy.RawMatrix())
+	for i := 0; i < n; i++ {
+		for j, v := range z.RawRowView(i) {
+			fs.z1[j] += v
+		}
+	}
+	return fs
 }

@@ -99,6 +99,11 @@ type SearchOptions struct {
 	// lambda that is best at n_sub rows is used at n (solvers' lambda is
 	// per row, so the absolute regulariser grows with n).
 	Rows int
+	// Solver is how k-fold and split paths are solved: SolverEig, SolverCholesky,
+	// or "" to choose by cost (SolverEig from as many lambdas as one
+	// eigendecomposition costs Cholesky factorisations on the backend).
+	// LOO and GCV always use the eigendecomposition.
+	Solver string
 	// Workers bounds the folds evaluated in parallel (each with its own
 	// eigendecomposition, within MemoryBudget); 0 means GOMAXPROCS.
 	Workers int
@@ -311,6 +316,11 @@ func newSearcher(x, y *mat.Dense, opts *SearchOptions) (*searcher, error) {
 	if opts.Criterion == "" {
 		opts.Criterion = CriterionCV
 	}
+	switch opts.Solver {
+	case "", SolverEig, SolverCholesky:
+	default:
+		return nil, fmt.Errorf("%w: unknown solver %q (eig, cholesky)", zonal.ErrParam, opts.Solver)
+	}
 	s := &searcher{opts: *opts, be: opts.Backend, x: x, labels: labels, kernel: opts.Kernel}
 	if s.be == nil {
 		s.be = backend.Default()
@@ -487,7 +497,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 			ntr = len(s.folds[0].Train)
 		}
 		shared := budget.Floats(n, n)
-		perFold := budget.Floats(ntr, ntr+2*(n-ntr)+2*kout) // K_tr -> V, K_te,tr, A, B
+		perFold := budget.Floats(ntr, 2*ntr+2*(n-ntr)+2*kout) // K_tr (and its factor), K_te,tr, A, B
 		w := s.workers(shared, perFold)
 		if err := budget.Check(fmt.Sprintf("tuning exact KRR on %d rows (tune on fewer: SearchOptions.Rows)", n), shared+int64(w)*perFold, limit); err != nil {
 			return nil, err
@@ -504,7 +514,9 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 			clampEig(ev)
 			scores, err = s.closedForm(ctx, newLOO(s.be, kfull, ev, s.t, true))
 		} else {
-			scores, err = s.cv(ctx, w, func(f dataset.Fold) (*path, error) { return krrPath(s.be, kfull, s.t, f.Train, f.Test) })
+			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
+				return s.pathOf(krrSystem(kfull, s.t, f.Train, f.Test))
+			})
 		}
 	} else {
 		var w int
@@ -546,7 +558,9 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 			mulRightInPlace(s.be, z, fs.g) // Z <- Q = Z U
 			scores, err = s.closedForm(ctx, newLOO(s.be, z, ev, s.t, false))
 		} else {
-			scores, err = s.cv(ctx, w, func(f dataset.Fold) (*path, error) { return ridgePath(s.be, fs, s.t, f.Train, f.Test) })
+			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
+				return s.pathOf(ridgeSystem(s.be, fs, s.t, f.Train, f.Test))
+			})
 		}
 	}
 	if err != nil {
@@ -561,6 +575,38 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 	s.done += len(s.lambdas)
 	s.opts.Progress.Report(zonal.Progress{Stage: "tune", Done: s.done, Total: s.total})
 	return rows, nil
+}
+
+// Solvers of the k-fold lambda paths (SearchOptions.Solver).
+const (
+	SolverEig      = "eig"      // one eigendecomposition per fold, every lambda by a product
+	SolverCholesky = "cholesky" // one Cholesky factorisation per fold and lambda
+)
+
+// eigBreakEven is the number of lambdas from which SolverEig is chosen
+// automatically: a symmetric eigendecomposition with vectors cost about 12
+// to 15 Cholesky factorisations of the same size with OpenBLAS (dsyevd) and
+// about 150 to 165 with the pure-Go backend (gonum's tridiagonal reduction;
+// one run each at n = 1000 and 2000 on the project's shared 2-core machine).
+func eigBreakEven(be backend.Backend) int {
+	if be.Name() == "netlib" {
+		return 14
+	}
+	return 150
+}
+
+// pathOf turns a fold system into its lambda path by the configured solver.
+func (s *searcher) pathOf(sy *system) (lambdaPath, error) {
+	switch s.opts.Solver {
+	case SolverEig:
+		return sy.eigPath(s.be)
+	case SolverCholesky:
+		return sy.directPath(), nil
+	}
+	if len(s.lambdas) >= eigBreakEven(s.be) {
+		return sy.eigPath(s.be)
+	}
+	return sy.directPath(), nil
 }
 
 // workers is how many folds run at once: Workers (or GOMAXPROCS), at most
@@ -579,7 +625,7 @@ func (s *searcher) workers(shared, perFold int64) int {
 }
 
 // cv scores every lambda on every fold, folds in parallel (w at a time).
-func (s *searcher) cv(ctx context.Context, w int, build func(dataset.Fold) (*path, error)) ([][]float64, error) {
+func (s *searcher) cv(ctx context.Context, w int, build func(dataset.Fold) (lambdaPath, error)) ([][]float64, error) {
 	nf := len(s.folds)
 	scores := make([][]float64, len(s.lambdas))
 	for i := range scores {
@@ -610,7 +656,16 @@ func (s *searcher) cv(ctx context.Context, w int, build func(dataset.Fold) (*pat
 				truth[r] = s.labels[i]
 			}
 			for li, lam := range s.lambdas {
-				p.predict(s.be, pred, lam)
+				if err := ctx.Err(); err != nil {
+					errs[fi] = err
+					return
+				}
+				if err := p.predict(s.be, pred, lam); err != nil {
+					// G + c I not positive definite even with jitter: this
+					// lambda scores NaN (never chosen, visible in the table).
+					scores[li][fi] = math.NaN()
+					continue
+				}
 				scores[li][fi] = s.score(pred, truth)
 			}
 		}()

@@ -80,8 +80,8 @@ func TestSearchDigitsAllMethods(t *testing.T) {
 // number of parallel fold workers; another seed another one.
 func TestSearchDeterministic(t *testing.T) {
 	x, y := regData(120, 3, 4)
-	run := func(seed uint64, workers int) *Result {
-		res, err := Search(context.Background(), x, y, SearchOptions{Method: MethodRidge, Sizes: []int{40}, Seed: seed, Workers: workers})
+	run := func(seed uint64, workers int, solver string) *Result {
+		res, err := Search(context.Background(), x, y, SearchOptions{Method: MethodRidge, Sizes: []int{40}, Seed: seed, Workers: workers, Solver: solver})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,22 @@ func TestSearchDeterministic(t *testing.T) {
 		}
 		return res
 	}
-	a, b, c := run(1, 1), run(1, 3), run(2, 1)
+	a, b, c := run(1, 1, ""), run(1, 3, ""), run(2, 1, "")
+	// Both solvers of the fold paths give the same scores to 1e-8 for
+	// lambda >= 1e-6; below, c = lambda n_tr meets eigenvalues of Z^T Z near
+	// 0 (condition numbers past 1e8) and the two factorisations part at the
+	// level of cond * 2^-52.
+	e, ch := run(1, 2, SolverEig), run(1, 2, SolverCholesky)
+	for i := range e.Rows {
+		if e.Rows[i].Lambda < 1e-6 {
+			continue
+		}
+		for f := range e.Rows[i].Scores {
+			if !relClose(e.Rows[i].Scores[f], ch.Rows[i].Scores[f], 1e-8) {
+				t.Fatalf("row %d fold %d: eig %.15g, cholesky %.15g", i, f, e.Rows[i].Scores[f], ch.Rows[i].Scores[f])
+			}
+		}
+	}
 	for i := range a.Rows {
 		if !reflect.DeepEqual(a.Rows[i].Scores, b.Rows[i].Scores) || a.Rows[i].Setting != b.Rows[i].Setting {
 			t.Fatalf("row %d differs between 1 and 3 workers: %+v vs %+v", i, a.Rows[i], b.Rows[i])
@@ -211,6 +226,7 @@ func TestBadGrids(t *testing.T) {
 		"unknown method":      {Method: "svm"},
 		"unknown map":         {Method: MethodRidge, Map: "sketch"},
 		"unknown criterion":   {Criterion: "aic"},
+		"unknown solver":      {Solver: "qr"},
 	} {
 		_, err := Search(context.Background(), x, y, o)
 		if !errors.Is(err, zonal.ErrParam) {
