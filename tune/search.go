@@ -184,13 +184,16 @@ type searcher struct {
 // already scaled as the model will see them) and y holds n labels (n x 1).
 // Per (sigma, size) group one kernel matrix (krr) or feature matrix (ridge,
 // falkon) is built on all rows, and per fold one eigendecomposition gives
-// every lambda (the package doc). Folds run in parallel (Workers) as far as
-// MemoryBudget allows. The result depends only on the inputs and Seed.
+// every lambda, or one Cholesky factorisation per lambda where that is
+// cheaper (Solver; the package doc). Folds run in parallel (Workers) as far
+// as MemoryBudget allows. The result depends only on the inputs, Seed and
+// Solver (the two solvers agree to rounding). A lambda whose system cannot
+// be factored even with jitter scores NaN and is never chosen.
 //
 // Errors wrap zonal.ErrParam for bad options and grids (an empty non-nil
 // grid, a sigma or lambda that is not positive and finite, a size < 1 or
-// > n, an odd Fourier size, unknown method, map or criterion, bad Folds or
-// Validation), zonal.ErrShape / zonal.ErrEmpty / zonal.ErrNonFinite for bad
+// > n, an odd Fourier size, unknown method, map, criterion or solver, bad
+// Folds, Validation or Rows), zonal.ErrShape / zonal.ErrEmpty / zonal.ErrNonFinite for bad
 // data, zonal.ErrTooLarge when one group does not fit MemoryBudget, and the
 // context's error when canceled.
 func Search(ctx context.Context, x, y *mat.Dense, opts SearchOptions) (*Result, error) {
