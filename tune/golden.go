@@ -27,11 +27,14 @@ var invPhi = (math.Sqrt(5) - 1) / 2
 // Golden searches sigma by golden-section search on u = log sigma over
 // [log Lo, log Hi]: the objective at u is the best score over the lambda
 // grid (and sizes) at sigma = e^u, each evaluation costing one group per
-// size (the closed-form lambda path, see Search). The bracket shrinks by
-// 1/phi per evaluation, so 8 evaluations narrow it by a factor of about 21
-// where a grid of the same resolution would need 21 sigmas. With a
-// unimodal objective in log sigma it converges to the minimiser inside the
-// bracket; otherwise to a local one. Sigmas is ignored; every other option
+// size (the lambda path, see Search). After the first two evaluations the
+// bracket shrinks by 1/phi per evaluation, so 8 evaluations narrow it by
+// phi^7 ~ 29, where a log-spaced grid of the same resolution needs about 29
+// sigmas. With a unimodal objective in log sigma it converges to the
+// minimiser inside the bracket; otherwise to a local one. The interior
+// points never reach the bracket's ends: when the best sigma is at an end
+// (a smooth target, where the largest sigma and the smallest lambda win),
+// widen the bracket. Sigmas is ignored; every other option
 // means what it means for Search, and so do the errors (plus zonal.ErrParam
 // for a bad bracket or fewer than 2 evaluations).
 func Golden(ctx context.Context, x, y *mat.Dense, opts GoldenOptions) (*Result, error) {
