@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/shareddata"
 )
 
 // regData returns n rows of d uniform(-2, 2) inputs and the target
@@ -64,4 +65,37 @@ func without(m *mat.Dense, i int) *mat.Dense {
 // relClose reports |a-b| <= tol * max(1, |a|, |b|).
 func relClose(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+// sharedSet reads NAME.csv.gz from the shared data (skipping without it).
+func sharedSet(t *testing.T, name string) *dataset.Data {
+	t.Helper()
+	d, err := dataset.ReadFile(shareddata.File(t, name+".csv.gz"), dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func subset(t *testing.T, d *dataset.Data, rows []int) *dataset.Data {
+	t.Helper()
+	s, err := d.Subset(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// standardize fits a Standardizer on the first matrix and applies it to all.
+func standardize(t *testing.T, xs ...*mat.Dense) {
+	t.Helper()
+	st, err := dataset.FitStandardizer(xs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range xs {
+		if err := st.Apply(x); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -12,8 +12,6 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
-	"github.com/zonal-ml/zonal/dataset"
-	"github.com/zonal-ml/zonal/internal/shareddata"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 )
@@ -347,21 +345,8 @@ func TestFalkonRefitIsExact(t *testing.T) {
 	x, y := digits(t, 400)
 	checkFalkonRefit(t, x, y, 30, 1e-10, 150, false)
 	checkFalkonRefit(t, x, y, 6, 1e-3, 150, false)
-	d, err := dataset.ReadFile(shareddata.File(t, "spam.csv.gz"), dataset.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := d.Subset(seqRows(2000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := dataset.FitStandardizer(sub.X)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Apply(sub.X); err != nil {
-		t.Fatal(err)
-	}
+	sub := subset(t, sharedSet(t, "spam"), seqRows(2000))
+	standardize(t, sub.X)
 	checkFalkonRefit(t, sub.X, mat.NewDense(2000, 1, sub.Y), 8, 1e-9, 400, true)
 }
 

@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/dataset"
-	"github.com/zonal-ml/zonal/internal/shareddata"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -29,30 +28,11 @@ func TestAutoSharedData(t *testing.T) {
 		{"BostonHousing", 0.7}, {"diabetes", 0.3}, {"Ozone", 0.6},
 		{"breast_cancer", 0.93}, {"digits", 0.95}, {"spam", 0.9},
 	} {
-		d, err := dataset.ReadFile(shareddata.File(t, c.name+".csv.gz"), dataset.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := sharedSet(t, c.name)
 		n, _ := d.Dims()
 		tr, te := dataset.Split(n, 0.8, 1)
-		a, err := d.Subset(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := d.Subset(te)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := dataset.FitStandardizer(a.X)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Apply(a.X); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Apply(b.X); err != nil {
-			t.Fatal(err)
-		}
+		a, b := subset(t, d, tr), subset(t, d, te)
+		standardize(t, a.X, b.X)
 		start := time.Now()
 		res, err := Auto(context.Background(), a.X, mat.NewDense(len(tr), 1, a.Y), GoldenOptions{SearchOptions: SearchOptions{Method: MethodFalkon, Seed: 1}})
 		if err != nil {
