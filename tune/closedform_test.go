@@ -1,0 +1,266 @@
+package tune
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// Tolerance of the closed forms against brute-force refits: 1e-8 relative
+// (to max(1, |value|)). Both sides solve systems with the matrices
+// K + c I or Z^T Z + c I, whose condition numbers here are at most about
+// 1e5 (largest eigenvalue ~n = 30 against c >= 3e-4), so each side is
+// accurate to ~1e5 * 2^-52 * n ~ 1e-9; the refits also go through a
+// different factorisation (Cholesky against an eigendecomposition).
+const closedTol = 1e-8
+
+// twoOutputs returns y and a second column 2 y - y^2 (k = 2 outputs).
+func twoOutputs(y *mat.Dense) *mat.Dense {
+	n, _ := y.Dims()
+	t := mat.NewDense(n, 2, nil)
+	for i := 0; i < n; i++ {
+		v := y.At(i, 0)
+		t.Set(i, 0, v)
+		t.Set(i, 1, 2*v-v*v)
+	}
+	return t
+}
+
+// looCase is one family: the closed form, and a refit on n-1 rows.
+type looCase struct {
+	name  string
+	l     *loo
+	refit func(x, t *mat.Dense, lambda float64) (solvers.Model, error)
+}
+
+func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
+	t.Helper()
+	ctx := context.Background()
+	n, _ := x.Dims()
+	k := kernels.Gaussian{Sigma: 1.3}
+	kf := mat.NewDense(n, n, nil)
+	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
+		t.Fatal(err)
+	}
+	ev := make([]float64, n)
+	if err := be.SymEig(kf.RawMatrix(), ev, true); err != nil {
+		t.Fatal(err)
+	}
+	clampEig(ev)
+	krr := looCase{name: "krr", l: newLOO(be, kf, ev, tg, true),
+		refit: func(x, t *mat.Dense, lambda float64) (solvers.Model, error) {
+			return solvers.FitKRR(ctx, k, x, t, lambda, solvers.Options{Backend: be})
+		}}
+	fm, z := fourierFeatures(t, be, k, x, 16, 3)
+	fs := newFeatureStats(be, z, tg)
+	evz := make([]float64, 16)
+	if err := be.SymEig(fs.g.RawMatrix(), evz, true); err != nil {
+		t.Fatal(err)
+	}
+	clampEig(evz)
+	q := mat.NewDense(n, 16, nil)
+	be.Gemm(blasNoTrans, blasNoTrans, 1, z.RawMatrix(), fs.g.RawMatrix(), 0, q.RawMatrix())
+	ridge := looCase{name: "ridge", l: newLOO(be, q, evz, tg, false),
+		refit: func(x, t *mat.Dense, lambda float64) (solvers.Model, error) {
+			return solvers.FitRidge(ctx, fm, x, t, lambda, solvers.Options{Backend: be})
+		}}
+	return []looCase{krr, ridge}
+}
+
+// TestLOOMatchesRefits: the closed-form leave-one-out predictions equal n
+// solvers refits on the other n-1 rows with the same absolute regulariser
+// (lambda' = lambda n / (n-1)), each predicting its left-out row.
+func TestLOOMatchesRefits(t *testing.T) {
+	be := backend.Default()
+	x, y := regData(30, 3, 1)
+	tg := twoOutputs(y)
+	n, _ := x.Dims()
+	for _, c := range looCases(t, be, x, tg) {
+		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
+			pred := mat.NewDense(n, 2, nil)
+			c.l.predict(be, pred, lambda)
+			out := mat.NewDense(1, 2, nil)
+			worst := 0.0
+			for i := 0; i < n; i++ {
+				m, err := c.refit(without(x, i), without(tg, i), lambda*float64(n)/float64(n-1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := m.Predict(out, x.Slice(i, i+1, 0, 3).(*mat.Dense)); err != nil {
+					t.Fatal(err)
+				}
+				for j := 0; j < 2; j++ {
+					if !relClose(pred.At(i, j), out.At(0, j), closedTol) {
+						t.Fatalf("%s lambda %g row %d output %d: closed form %.15g, refit %.15g", c.name, lambda, i, j, pred.At(i, j), out.At(0, j))
+					}
+					worst = max(worst, abs(pred.At(i, j)-out.At(0, j)))
+				}
+			}
+			t.Logf("%s lambda %g: largest |closed form - refit| = %.3g", c.name, lambda, worst)
+		}
+	}
+}
+
+// TestGCVMatchesSmoother: GCV from the eigenbasis equals n |(I-S) Y|^2 /
+// tr(I-S)^2 with the smoother S read off one solvers fit on Y = I_n (the
+// fit is linear in the targets, column j of its predictions is S e_j).
+func TestGCVMatchesSmoother(t *testing.T) {
+	be := backend.Default()
+	x, y := regData(30, 3, 2)
+	tg := twoOutputs(y)
+	n, _ := x.Dims()
+	eye := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		eye.Set(i, i, 1)
+	}
+	for _, c := range looCases(t, be, x, tg) {
+		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
+			m, err := c.refit(x, eye, lambda)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := mat.NewDense(n, n, nil)
+			if err := m.Predict(s, x); err != nil {
+				t.Fatal(err)
+			}
+			var r mat.Dense
+			r.Mul(s, tg)
+			r.Sub(tg, &r)
+			num := mat.Norm(&r, 2) // Frobenius for matrices
+			tr := float64(n) - mat.Trace(s)
+			want := float64(n) * num * num / (tr * tr)
+			got := c.l.gcv(be, lambda)
+			if !relClose(got, want, closedTol) {
+				t.Fatalf("%s lambda %g: GCV closed form %.15g, from S %.15g", c.name, lambda, got, want)
+			}
+		}
+	}
+}
+
+// TestPathMatchesFits: the k-fold lambda paths, by eigendecomposition and
+// by Cholesky per lambda, predict what solvers fits on the fold's training
+// rows predict on its test rows.
+func TestPathMatchesFits(t *testing.T) {
+	ctx := context.Background()
+	be := backend.Default()
+	x, y := regData(40, 2, 3)
+	tg := twoOutputs(y)
+	n, _ := x.Dims()
+	folds, err := dataset.KFold(n, 4, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := folds[1]
+	k := kernels.Gaussian{Sigma: 0.9}
+	kf := mat.NewDense(n, n, nil)
+	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
+		t.Fatal(err)
+	}
+	kp, err := krrSystem(kf, tg, f.Train, f.Test).eigPath(be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kd := krrSystem(kf, tg, f.Train, f.Test).directPath()
+	fm, z := fourierFeatures(t, be, k, x, 20, 5)
+	fs := newFeatureStats(be, z, tg)
+	rd := ridgeSystem(be, fs, tg, f.Train, f.Test).directPath()
+	rp, err := ridgeSystem(be, fs, tg, f.Train, f.Test).eigPath(be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xtr, ttr, xte := gatherRows(x, f.Train), gatherRows(tg, f.Train), gatherRows(x, f.Test)
+	for _, lambda := range []float64{1e-4, 1e-2} {
+		km, err := solvers.FitKRR(ctx, k, xtr, ttr, lambda, solvers.Options{Backend: be})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rm, err := solvers.FitRidge(ctx, fm, xtr, ttr, lambda, solvers.Options{Backend: be})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			p    lambdaPath
+			m    solvers.Model
+		}{{"krr eig", kp, km}, {"ridge eig", rp, rm}, {"krr cholesky", kd, km}, {"ridge cholesky", rd, rm}} {
+			got := mat.NewDense(len(f.Test), 2, nil)
+			want := mat.NewDense(len(f.Test), 2, nil)
+			if err := c.p.predict(be, got, lambda); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.m.Predict(want, xte); err != nil {
+				t.Fatal(err)
+			}
+			for i := range f.Test {
+				for j := 0; j < 2; j++ {
+					if !relClose(got.At(i, j), want.At(i, j), closedTol) {
+						t.Fatalf("%s lambda %g test row %d: path %.15g, fit %.15g", c.name, lambda, i, got.At(i, j), want.At(i, j))
+					}
+				}
+			}
+		}
+	}
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// fourierFeatures returns D random Fourier features of x and the map.
+func fourierFeatures(t *testing.T, be backend.Backend, k kernels.Kernel, x *mat.Dense, D int, seed uint64) (kernels.FeatureMap, *mat.Dense) {
+	t.Helper()
+	n, d := x.Dims()
+	fm, err := kernels.NewFourier(be, k, d, kernels.FourierOptions{Features: D, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := mat.NewDense(n, D, nil)
+	if err := fm.Transform(z, x); err != nil {
+		t.Fatal(err)
+	}
+	return fm, z
+}
+
+// TestLOOUnreliableIsNaN: ridge with as many exact features as rows
+// interpolates at tiny lambda (1 - H_ii ~ c / s), where the closed form
+// loses its digits; those rows come out NaN, not as garbage that could win.
+func TestLOOUnreliableIsNaN(t *testing.T) {
+	be := backend.Default()
+	x, y := regData(20, 2, 4)
+	_, z := fourierFeatures(t, be, kernels.Gaussian{Sigma: 1}, x, 40, 1)
+	fs := newFeatureStats(be, z, y)
+	ev := make([]float64, 40)
+	if err := be.SymEig(fs.g.RawMatrix(), ev, true); err != nil {
+		t.Fatal(err)
+	}
+	clampEig(ev)
+	mulRightInPlace(be, z, fs.g)
+	l := newLOO(be, z, ev, y, false)
+	pred := mat.NewDense(20, 1, nil)
+	l.predict(be, pred, 1e-14)
+	nan := 0
+	for i := 0; i < 20; i++ {
+		if math.IsNaN(pred.At(i, 0)) {
+			nan++
+		}
+	}
+	if nan == 0 {
+		t.Fatal("no row flagged at lambda 1e-14 with D > n")
+	}
+	l.predict(be, pred, 1e-2)
+	for i := 0; i < 20; i++ {
+		if math.IsNaN(pred.At(i, 0)) {
+			t.Fatalf("row %d NaN at lambda 1e-2", i)
+		}
+	}
+}

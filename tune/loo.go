@@ -1,0 +1,182 @@
+package tune
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/backend"
+)
+
+// loo is the hat matrix of a fit on all n rows in eigen coordinates, for
+// closed-form leave-one-out and GCV along the lambda path, c = lambda n:
+//
+//   - exact KRR (orth): K = V diag(s) V^T, H = V diag(s/(s+c)) V^T and
+//     I - H = V diag(c/(s+c)) V^T (evaluated in this form, which stays
+//     accurate when c is tiny against s);
+//   - ridge on features: Z^T Z = U diag(s) U^T, Q = Z U,
+//     H = Q diag(1/(s+c)) Q^T.
+//
+// The solvers centre the targets (an unpenalised mean): on all rows the fit
+// is F = 1 ybar^T + H (Y - 1 ybar^T), the smoother S = J + H (I - J) with
+// J = 1 1^T / n. Left-one-out fits keep the absolute regulariser c (a
+// solvers fit on the n-1 other rows with lambda' = c/(n-1)) and centre with
+// the mean m_i of the other rows. For a no-intercept ridge or KRR fit with
+// fixed c, the prediction at row i of the fit on the other rows is linear in
+// the targets v and does not depend on v_i:
+//
+//	g_i(v) = v_i - ((I - H) v)_i / (1 - H_ii),
+//
+// so the left-out prediction of the centred fit is
+//
+//	p_i = m_i + g_i(y) - m_i g_i(1),   m_i = (sum_j y_j - y_i) / (n - 1),
+//
+// exactly (no approximation; TestLOOMatchesRefits compares it with n
+// refits). GCV is n |(I - S) Y|_F^2 / tr(I - S)^2 with
+// (I - S) Y = (I - H) Y_c and tr(I - S) = n - 1 - tr H + 1^T H 1 / n.
+type loo struct {
+	q    *mat.Dense // n x r: V (orth) or Z U
+	s    []float64
+	t    *mat.Dense // n x k targets
+	qt   *mat.Dense // r x (k+1): Q^T [Y 1]
+	qn   []float64  // squared column norms of Q
+	orth bool
+	w    []float64  // per-lambda weights
+	tmp  *mat.Dense // r x (k+1)
+	res  *mat.Dense // n x (k+1): (I - H) [Y 1]
+	h    []float64  // 1 - H_ii
+}
+
+func newLOO(be backend.Backend, q *mat.Dense, s []float64, t *mat.Dense, orth bool) *loo {
+	n, r := q.Dims()
+	_, k := t.Dims()
+	y1 := mat.NewDense(n, k+1, nil)
+	for i := 0; i < n; i++ {
+		row := y1.RawRowView(i)
+		copy(row, t.RawRowView(i))
+		row[k] = 1
+	}
+	l := &loo{q: q, s: s, t: t, orth: orth, qt: mat.NewDense(r, k+1, nil), qn: make([]float64, r),
+		w: make([]float64, r), tmp: mat.NewDense(r, k+1, nil), res: mat.NewDense(n, k+1, nil), h: make([]float64, n)}
+	be.Gemm(blas.Trans, blas.NoTrans, 1, q.RawMatrix(), y1.RawMatrix(), 0, l.qt.RawMatrix())
+	for i := 0; i < n; i++ {
+		for j, v := range q.RawRowView(i) {
+			l.qn[j] += v * v
+		}
+	}
+	return l
+}
+
+// eval computes, for lambda, res = (I - H)[Y 1] and h_i = 1 - H_ii.
+func (l *loo) eval(be backend.Backend, lambda float64) {
+	n, r := l.q.Dims()
+	c := lambda * float64(n)
+	for j := 0; j < r; j++ {
+		if l.orth {
+			l.w[j] = c / (l.s[j] + c)
+		} else {
+			l.w[j] = 1 / (l.s[j] + c)
+		}
+		src, dst := l.qt.RawRowView(j), l.tmp.RawRowView(j)
+		for t := range dst {
+			dst[t] = l.w[j] * src[t]
+		}
+	}
+	be.Gemm(blas.NoTrans, blas.NoTrans, 1, l.q.RawMatrix(), l.tmp.RawMatrix(), 0, l.res.RawMatrix())
+	_, k := l.t.Dims()
+	for i := 0; i < n; i++ {
+		qi := l.q.RawRowView(i)
+		d := 0.0
+		for j, v := range qi {
+			d += v * v * l.w[j]
+		}
+		if l.orth {
+			l.h[i] = d
+			continue
+		}
+		l.h[i] = 1 - d
+		row, y := l.res.RawRowView(i), l.t.RawRowView(i)
+		for t := 0; t < k; t++ {
+			row[t] = y[t] - row[t]
+		}
+		row[k] = 1 - row[k]
+	}
+}
+
+// minLeverageGap is the smallest 1 - H_ii the ridge form trusts. There
+// 1 - H_ii = 1 - sum_j Q_ij^2 / (s_j + c) is a difference whose terms are
+// each at most 1, so its rounding error is about r 2^-52 (1e-13 for
+// r = 500): below 1e-8 the left-out prediction would have fewer than five
+// correct digits, and the row's prediction is reported as NaN (the
+// setting then scores NaN and is never chosen). The KRR form adds positive
+// terms only and needs no such floor.
+const minLeverageGap = 1e-8
+
+// predict writes the leave-one-out predictions for lambda to dst (n x k).
+func (l *loo) predict(be backend.Backend, dst *mat.Dense, lambda float64) {
+	l.eval(be, lambda)
+	n, k := l.t.Dims()
+	sum := make([]float64, k)
+	for i := 0; i < n; i++ {
+		for t, v := range l.t.RawRowView(i) {
+			sum[t] += v
+		}
+	}
+	for i := 0; i < n; i++ {
+		y, res, out := l.t.RawRowView(i), l.res.RawRowView(i), dst.RawRowView(i)
+		if !l.orth && l.h[i] < minLeverageGap {
+			for t := range out {
+				out[t] = math.NaN()
+			}
+			continue
+		}
+		g1 := 1 - res[k]/l.h[i]
+		for t := 0; t < k; t++ {
+			m := (sum[t] - y[t]) / float64(n-1)
+			gy := y[t] - res[t]/l.h[i]
+			out[t] = m + gy - m*g1
+		}
+	}
+}
+
+// gcv returns n |(I - S) Y|_F^2 / tr(I - S)^2 for lambda.
+func (l *loo) gcv(be backend.Backend, lambda float64) float64 {
+	l.eval(be, lambda)
+	n, k := l.t.Dims()
+	mean := make([]float64, k)
+	for i := 0; i < n; i++ {
+		for t, v := range l.t.RawRowView(i) {
+			mean[t] += v / float64(n)
+		}
+	}
+	num := 0.0
+	for i := 0; i < n; i++ {
+		res := l.res.RawRowView(i)
+		for t := 0; t < k; t++ {
+			e := res[t] - mean[t]*res[k] // (I-H)(y - ybar 1)
+			num += e * e
+		}
+	}
+	// 1^T H 1 and tr H from the weights.
+	var tr float64
+	if l.orth {
+		// n - tr H = sum c/(s+c); 1^T H 1 = n - sum w (V^T 1)^2.
+		nmTr, oneIH1 := 0.0, 0.0
+		for j, w := range l.w {
+			nmTr += w
+			q1 := l.qt.At(j, k)
+			oneIH1 += w * q1 * q1
+		}
+		tr = nmTr - oneIH1/float64(n)
+	} else {
+		trH, oneH1 := 0.0, 0.0
+		for j, w := range l.w {
+			trH += w * l.qn[j]
+			q1 := l.qt.At(j, k)
+			oneH1 += w * q1 * q1
+		}
+		tr = float64(n) - 1 - trH + oneH1/float64(n)
+	}
+	return float64(n) * num / (tr * tr)
+}

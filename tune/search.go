@@ -1,0 +1,734 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/budget"
+	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// Methods Search can tune.
+const (
+	MethodKRR    = "krr"    // exact KRR (n x n kernel matrix)
+	MethodRidge  = "ridge"  // ridge on a feature map (Map)
+	MethodFalkon = "falkon" // FALKON with uniformly drawn centres
+)
+
+// Feature maps for MethodRidge.
+const (
+	MapFourier = "fourier" // random Fourier features, Size = D (even)
+	MapNystrom = "nystrom" // Nystrom features on Size uniformly drawn rows
+	MapCustom  = "custom"  // SearchOptions.NewMap
+)
+
+// Criteria a setting is scored by.
+const (
+	CriterionCV  = "cv"  // k-fold cross-validation (Folds), or a split (Validation)
+	CriterionLOO = "loo" // closed-form leave-one-out on all rows
+	CriterionGCV = "gcv" // generalized cross-validation on all rows (lower is better)
+)
+
+// Options are the settings every long operation of the package shares.
+type Options struct {
+	// Backend does the linear algebra; nil means backend.Default().
+	Backend backend.Backend
+	// Progress receives Stage "tune" reports: Done of Total settings.
+	Progress zonal.ProgressFunc
+	// MemoryBudget bounds the working arrays in bytes (kernel matrix or
+	// features, per-fold eigenbases, refit); 0 means zonal.DefaultMemoryBudget.
+	MemoryBudget int64
+}
+
+// SearchOptions configures Search and Golden. The zero value (plus a
+// Method) is usable: every grid has a data-driven default.
+type SearchOptions struct {
+	Options
+	// Method is MethodKRR, MethodRidge or MethodFalkon; "" means MethodKRR.
+	Method string
+	// Map is the feature map of MethodRidge: MapFourier ("" too) or
+	// MapNystrom; ignored when NewMap is set.
+	Map string
+	// NewMap, when set, makes the feature map of MethodRidge for a kernel
+	// (from Kernel at the setting's sigma) and a size: any map (Gegenbauer,
+	// a sketch) can be tuned. It must be deterministic (seed it from Seed)
+	// and its Dim need not equal size. Result.Map is then "custom".
+	NewMap func(k kernels.Kernel, size int) (kernels.FeatureMap, error)
+	// Kernel makes the kernel of a bandwidth; nil means the Gaussian
+	// exp(-|x-y|^2 / (2 sigma^2)).
+	Kernel func(sigma float64) (kernels.Kernel, error)
+	// Sigmas is the bandwidth grid. nil means MedianSigma times
+	// 2^-2, 2^-1, 1, 2, 2^2; an empty non-nil slice is an error.
+	Sigmas []float64
+	// Lambdas is the regularisation grid (solvers' lambda, which multiplies
+	// the number of training rows). nil means 1e-10, 1e-9, ..., 1e-1; an
+	// empty non-nil slice is an error.
+	Lambdas []float64
+	// Sizes are the centre counts M (MethodFalkon) or feature counts D
+	// (MethodRidge; even for MapFourier); ignored by MethodKRR. nil means
+	// AutoCenters(n, MemoryBudget) (rounded up to even for Fourier).
+	Sizes []int
+	// Criterion is CriterionCV ("" too), CriterionLOO or CriterionGCV.
+	Criterion string
+	// Folds is k of k-fold cross-validation (dataset.KFold); 0 means 5.
+	Folds int
+	// Validation, when > 0, replaces k-fold by one split that holds out this
+	// fraction of the rows (dataset.Split); it must be in (0, 1).
+	Validation float64
+	// Task is what the labels mean; solvers.TaskAuto reads it from them
+	// (solvers.DetectTask).
+	Task solvers.Task
+	// Seed drives the folds, the feature maps and the centres: a seed
+	// gives the same table on every run.
+	Seed uint64
+	// Refit fits the best setting on all rows (Result.Model).
+	Refit bool
+	// Rows, when > 0 and below n, tunes on a seeded subsample of this many
+	// rows (dataset.Subsample with Seed) and refits on all of them: the
+	// lambda that is best at n_sub rows is used at n (solvers' lambda is
+	// per row, so the absolute regulariser grows with n).
+	Rows int
+	// Solver is how k-fold and split paths are solved: SolverEig, SolverCholesky,
+	// or "" to choose by cost (SolverEig from as many lambdas as one
+	// eigendecomposition costs Cholesky factorisations on the backend).
+	// LOO and GCV always use the eigendecomposition.
+	Solver string
+	// Workers bounds the folds evaluated in parallel (each with its own
+	// eigendecomposition, within MemoryBudget); 0 means GOMAXPROCS.
+	Workers int
+}
+
+// Setting is one point of the grid.
+type Setting struct {
+	Sigma  float64 `json:"sigma"`
+	Lambda float64 `json:"lambda"`
+	// Size is the centre count (falkon) or feature count (ridge); 0 for krr.
+	Size int `json:"size,omitempty"`
+}
+
+// Row is the score of one setting.
+type Row struct {
+	Setting
+	// Mean and Std are the mean and the standard deviation (over folds,
+	// divided by k-1; 0 for one split, LOO and GCV) of the score.
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+	// Scores are the per-fold scores (one for a split, LOO or GCV).
+	Scores []float64 `json:"scores"`
+	// Seconds is the wall time of the setting's sigma-size group (kernel or
+	// features, eigendecompositions, every lambda) divided by the number of
+	// lambdas: what the setting cost with the lambda path shared.
+	Seconds float64 `json:"seconds"`
+}
+
+// Result is the table of a search and its best setting.
+type Result struct {
+	Method, Map, Criterion string
+	// Metric is "accuracy" (classification, higher is better), "rmse"
+	// (regression, lower is better) or "gcv" (lower is better).
+	Metric   string
+	Encoding solvers.Encoding
+	// Rows are every evaluated setting, in evaluation order (sigma, size,
+	// then lambda, the grid's order; for Golden, in the search's order).
+	Rows []Row
+	// Best is the best row (the first of equal ones).
+	Best Row
+	// Groups is the number of (sigma, size) groups evaluated: each one
+	// kernel matrix or feature matrix and one eigendecomposition per fold.
+	Groups int
+	// Elapsed is the wall time of the search without the refit.
+	Elapsed time.Duration
+	// Model is the best setting fitted on all rows when Refit is set.
+	Model *solvers.Pipeline
+	// RefitNote is non-empty when the refit differs from the method asked
+	// for: a FALKON whose CG did not converge is refitted as ridge on the
+	// Nystrom map of the same centres (the predictor the tuner scored).
+	RefitNote string
+}
+
+// HigherIsBetter reports whether larger scores are better (accuracy).
+func (r *Result) HigherIsBetter() bool { return r.Metric == "accuracy" }
+
+// searcher holds the validated inputs of a search.
+type searcher struct {
+	opts    SearchOptions
+	be      backend.Backend
+	x       *mat.Dense // the rows tuned on (all, or a subsample)
+	labels  []float64
+	t       *mat.Dense // n x k encoded targets
+	fullX   *mat.Dense // every row and its targets, for the refit
+	fullT   *mat.Dense
+	enc     solvers.Encoding
+	folds   []dataset.Fold
+	metric  string
+	kernel  func(float64) (kernels.Kernel, error)
+	lambdas []float64
+	done    int
+	total   int
+}
+
+// Search evaluates every setting of Sigmas x Lambdas (x Sizes) for
+// opts.Method and returns the table, the best setting and, with Refit, the
+// best model fitted on all rows. The rows of x are the training data (n x d,
+// already scaled as the model will see them) and y holds n labels (n x 1).
+// Per (sigma, size) group one kernel matrix (krr) or feature matrix (ridge,
+// falkon) is built on all rows, and per fold one eigendecomposition gives
+// every lambda, or one Cholesky factorisation per lambda where that is
+// cheaper (Solver; the package doc). Folds run in parallel (Workers) as far
+// as MemoryBudget allows. The result depends only on the inputs, Seed and
+// Solver (the two solvers agree to rounding). A lambda whose system cannot
+// be factored even with jitter scores NaN and is never chosen.
+//
+// Errors wrap zonal.ErrParam for bad options and grids (an empty non-nil
+// grid, a sigma or lambda that is not positive and finite, a size < 1 or
+// > n, an odd Fourier size, unknown method, map, criterion or solver, bad
+// Folds, Validation or Rows), zonal.ErrShape / zonal.ErrEmpty / zonal.ErrNonFinite for bad
+// data, zonal.ErrTooLarge when one group does not fit MemoryBudget, and the
+// context's error when canceled.
+func Search(ctx context.Context, x, y *mat.Dense, opts SearchOptions) (*Result, error) {
+	s, err := newSearcher(x, y, &opts)
+	if err != nil {
+		return nil, err
+	}
+	sigmas, err := s.sigmaGrid()
+	if err != nil {
+		return nil, err
+	}
+	sizes, err := s.sizeGrid()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	res := s.newResult()
+	s.total = len(sigmas) * len(sizes) * len(s.lambdas)
+	for _, sg := range sigmas {
+		for _, sz := range sizes {
+			rows, err := s.group(ctx, sg, sz)
+			if err != nil {
+				return nil, err
+			}
+			res.Rows = append(res.Rows, rows...)
+			res.Groups++
+		}
+	}
+	return s.finish(ctx, res, start)
+}
+
+func (s *searcher) newResult() *Result {
+	return &Result{Method: s.opts.Method, Map: s.opts.Map, Criterion: s.opts.Criterion, Metric: s.metric, Encoding: s.enc}
+}
+
+// finish picks the best row and refits it.
+func (s *searcher) finish(ctx context.Context, res *Result, start time.Time) (*Result, error) {
+	res.Elapsed = time.Since(start)
+	best := -1
+	for i, r := range res.Rows {
+		if best < 0 || s.better(r.Mean, res.Rows[best].Mean) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil, fmt.Errorf("%w: no setting was evaluated", zonal.ErrParam)
+	}
+	res.Best = res.Rows[best]
+	if math.IsNaN(res.Best.Mean) {
+		return nil, fmt.Errorf("%w: every setting scored NaN", zonal.ErrNonFinite)
+	}
+	if !s.opts.Refit {
+		return res, nil
+	}
+	m, note, err := refit(ctx, s, res.Best.Setting)
+	res.RefitNote = note
+	if err != nil {
+		return nil, fmt.Errorf("tune: refit of the best setting: %w", err)
+	}
+	if res.Model, err = solvers.NewPipeline(nil, s.enc, m); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// better reports whether score a beats b (NaN never wins).
+func (s *searcher) better(a, b float64) bool {
+	if math.IsNaN(a) {
+		return false
+	}
+	if math.IsNaN(b) {
+		return true
+	}
+	if s.metric == "accuracy" {
+		return a > b
+	}
+	return a < b
+}
+
+// loss is the score as a quantity to minimise.
+func (s *searcher) loss(score float64) float64 {
+	if math.IsNaN(score) {
+		return math.Inf(1)
+	}
+	if s.metric == "accuracy" {
+		return -score
+	}
+	return score
+}
+
+func newSearcher(x, y *mat.Dense, opts *SearchOptions) (*searcher, error) {
+	if x == nil || y == nil {
+		return nil, fmt.Errorf("%w: nil data", zonal.ErrShape)
+	}
+	n, _, err := checkRows(x)
+	if err != nil {
+		return nil, err
+	}
+	if yn, yk := y.Dims(); yn != n || yk != 1 {
+		return nil, fmt.Errorf("%w: labels are %dx%d, want %dx1", zonal.ErrShape, yn, yk, n)
+	}
+	if n < 3 {
+		return nil, fmt.Errorf("%w: tuning needs at least 3 rows, got %d", zonal.ErrEmpty, n)
+	}
+	labels := mat.Col(nil, 0, y)
+	switch opts.Method {
+	case "":
+		opts.Method = MethodKRR
+	case MethodKRR, MethodRidge, MethodFalkon:
+	default:
+		return nil, fmt.Errorf("%w: unknown method %q (krr, ridge, falkon)", zonal.ErrParam, opts.Method)
+	}
+	switch {
+	case opts.Method != MethodRidge:
+		opts.Map = ""
+	case opts.NewMap != nil:
+		opts.Map = MapCustom
+	case opts.Map == "":
+		opts.Map = MapFourier
+	case opts.Map != MapFourier && opts.Map != MapNystrom:
+		return nil, fmt.Errorf("%w: unknown feature map %q (fourier, nystrom)", zonal.ErrParam, opts.Map)
+	}
+	if opts.Criterion == "" {
+		opts.Criterion = CriterionCV
+	}
+	switch opts.Solver {
+	case "", SolverEig, SolverCholesky:
+	default:
+		return nil, fmt.Errorf("%w: unknown solver %q (eig, cholesky)", zonal.ErrParam, opts.Solver)
+	}
+	s := &searcher{opts: *opts, be: opts.Backend, x: x, labels: labels, kernel: opts.Kernel}
+	if s.be == nil {
+		s.be = backend.Default()
+	}
+	if s.kernel == nil {
+		s.kernel = func(sigma float64) (kernels.Kernel, error) { return kernels.NewGaussian(sigma) }
+	}
+	task := opts.Task
+	if task == solvers.TaskAuto {
+		task = solvers.DetectTask(labels)
+	}
+	if s.enc, err = solvers.NewEncoding(labels, task); err != nil {
+		return nil, err
+	}
+	if s.t, err = s.enc.Targets(labels); err != nil {
+		return nil, err
+	}
+	s.fullX, s.fullT = x, s.t
+	if opts.Rows < 0 || (opts.Rows > 0 && opts.Rows < 3) {
+		return nil, fmt.Errorf("%w: Rows must be 0 (all) or at least 3, got %d", zonal.ErrParam, opts.Rows)
+	}
+	if opts.Rows > 0 && opts.Rows < n {
+		idx, err := dataset.Subsample(n, opts.Rows, opts.Seed)
+		if err != nil {
+			return nil, err
+		}
+		s.x, s.t = gatherRows(x, idx), gatherRows(s.t, idx)
+		s.labels = make([]float64, len(idx))
+		for r, i := range idx {
+			s.labels[r] = labels[i]
+		}
+		n = opts.Rows
+	}
+	s.metric = "rmse"
+	if s.enc.Task == solvers.TaskClassification {
+		s.metric = "accuracy"
+	}
+	switch opts.Criterion {
+	case CriterionCV:
+		if opts.Validation != 0 {
+			if !(opts.Validation > 0 && opts.Validation < 1) {
+				return nil, fmt.Errorf("%w: validation fraction must be in (0, 1), got %g", zonal.ErrParam, opts.Validation)
+			}
+			train, test := dataset.Split(n, 1-opts.Validation, opts.Seed)
+			s.folds = []dataset.Fold{{Train: train, Test: test}}
+		} else {
+			k := opts.Folds
+			if k == 0 {
+				k = 5
+			}
+			if s.folds, err = dataset.KFold(n, k, opts.Seed); err != nil {
+				return nil, err
+			}
+		}
+	case CriterionLOO:
+	case CriterionGCV:
+		s.metric = "gcv"
+	default:
+		return nil, fmt.Errorf("%w: unknown criterion %q (cv, loo, gcv)", zonal.ErrParam, opts.Criterion)
+	}
+	if opts.Lambdas == nil {
+		for e := -10; e <= -1; e++ {
+			s.lambdas = append(s.lambdas, math.Pow(10, float64(e)))
+		}
+	} else {
+		if len(opts.Lambdas) == 0 {
+			return nil, fmt.Errorf("%w: empty lambda grid", zonal.ErrParam)
+		}
+		for _, l := range opts.Lambdas {
+			if !(l > 0) || math.IsInf(l, 0) {
+				return nil, fmt.Errorf("%w: lambda must be positive and finite, got %g", zonal.ErrParam, l)
+			}
+		}
+		s.lambdas = slices.Clone(opts.Lambdas)
+	}
+	return s, nil
+}
+
+func (s *searcher) sigmaGrid() ([]float64, error) {
+	if s.opts.Sigmas == nil {
+		med, err := MedianSigma(s.x, 0, s.opts.Seed)
+		if err != nil {
+			return nil, err
+		}
+		return []float64{med / 4, med / 2, med, 2 * med, 4 * med}, nil
+	}
+	if len(s.opts.Sigmas) == 0 {
+		return nil, fmt.Errorf("%w: empty sigma grid", zonal.ErrParam)
+	}
+	for _, v := range s.opts.Sigmas {
+		if err := checkSigma(v); err != nil {
+			return nil, err
+		}
+	}
+	return slices.Clone(s.opts.Sigmas), nil
+}
+
+func checkSigma(v float64) error {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("%w: sigma must be positive and finite, got %g", zonal.ErrParam, v)
+	}
+	return nil
+}
+
+func (s *searcher) sizeGrid() ([]int, error) {
+	if s.opts.Method == MethodKRR {
+		return []int{0}, nil
+	}
+	n, _ := s.x.Dims()
+	if s.opts.Sizes == nil {
+		m := AutoCenters(n, s.opts.MemoryBudget)
+		if s.opts.Map == MapFourier && m%2 == 1 {
+			m++
+		}
+		return []int{m}, nil
+	}
+	if len(s.opts.Sizes) == 0 {
+		return nil, fmt.Errorf("%w: empty size grid", zonal.ErrParam)
+	}
+	for _, m := range s.opts.Sizes {
+		switch {
+		case m < 1:
+			return nil, fmt.Errorf("%w: sizes must be >= 1, got %d", zonal.ErrParam, m)
+		case s.opts.Map == MapFourier && m%2 == 1:
+			return nil, fmt.Errorf("%w: Fourier feature counts must be even (cos/sin pairs), got %d", zonal.ErrParam, m)
+		case (s.opts.Method == MethodFalkon || s.opts.Map == MapNystrom) && m > n:
+			return nil, fmt.Errorf("%w: %d centres but only %d rows", zonal.ErrParam, m, n)
+		}
+	}
+	return slices.Clone(s.opts.Sizes), nil
+}
+
+// mapFor builds the feature map of a ridge or FALKON group on the rows of x.
+func (s *searcher) mapFor(k kernels.Kernel, size int, x *mat.Dense) (kernels.FeatureMap, error) {
+	if s.opts.Map == MapCustom {
+		fm, err := s.opts.NewMap(k, size)
+		if err == nil && fm == nil {
+			err = fmt.Errorf("%w: NewMap returned no map", zonal.ErrParam)
+		}
+		return fm, err
+	}
+	n, _ := x.Dims()
+	var idx []int
+	switch {
+	case s.opts.Method == MethodFalkon:
+		idx = falkonCenters(n, size, s.opts.Seed)
+	case s.opts.Map == MapNystrom:
+		var err error
+		if idx, err = dataset.Subsample(n, size, s.opts.Seed); err != nil {
+			return nil, err
+		}
+	}
+	return featureMap(s.be, k, x, s.opts.Map, size, idx, s.opts.Seed)
+}
+
+// group evaluates every lambda for one sigma and size.
+func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	k, err := s.kernel(sigma)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := s.x.Dims()
+	_, kout := s.t.Dims()
+	limit := s.opts.MemoryBudget
+	nf := len(s.folds)
+	var scores [][]float64 // [lambda][fold]
+	if s.opts.Method == MethodKRR {
+		ntr := n
+		if nf > 0 {
+			ntr = len(s.folds[0].Train)
+		}
+		shared := budget.Floats(n, n)
+		perFold := budget.Floats(ntr, 2*ntr+2*(n-ntr)+2*kout) // K_tr (and its factor), K_te,tr, A, B
+		w := s.workers(shared, perFold)
+		if err := budget.Check(fmt.Sprintf("tuning exact KRR on %d rows (tune on fewer: SearchOptions.Rows)", n), shared+int64(w)*perFold, limit); err != nil {
+			return nil, err
+		}
+		kfull := mat.NewDense(n, n, nil)
+		if err := kernelMatrix(ctx, s.be, k, kfull, s.x, s.x); err != nil {
+			return nil, err
+		}
+		if nf == 0 {
+			ev := make([]float64, n)
+			if err := s.be.SymEig(kfull.RawMatrix(), ev, true); err != nil {
+				return nil, err
+			}
+			clampEig(ev)
+			scores, err = s.closedForm(ctx, newLOO(s.be, kfull, ev, s.t, true))
+		} else {
+			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
+				return s.pathOf(krrSystem(kfull, s.t, f.Train, f.Test))
+			})
+		}
+	} else {
+		var w int
+		check := func(D int) error {
+			shared := budget.Floats(n+2*D+kout+1, D) // features, Gram, map
+			perFold := budget.Floats(2*D+2*n/max(nf, 1)+kout, D)
+			w = s.workers(shared, perFold)
+			what := fmt.Sprintf("tuning %s with %d features on %d rows (tune on fewer: SearchOptions.Rows)", s.opts.Method, D, n)
+			return budget.Check(what, shared+int64(w)*perFold, limit)
+		}
+		if err := check(size); err != nil {
+			return nil, err
+		}
+		fm, err := s.mapFor(k, size, s.x)
+		if err != nil {
+			return nil, err
+		}
+		_, d := s.x.Dims()
+		if fm.InputDim() != d {
+			return nil, fmt.Errorf("%w: feature map takes %d inputs, data has %d columns", zonal.ErrShape, fm.InputDim(), d)
+		}
+		D := fm.Dim()
+		if D != size {
+			if err := check(D); err != nil {
+				return nil, err
+			}
+		}
+		z := mat.NewDense(n, D, nil)
+		if err := fm.Transform(z, s.x); err != nil {
+			return nil, err
+		}
+		fs := newFeatureStats(s.be, z, s.t)
+		if nf == 0 {
+			ev := make([]float64, D)
+			if err := s.be.SymEig(fs.g.RawMatrix(), ev, true); err != nil {
+				return nil, err
+			}
+			clampEig(ev)
+			mulRightInPlace(s.be, z, fs.g) // Z <- Q = Z U
+			scores, err = s.closedForm(ctx, newLOO(s.be, z, ev, s.t, false))
+		} else {
+			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
+				return s.pathOf(ridgeSystem(s.be, fs, s.t, f.Train, f.Test))
+			})
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	per := time.Since(start).Seconds() / float64(len(s.lambdas))
+	rows := make([]Row, len(s.lambdas))
+	for li, lam := range s.lambdas {
+		m, sd := meanStd(scores[li])
+		rows[li] = Row{Setting: Setting{Sigma: sigma, Lambda: lam, Size: size}, Mean: m, Std: sd, Scores: scores[li], Seconds: per}
+	}
+	s.done += len(s.lambdas)
+	s.opts.Progress.Report(zonal.Progress{Stage: "tune", Done: s.done, Total: s.total})
+	return rows, nil
+}
+
+// Solvers of the k-fold lambda paths (SearchOptions.Solver).
+const (
+	SolverEig      = "eig"      // one eigendecomposition per fold, every lambda by a product
+	SolverCholesky = "cholesky" // one Cholesky factorisation per fold and lambda
+)
+
+// eigBreakEven is the number of lambdas from which SolverEig is chosen
+// automatically: a symmetric eigendecomposition with vectors cost about 12
+// to 15 Cholesky factorisations of the same size with OpenBLAS (dsyevd) and
+// about 150 to 165 with the pure-Go backend (gonum's tridiagonal reduction;
+// one run each at n = 1000 and 2000 on the project's shared 2-core machine).
+func eigBreakEven(be backend.Backend) int {
+	if be.Name() == "netlib" {
+		return 14
+	}
+	return 150
+}
+
+// pathOf turns a fold system into its lambda path by the configured solver.
+func (s *searcher) pathOf(sy *system) (lambdaPath, error) {
+	switch s.opts.Solver {
+	case SolverEig:
+		return sy.eigPath(s.be)
+	case SolverCholesky:
+		return sy.directPath(), nil
+	}
+	if len(s.lambdas) >= eigBreakEven(s.be) {
+		return sy.eigPath(s.be)
+	}
+	return sy.directPath(), nil
+}
+
+// workers is how many folds run at once: Workers (or GOMAXPROCS), at most
+// the folds, and at most what the budget holds after the shared arrays.
+func (s *searcher) workers(shared, perFold int64) int {
+	w := s.opts.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	w = max(1, min(w, len(s.folds)))
+	if perFold > 0 {
+		room := (budget.Or(s.opts.MemoryBudget) - shared) / perFold
+		w = int(max(1, min(int64(w), room)))
+	}
+	return w
+}
+
+// cv scores every lambda on every fold, folds in parallel (w at a time).
+func (s *searcher) cv(ctx context.Context, w int, build func(dataset.Fold) (lambdaPath, error)) ([][]float64, error) {
+	nf := len(s.folds)
+	scores := make([][]float64, len(s.lambdas))
+	for i := range scores {
+		scores[i] = make([]float64, nf)
+	}
+	errs := make([]error, nf)
+	sem := make(chan struct{}, w)
+	var wg sync.WaitGroup
+	for fi, f := range s.folds {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := ctx.Err(); err != nil {
+				errs[fi] = err
+				return
+			}
+			p, err := build(f)
+			if err != nil {
+				errs[fi] = err
+				return
+			}
+			_, kout := s.t.Dims()
+			pred := mat.NewDense(len(f.Test), kout, nil)
+			truth := make([]float64, len(f.Test))
+			for r, i := range f.Test {
+				truth[r] = s.labels[i]
+			}
+			for li, lam := range s.lambdas {
+				if err := ctx.Err(); err != nil {
+					errs[fi] = err
+					return
+				}
+				if err := p.predict(s.be, pred, lam); err != nil {
+					// G + c I not positive definite even with jitter: this
+					// lambda scores NaN (never chosen, visible in the table).
+					scores[li][fi] = math.NaN()
+					continue
+				}
+				scores[li][fi] = s.score(pred, truth)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return scores, nil
+}
+
+// closedForm scores every lambda by LOO or GCV on all rows.
+func (s *searcher) closedForm(ctx context.Context, l *loo) ([][]float64, error) {
+	n, kout := s.t.Dims()
+	pred := mat.NewDense(n, kout, nil)
+	scores := make([][]float64, len(s.lambdas))
+	for li, lam := range s.lambdas {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if s.opts.Criterion == CriterionGCV {
+			scores[li] = []float64{l.gcv(s.be, lam)}
+			continue
+		}
+		l.predict(s.be, pred, lam)
+		scores[li] = []float64{s.score(pred, s.labels)}
+	}
+	return scores, nil
+}
+
+// score decodes the outputs and returns accuracy or RMSE against truth.
+func (s *searcher) score(out *mat.Dense, truth []float64) float64 {
+	pred := make([]float64, len(truth))
+	s.enc.Decode(pred, out)
+	for _, v := range pred {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return math.NaN()
+		}
+	}
+	if s.enc.Task == solvers.TaskClassification {
+		return solvers.Accuracy(pred, truth)
+	}
+	return solvers.RMSE(pred, truth)
+}
+
+// meanStd returns the mean and the sample standard deviation (0 for one value).
+func meanStd(v []float64) (float64, float64) {
+	m := 0.0
+	for _, x := range v {
+		m += x
+	}
+	m /= float64(len(v))
+	if len(v) < 2 {
+		return m, 0
+	}
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / float64(len(v)-1))
+}
