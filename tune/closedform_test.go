@@ -220,7 +220,7 @@ func abs(v float64) float64 {
 func fourierFeatures(t *testing.T, be backend.Backend, k kernels.Kernel, x *mat.Dense, D int, seed uint64) (kernels.FeatureMap, *mat.Dense) {
 	t.Helper()
 	n, d := x.Dims()
-	fm, err := kernels.NewFourier(be, k, d, kernels.FourierOptions{Features: D, Seed: seed})
+	fm, err := kernels.NewFourierMap(k, d, kernels.FourierOptions{Options: kernels.Options{Backend: be}, Features: D, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}

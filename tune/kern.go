@@ -18,7 +18,7 @@ import (
 
 // kernelMatrix writes K(x, y) to dst.
 func kernelMatrix(ctx context.Context, be backend.Backend, k kernels.Kernel, dst *mat.Dense, x, y mat.Matrix) error {
-	return kernels.MatrixIntoContext(ctx, dst, be, k, x, y)
+	return kernels.MatrixInto(ctx, dst, k, x, y, kernels.Options{Backend: be})
 }
 
 // featureMap builds the map of a ridge or FALKON setting: random Fourier
@@ -26,9 +26,9 @@ func kernelMatrix(ctx context.Context, be backend.Backend, k kernels.Kernel, dst
 func featureMap(be backend.Backend, k kernels.Kernel, x *mat.Dense, kind string, size int, idx []int, seed uint64) (kernels.FeatureMap, error) {
 	if kind == MapFourier {
 		_, d := x.Dims()
-		return kernels.NewFourier(be, k, d, kernels.FourierOptions{Features: size, Seed: seed})
+		return kernels.NewFourierMap(k, d, kernels.FourierOptions{Options: kernels.Options{Backend: be}, Features: size, Seed: seed})
 	}
-	return kernels.NewNystrom(be, k, gatherRows(x, idx))
+	return kernels.NewNystromFromLandmarks(context.Background(), k, gatherRows(x, idx), kernels.Options{Backend: be})
 }
 
 // falkonCenters draws the M centre rows that solvers.FitFalkon draws with

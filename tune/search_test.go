@@ -51,7 +51,7 @@ func TestSearchDigitsAllMethods(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := solvers.UnmarshalPipeline(b)
+		back, err := solvers.UnmarshalPipeline(b, solvers.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,7 +316,7 @@ func TestCustomMap(t *testing.T) {
 	}
 	custom := base
 	custom.NewMap = func(k kernels.Kernel, size int) (kernels.FeatureMap, error) {
-		return kernels.NewFourier(backend.Default(), k, 2, kernels.FourierOptions{Features: size, Seed: 4})
+		return kernels.NewFourierMap(k, 2, kernels.FourierOptions{Options: kernels.Options{Backend: backend.Default()}, Features: size, Seed: 4})
 	}
 	custom.Refit = true
 	got, err := Search(context.Background(), x, y, custom)
@@ -328,7 +328,7 @@ func TestCustomMap(t *testing.T) {
 	}
 	bad := base
 	bad.NewMap = func(k kernels.Kernel, size int) (kernels.FeatureMap, error) {
-		return kernels.NewFourier(backend.Default(), k, 3, kernels.FourierOptions{Features: size})
+		return kernels.NewFourierMap(k, 3, kernels.FourierOptions{Options: kernels.Options{Backend: backend.Default()}, Features: size})
 	}
 	if _, err := Search(context.Background(), x, y, bad); !errors.Is(err, zonal.ErrShape) {
 		t.Fatalf("map for 3 inputs on 2 columns: %v", err)
