@@ -86,6 +86,11 @@ type ParK struct {
 // working arrays exceed opts.MemoryBudget; zonal.ErrNotPositiveDefinite when a
 // factorisation fails even with jitter; the kernel's errors; ctx.Err()
 // (wrapped) when canceled.
+//
+// kernels.CheckScale runs before anything is formed: zonal.ErrNonFinite for
+// features so large that the kernel values overflow, zonal.ErrParam for a
+// kernel that underflows to 0 between all (sampled) rows, both naming the
+// kernel and the data's scale.
 func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts ParKOptions) (*ParK, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
@@ -95,6 +100,9 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 		return nil, err
 	}
 	if err := checkLambda(lambda); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckScale(k, x); err != nil {
 		return nil, err
 	}
 	Q := opts.Cells
@@ -134,7 +142,17 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 		cr := col.RawMatrix()
 		far, farD := -1, -1.0
 		for i := 0; i < n; i++ {
+			// Rounding can make di slightly negative, or NaN; clamping
+			// at 0 and pinning the centroid at distance 0 keeps every
+			// centroid in its own cell (ties go to the smaller index), so
+			// no cell is ever empty.
 			di := diag[i] + diag[next] - 2*cr.Data[i*cr.Stride]
+			if !(di > 0) {
+				di = 0
+			}
+			if i == next {
+				di = 0
+			}
 			if di < dist[i] {
 				dist[i] = di
 				assign[i] = q
@@ -189,6 +207,11 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 			defer func() { <-sem }()
 			rows := members[q]
 			nq := len(rows)
+			if nq == 0 { // impossible: the centroid is in its own cell
+				errs[q] = fmt.Errorf("%w: ParK cell %d is empty", zonal.ErrParam, q)
+				cancel()
+				return
+			}
 			mq := int(math.Round(float64(M) * float64(nq) / float64(n)))
 			mq = max(1, min(mq, nq))
 			xq := gatherRows(x, rows)

@@ -1,0 +1,34 @@
+package tensorsketch
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/internal/testctx"
+	"github.com/zonal-ml/zonal/kernels"
+)
+
+// TestFitAdaptiveReturnsOnCancel cancels the adaptive sampler 200 ms into
+// a fit of 20000 rows with 4096 samples and asserts context.Canceled within
+// testctx.Grace (1 s promised).
+func TestFitAdaptiveReturnsOnCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a problem of seconds")
+	}
+	rng := rand.New(rand.NewPCG(91, 1))
+	n, d := 20000, 20
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64()/4)
+		}
+	}
+	testctx.CancelsWithin(t, "FitAdaptive(20000 rows, 4096 samples)", 200*time.Millisecond, func(ctx context.Context) error {
+		_, err := FitAdaptive(ctx, x, kernels.Gaussian{Sigma: 1}, AdaptiveOptions{Samples: 4096, Lambda: 1e-4})
+		return err
+	})
+}
