@@ -27,10 +27,11 @@ const scaleSample = 128
 //   - a sample on which every k(x_i, x_j) between distinct rows is exactly 0
 //     while the rows differ: the kernel matrix is then the identity (for a
 //     Gaussian kernel, every distance is above about 38.6 sigma, so
-//     exp(-r^2/(2 sigma^2)) underflows), and every model fitted on it
-//     predicts 0 away from the training rows (zonal.ErrParam, naming the
-//     kernel, the median distance between the sampled rows and its ratio to
-//     sigma for the Gaussian and Laplacian kernels);
+//     exp(-r^2/(2 sigma^2)) underflows): it relates no row to another, and
+//     a model fitted on it predicts 0 away from the training rows
+//     (zonal.ErrParam, naming the kernel, the median distance between the
+//     sampled rows and its ratio to sigma for the Gaussian and Laplacian
+//     kernels);
 //   - a sample on which k is 0 everywhere, diagonal included (zonal.ErrParam).
 //
 // NaN or Inf entries are zonal.ErrNonFinite too. The sample is min(n, 128) rows at evenly spaced positions i n / s, so the
@@ -110,7 +111,7 @@ func CheckScale(k Kernel, x mat.Matrix) error {
 	case Laplacian:
 		ratio = fmt.Sprintf(" = %.3g sigma", med/kk.Sigma)
 	}
-	return fmt.Errorf("%w: %v underflows to exactly 0 between every two of the %d sampled rows (their median distance is %.3g%s), so the kernel matrix is the identity and the model would predict 0 away from the training rows; choose a bandwidth near the data's scale",
+	return fmt.Errorf("%w: %v underflows to exactly 0 between every two of the %d sampled rows (their median distance is %.3g%s), so the kernel matrix is the identity and relates no row to another; choose a bandwidth near the data's scale",
 		zonal.ErrParam, k, s, med, ratio)
 }
 
