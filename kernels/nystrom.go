@@ -465,14 +465,23 @@ func levelScores(ctx context.Context, k Kernel, x *mat.Dense, perm []int, cur in
 			a.Set(i, j, ks.At(p, j))
 		}
 	}
+	// The O(s^3) steps below (the eigenvalues of adaptiveLambda, the
+	// Cholesky factor, the triangular solve) cannot check ctx themselves:
+	// through interrupt.Do a cancellation returns at once.
 	if lambda <= 0 {
-		lambda = adaptiveLambda(b, a, w, kRank)
+		if err := interrupt.Do(ctx, func() { lambda = adaptiveLambda(b, a, w, kRank) }); err != nil {
+			return nil, err
+		}
 	}
 	for i := 0; i < s; i++ {
 		a.Set(i, i, a.At(i, i)+lambda/(w[i]*w[i]))
 	}
 	ag := a.RawMatrix()
-	if err := b.Cholesky(ag); err != nil {
+	var cholErr error
+	if err := interrupt.Do(ctx, func() { cholErr = b.Cholesky(ag) }); err != nil {
+		return nil, err
+	}
+	if cholErr != nil {
 		// K_SS + lambda W^-2 is positive definite in exact arithmetic; add a
 		// relative jitter once if round-off broke it.
 		tr := 0.0
@@ -485,12 +494,17 @@ func levelScores(ctx context.Context, k Kernel, x *mat.Dense, perm []int, cur in
 			}
 			a.Set(i, i, a.At(i, i)+lambda/(w[i]*w[i])+1e-10*tr/float64(s))
 		}
-		if err := b.Cholesky(ag); err != nil {
-			return nil, fmt.Errorf("kernels: RecursiveRLS: %w", err)
+		if err := interrupt.Do(ctx, func() { cholErr = b.Cholesky(ag) }); err != nil {
+			return nil, err
+		}
+		if cholErr != nil {
+			return nil, fmt.Errorf("kernels: RecursiveRLS: %w", cholErr)
 		}
 	}
 	y := mat.DenseCopyOf(ks.T()) // s x cur
-	b.TriSolve(blas.NoTrans, ag, y.RawMatrix())
+	if err := interrupt.Do(ctx, func() { b.TriSolve(blas.NoTrans, ag, y.RawMatrix()) }); err != nil {
+		return nil, err
+	}
 	levs := make([]float64, cur)
 	yg := y.RawMatrix()
 	for j := 0; j < s; j++ {

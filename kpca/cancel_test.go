@@ -2,11 +2,8 @@ package kpca
 
 import (
 	"context"
-	"math/rand/v2"
 	"testing"
 	"time"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/internal/testctx"
 	"github.com/zonal-ml/zonal/kernels"
@@ -20,13 +17,7 @@ func TestLongOperationsReturnOnCancel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs problems of seconds")
 	}
-	rng := rand.New(rand.NewPCG(81, 1))
-	x := mat.NewDense(3000, 5, nil)
-	for i := 0; i < 3000; i++ {
-		for j := 0; j < 5; j++ {
-			x.Set(i, j, rng.NormFloat64())
-		}
-	}
+	x := testctx.Normal(81, 3000, 5, 1)
 	k := kernels.Gaussian{Sigma: 2}
 	delay := 700 * time.Millisecond
 	testctx.CancelsWithin(t, "Fit(3000)", delay, func(ctx context.Context) error {

@@ -2,11 +2,8 @@ package tensorsketch
 
 import (
 	"context"
-	"math/rand/v2"
 	"testing"
 	"time"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/internal/testctx"
 	"github.com/zonal-ml/zonal/kernels"
@@ -19,14 +16,7 @@ func TestFitAdaptiveReturnsOnCancel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a problem of seconds")
 	}
-	rng := rand.New(rand.NewPCG(91, 1))
-	n, d := 20000, 20
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64()/4)
-		}
-	}
+	x := testctx.Normal(91, 20000, 20, 0.25)
 	// 200 ms: while the rows are sketched; 1 s: in the level-by-level
 	// sampling.
 	for _, delay := range []time.Duration{200 * time.Millisecond, time.Second} {

@@ -7,9 +7,12 @@ package testctx
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // Grace is how long a canceled call may take to return: the promise is
@@ -72,4 +75,17 @@ func WithinBudget(t testing.TB, what string, f func()) {
 	if got := Allocated(f); got > FuzzAllocFactor*FuzzBudget {
 		t.Fatalf("%s allocated %d bytes, more than %d x the budget of %d", what, got, FuzzAllocFactor, FuzzBudget)
 	}
+}
+
+// Normal returns an n x d matrix of independent N(0, scale^2) entries from
+// a PCG stream seeded with seed.
+func Normal(seed uint64, n, d int, scale float64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, scale*rng.NormFloat64())
+		}
+	}
+	return x
 }
