@@ -88,6 +88,9 @@ func NewNystrom(ctx context.Context, k Kernel, x mat.Matrix, opt NystromOptions)
 		idx = newRand(opt.Seed, 3).Perm(n)[:m]
 		sort.Ints(idx)
 	case SamplingRLS:
+		if err := CheckScale(k, x); err != nil { // before the leverage scores
+			return nil, err
+		}
 		var err error
 		if idx, err = RecursiveRLS(ctx, k, x, m, RLSOptions{Options: opt.Options, Lambda: opt.Lambda, Seed: opt.Seed}); err != nil {
 			return nil, err
