@@ -14,6 +14,7 @@ import (
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
+	"github.com/zonal-ml/zonal/internal/interrupt"
 )
 
 // Nystrom is the Nystrom feature map for landmarks C (m x d):
@@ -87,6 +88,9 @@ func NewNystrom(ctx context.Context, k Kernel, x mat.Matrix, opt NystromOptions)
 		idx = newRand(opt.Seed, 3).Perm(n)[:m]
 		sort.Ints(idx)
 	case SamplingRLS:
+		if err := CheckScale(k, x); err != nil { // before the leverage scores
+			return nil, err
+		}
 		var err error
 		if idx, err = RecursiveRLS(ctx, k, x, m, RLSOptions{Options: opt.Options, Lambda: opt.Lambda, Seed: opt.Seed}); err != nil {
 			return nil, err
@@ -100,9 +104,13 @@ func NewNystrom(ctx context.Context, k Kernel, x mat.Matrix, opt NystromOptions)
 // NewNystromFromLandmarks builds the Nystrom map of k for the given
 // landmarks C (m x d, copied): it forms K_CC (m x m) and its pseudo-inverse
 // square root. The m x m factors and the copy of C count against
-// opt.MemoryBudget; ctx is checked while K_CC is formed and before its
-// decomposition; with opt.Progress set, one report of stage "landmarks"
+// opt.MemoryBudget; ctx is checked while K_CC is formed, and a
+// cancellation during its decomposition returns at once (the abandoned
+// decomposition finishes in the background); with opt.Progress set, one report of stage "landmarks"
 // (Done = Total = m) follows the build.
+//
+// CheckScale runs first: landmarks so large that the kernel overflows are
+// zonal.ErrNonFinite, a kernel that is 0 between all of them zonal.ErrParam.
 //
 // Errors: zonal.ErrEmpty, zonal.ErrNonFinite, zonal.ErrParam (nil kernel,
 // K_CC without a positive eigenvalue), zonal.ErrTooLarge,
@@ -112,6 +120,9 @@ func NewNystromFromLandmarks(ctx context.Context, k Kernel, landmarks *mat.Dense
 		return nil, fmt.Errorf("%w: no landmarks", zonal.ErrEmpty)
 	}
 	m, d := landmarks.Dims()
+	if err := CheckScale(k, landmarks); err != nil {
+		return nil, err
+	}
 	if err := opt.check(fmt.Sprintf("the Nystrom factors of %d landmarks", m), budget.Floats(3, m, m), budget.Floats(m, d)); err != nil {
 		return nil, err
 	}
@@ -126,8 +137,14 @@ func NewNystromFromLandmarks(ctx context.Context, k Kernel, landmarks *mat.Dense
 	}
 	mu := make([]float64, m)
 	g := kcc.RawMatrix()
-	if err := b.SymEig(g, mu, true); err != nil {
-		return nil, fmt.Errorf("kernels: Nystrom eigendecomposition: %w", err)
+	// The O(m^3) eigendecomposition cannot check ctx itself; interrupt.Do
+	// returns on cancellation and leaves it to finish on its own.
+	var eigErr error
+	if err := interrupt.Do(ctx, func() { eigErr = b.SymEig(g, mu, true) }); err != nil {
+		return nil, err
+	}
+	if eigErr != nil {
+		return nil, fmt.Errorf("kernels: Nystrom eigendecomposition: %w", eigErr)
 	}
 	top := mu[m-1]
 	if !(top > 0) {
@@ -147,7 +164,11 @@ func NewNystromFromLandmarks(ctx context.Context, k Kernel, landmarks *mat.Dense
 		}
 	}
 	ms := mat.NewDense(m, m, nil)
-	b.Gemm(blas.NoTrans, blas.Trans, 1, vs.RawMatrix(), kcc.RawMatrix(), 0, ms.RawMatrix())
+	if err := interrupt.Do(ctx, func() {
+		b.Gemm(blas.NoTrans, blas.Trans, 1, vs.RawMatrix(), kcc.RawMatrix(), 0, ms.RawMatrix())
+	}); err != nil {
+		return nil, err
+	}
 	// vs * V^T: kcc holds V after SymEig; the zeroed columns of vs drop the
 	// sub-floor eigenvectors.
 	opt.report("landmarks", m, m)
@@ -447,14 +468,23 @@ func levelScores(ctx context.Context, k Kernel, x *mat.Dense, perm []int, cur in
 			a.Set(i, j, ks.At(p, j))
 		}
 	}
+	// The O(s^3) steps below (the eigenvalues of adaptiveLambda, the
+	// Cholesky factor, the triangular solve) cannot check ctx themselves:
+	// through interrupt.Do a cancellation returns at once.
 	if lambda <= 0 {
-		lambda = adaptiveLambda(b, a, w, kRank)
+		if err := interrupt.Do(ctx, func() { lambda = adaptiveLambda(b, a, w, kRank) }); err != nil {
+			return nil, err
+		}
 	}
 	for i := 0; i < s; i++ {
 		a.Set(i, i, a.At(i, i)+lambda/(w[i]*w[i]))
 	}
 	ag := a.RawMatrix()
-	if err := b.Cholesky(ag); err != nil {
+	var cholErr error
+	if err := interrupt.Do(ctx, func() { cholErr = b.Cholesky(ag) }); err != nil {
+		return nil, err
+	}
+	if cholErr != nil {
 		// K_SS + lambda W^-2 is positive definite in exact arithmetic; add a
 		// relative jitter once if round-off broke it.
 		tr := 0.0
@@ -467,12 +497,17 @@ func levelScores(ctx context.Context, k Kernel, x *mat.Dense, perm []int, cur in
 			}
 			a.Set(i, i, a.At(i, i)+lambda/(w[i]*w[i])+1e-10*tr/float64(s))
 		}
-		if err := b.Cholesky(ag); err != nil {
-			return nil, fmt.Errorf("kernels: RecursiveRLS: %w", err)
+		if err := interrupt.Do(ctx, func() { cholErr = b.Cholesky(ag) }); err != nil {
+			return nil, err
+		}
+		if cholErr != nil {
+			return nil, fmt.Errorf("kernels: RecursiveRLS: %w", cholErr)
 		}
 	}
 	y := mat.DenseCopyOf(ks.T()) // s x cur
-	b.TriSolve(blas.NoTrans, ag, y.RawMatrix())
+	if err := interrupt.Do(ctx, func() { b.TriSolve(blas.NoTrans, ag, y.RawMatrix()) }); err != nil {
+		return nil, err
+	}
 	levs := make([]float64, cur)
 	yg := y.RawMatrix()
 	for j := 0; j < s; j++ {

@@ -18,7 +18,7 @@ const (
 	pilotDirections = 4096
 	pilotMaxQ       = 12
 	pilotMaxS       = 6
-	pilotCheck      = 256 // directions between context checks and reports
+	pilotCheck      = 64 // directions between context checks and reports
 )
 
 // SelectOptions configures SelectTruncation.
@@ -51,7 +51,8 @@ type SelectOptions struct {
 // The returned Bound is TruncationBound at the largest row norm of x.
 //
 // ctx is checked, and with opt.Progress set a report of stage "pilot" sent
-// (Done of Total = 4096 directions), every 256 directions.
+// (Done of Total = 4096 directions), every 64 directions; ctx is also
+// checked per row while the pilot's exact kernel matrix is formed.
 //
 // Errors: zonal.ErrParam (features < 1, a kernel without a GZK closed form,
 // a zero pilot kernel matrix), zonal.ErrEmpty (no rows, or d < 2),
@@ -155,6 +156,9 @@ func newPilot(ctx context.Context, k Kernel, x mat.Matrix, opt SelectOptions) (*
 		}
 	}
 	for a := 0; a < p; a++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		for c := 0; c <= a; c++ {
 			ra := xg.Data[rows[a]*xg.Stride : rows[a]*xg.Stride+d]
 			rc := xg.Data[rows[c]*xg.Stride : rows[c]*xg.Stride+d]

@@ -12,6 +12,7 @@ import (
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
+	"github.com/zonal-ml/zonal/internal/interrupt"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -35,7 +36,9 @@ type Model struct {
 
 // Fit computes batch kernel PCA of the rows of x: the eigendecomposition of
 // the (optionally centred) kernel matrix through the backend, keeping the top
-// opts.Components eigenpairs (0: all). It honours ctx before the O(n^3) step
+// opts.Components eigenpairs (0: all). It honours ctx while the kernel
+// matrix is formed, and returns ctx.Err() at once when ctx is canceled during
+// the O(n^3) step (which then finishes in the background);
 // and reports progress of Stage "kernel" and "eigen" to opts.Progress.
 //
 // Errors: zonal.ErrParam (nil kernel, a negative or NaN option),
@@ -95,8 +98,14 @@ func Fit(ctx context.Context, k kernels.Kernel, x mat.Matrix, opts Options) (*Mo
 	w := make([]float64, n)
 	raw := km.RawMatrix()
 	opts.report("eigen", 0, 1)
-	if err := b.SymEig(raw, w, true); err != nil {
-		return nil, fmt.Errorf("kpca: eigendecomposition: %w", err)
+	// The O(n^3) step cannot check ctx itself: a cancellation returns at
+	// once and leaves it to finish on its own.
+	var eigErr error
+	if err := interrupt.Do(ctx, func() { eigErr = b.SymEig(raw, w, true) }); err != nil {
+		return nil, err
+	}
+	if eigErr != nil {
+		return nil, fmt.Errorf("kpca: eigendecomposition: %w", eigErr)
 	}
 	opts.report("eigen", 1, 1)
 	vals := make([]float64, n)

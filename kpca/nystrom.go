@@ -14,6 +14,7 @@ import (
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
+	"github.com/zonal-ml/zonal/internal/interrupt"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -160,7 +161,8 @@ func (ny *Nystrom) Map() (*NystromMap, error) {
 // (the rows of landmarks, copied) from one batch eigendecomposition of
 // K_CC, in O(m^2 d + m^3): the reference the incremental one is tested
 // against. Of opts it uses Backend, MemoryBudget and RCond; ctx is checked
-// before the eigendecomposition.
+// while K_CC is formed, and a cancellation during the eigendecomposition
+// returns ctx.Err() at once (the decomposition finishes in the background).
 //
 // Errors: zonal.ErrParam (nil kernel, a bad option), zonal.ErrEmpty (no
 // landmarks), zonal.ErrNonFinite (NaN or Inf in the landmarks),
@@ -187,7 +189,7 @@ func NewNystromMap(ctx context.Context, k kernels.Kernel, landmarks mat.Matrix, 
 		return nil, err
 	}
 	kcc := mat.NewDense(m, m, nil)
-	if err := kernels.MatrixInto(context.Background(), kcc, k, c, c, kernels.Options{Backend: b}); err != nil {
+	if err := kernels.MatrixInto(ctx, kcc, k, c, c, kernels.Options{Backend: b}); err != nil {
 		return nil, err
 	}
 	symmetrize(kcc.RawMatrix())
@@ -195,8 +197,12 @@ func NewNystromMap(ctx context.Context, k kernels.Kernel, landmarks mat.Matrix, 
 		return nil, err
 	}
 	w := make([]float64, m)
-	if err := b.SymEig(kcc.RawMatrix(), w, true); err != nil {
-		return nil, fmt.Errorf("kpca: eigendecomposition: %w", err)
+	var eigErr error
+	if err := interrupt.Do(ctx, func() { eigErr = b.SymEig(kcc.RawMatrix(), w, true) }); err != nil {
+		return nil, err
+	}
+	if eigErr != nil {
+		return nil, fmt.Errorf("kpca: eigendecomposition: %w", eigErr)
 	}
 	return newNystromMap(k, b, c, w, kcc.RawMatrix(), rcond)
 }

@@ -76,6 +76,11 @@ type Falkon struct {
 // the working arrays exceed opts.MemoryBudget; zonal.ErrNotPositiveDefinite
 // when a factorisation fails even with jitter; the kernel's and leverage-score
 // sampling's errors; ctx.Err() (wrapped) when canceled.
+//
+// kernels.CheckScale runs before anything is formed: zonal.ErrNonFinite for
+// features so large that the kernel values overflow, zonal.ErrParam for a
+// kernel that underflows to 0 between all (sampled) rows, both naming the
+// kernel and the data's scale.
 func FitFalkon(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts FalkonOptions) (*Falkon, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
@@ -85,6 +90,9 @@ func FitFalkon(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda fl
 		return nil, err
 	}
 	if err := checkLambda(lambda); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckScale(k, x); err != nil {
 		return nil, err
 	}
 	M := opts.Centers

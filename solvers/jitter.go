@@ -9,6 +9,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/internal/interrupt"
 )
 
 // factorWithJitter fills a (an n x n symmetric matrix) by calling fill and
@@ -16,6 +17,9 @@ import (
 // an added jitter of 1e-12, 1e-10, ..., 1e-4 times the mean diagonal; the
 // jitter used is returned. A matrix that still cannot be factored gives an
 // error wrapping zonal.ErrNotPositiveDefinite and the backend's zonal.ErrNotPositiveDefinite.
+// ctx is checked before each attempt, and a cancellation during fill or a
+// factorization returns ctx.Err() at once (the abandoned step finishes in
+// the background).
 func factorWithJitter(ctx context.Context, be backend.Backend, a *mat.Dense, shift float64, what string, fill func(*mat.Dense) error) (float64, error) {
 	n, _ := a.Dims()
 	var lastErr error
@@ -25,8 +29,14 @@ func factorWithJitter(ctx context.Context, be backend.Backend, a *mat.Dense, shi
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		if err := fill(a); err != nil {
+		// fill may be a dense product of seconds (the Syrk of FALKON's
+		// T T^T): it runs under interrupt.Do like the factorization.
+		var ferr error
+		if err := interrupt.Do(ctx, func() { ferr = fill(a) }); err != nil {
 			return 0, err
+		}
+		if ferr != nil {
+			return 0, ferr
 		}
 		if attempt == 0 {
 			for i := 0; i < n; i++ {
@@ -43,7 +53,12 @@ func factorWithJitter(ctx context.Context, be backend.Backend, a *mat.Dense, shi
 		for i := 0; i < n; i++ {
 			raw.Data[i*raw.Stride+i] += shift + jitter
 		}
-		err := be.Cholesky(raw)
+		// The O(n^3) factorization cannot check ctx itself: a cancellation
+		// returns at once and leaves it to finish on its own.
+		var err error
+		if cerr := interrupt.Do(ctx, func() { err = be.Cholesky(raw) }); cerr != nil {
+			return 0, cerr
+		}
 		if err == nil {
 			return jitter, nil
 		}

@@ -43,6 +43,11 @@ type KRR struct {
 // x or y; zonal.ErrTooLarge when the working arrays exceed opts.MemoryBudget;
 // zonal.ErrNotPositiveDefinite when a factorisation fails even with jitter;
 // the kernel's errors; ctx.Err() (wrapped) when canceled.
+//
+// kernels.CheckScale runs before anything is formed: zonal.ErrNonFinite for
+// features so large that the kernel values overflow, zonal.ErrParam for a
+// kernel that underflows to 0 between all (sampled) rows, both naming the
+// kernel and the data's scale.
 func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts Options) (*KRR, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
@@ -52,6 +57,9 @@ func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float
 		return nil, err
 	}
 	if err := checkLambda(lambda); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckScale(k, x); err != nil {
 		return nil, err
 	}
 	limit := budget.Or(opts.MemoryBudget)

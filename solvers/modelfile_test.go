@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/internal/testctx"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -184,7 +185,12 @@ func FuzzLoad(f *testing.F) {
 	row := xt.Slice(0, 1, 0, 3).(*mat.Dense)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, in := range [][]byte{b, fixCRC(b)} {
-			p, err := UnmarshalPipeline(in, Options{})
+			// Decoding allocates about len(b) bytes: far below the bound of
+			// testctx.WithinBudget for the fuzzer's inputs (Load is
+			// io.ReadAll and UnmarshalPipeline).
+			var p *Pipeline
+			var err error
+			testctx.WithinBudget(t, "Load", func() { p, err = Load(bytes.NewReader(in), Options{}) })
 			if err != nil {
 				if !errors.Is(err, zonal.ErrFormat) && !errors.Is(err, zonal.ErrVersion) {
 					t.Fatalf("error without sentinel: %v", err)

@@ -173,6 +173,11 @@ type ParK struct {
 // zonal.ErrTooLarge when the working arrays exceed opts.MemoryBudget;
 // zonal.ErrNotPositiveDefinite when a factorisation fails even with jitter;
 // the kernel's errors; ctx.Err() (wrapped) when canceled.
+//
+// kernels.CheckScale runs before anything is formed: zonal.ErrNonFinite for
+// features so large that the kernel values overflow, zonal.ErrParam for a
+// kernel that underflows to 0 between all (sampled) rows, both naming the
+// kernel and the data's scale.
 func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts ParKOptions) (*ParK, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
@@ -182,6 +187,9 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 		return nil, err
 	}
 	if err := checkLambda(lambda); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckScale(k, x); err != nil {
 		return nil, err
 	}
 	Q := opts.Cells
@@ -304,6 +312,10 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 			t0 := time.Now()
 			rows := fitRows[q]
 			nq := len(rows)
+			if nq == 0 { // no strategy leaves a cell empty; refuse rather than panic
+				errs[q] = fmt.Errorf("%w: ParK cell %d is empty", zonal.ErrParam, q)
+				return
+			}
 			m := mq[q]
 			xq := gatherRows(x, rows)
 			yq := gatherRows(y, rows)

@@ -11,6 +11,7 @@ import (
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
+	"github.com/zonal-ml/zonal/internal/interrupt"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -87,15 +88,27 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.D
 		if i1-i0 != bs {
 			zv = zb.Slice(0, i1-i0, 0, D).(*mat.Dense)
 		}
-		if err := fm.Transform(zv, x.Slice(i0, i1, 0, d)); err != nil {
-			return nil, fmt.Errorf("solvers: feature map on rows %d..%d: %w", i0, i1-1, err)
+		// A block (Transform, then a bs x D x D Syrk) can take seconds and
+		// checks no context: it runs under interrupt.Do, so a cancellation
+		// returns at once and the abandoned block finishes on its own.
+		var berr error
+		if err := interrupt.Do(ctx, func() {
+			if err := fm.Transform(zv, x.Slice(i0, i1, 0, d)); err != nil {
+				berr = fmt.Errorf("solvers: feature map on rows %d..%d: %w", i0, i1-1, err)
+				return
+			}
+			if berr = checkFinite("features", zv); berr != nil {
+				return
+			}
+			be.Syrk(blas.Trans, 1, zv.RawMatrix(), 1, ztz.RawMatrix())
+			yv := yc.Slice(i0, i1, 0, k).(*mat.Dense)
+			be.Gemm(blas.Trans, blas.NoTrans, 1, zv.RawMatrix(), yv.RawMatrix(), 1, zty.RawMatrix())
+		}); err != nil {
+			return nil, fmt.Errorf("solvers: ridge canceled: %w", err)
 		}
-		if err := checkFinite("features", zv); err != nil {
-			return nil, err
+		if berr != nil {
+			return nil, berr
 		}
-		be.Syrk(blas.Trans, 1, zv.RawMatrix(), 1, ztz.RawMatrix())
-		yv := yc.Slice(i0, i1, 0, k).(*mat.Dense)
-		be.Gemm(blas.Trans, blas.NoTrans, 1, zv.RawMatrix(), yv.RawMatrix(), 1, zty.RawMatrix())
 		opts.report(zonal.Progress{Stage: "features", Done: b + 1, Total: nblocks})
 	}
 	// ztz is destroyed by a failed factorisation: keep the Gram matrix only

@@ -137,7 +137,31 @@ func (s *rowSampler) expand(l int, prefix []int32, pts []int32, U []float64, cou
 		kd := kid{prefix: np, count: pk.count, prob: prob * pk.prob}
 		col := s.colPts[s.colPtr[pk.i]:s.colPtr[pk.i+1]]
 		val := s.colVal[s.colPtr[pk.i]:s.colPtr[pk.i+1]]
-		if 8*len(pts) < len(col) {
+		// Size the kid's arrays exactly (a counting pass) instead of
+		// growing them by appends: this runs for every pick at every level,
+		// and the doublings were most of the sampler's allocations.
+		small := 8*len(pts) < len(col)
+		nk := 0
+		if small {
+			for _, k := range pts {
+				rc, _ := s.xr.row(int(k))
+				if _, ok := slices.BinarySearch(rc, int(pk.i)); ok {
+					nk++
+				}
+			}
+		} else {
+			for _, k := range col {
+				if s.pos[k] >= 0 {
+					nk++
+				}
+			}
+		}
+		if nk == 0 {
+			continue
+		}
+		kd.pts = make([]int32, 0, nk)
+		kd.U = make([]float64, 0, nk*t)
+		if small {
 			// small support: look the coordinate up in each point's row
 			for a, k := range pts {
 				rc, rv := s.xr.row(int(k))

@@ -108,15 +108,23 @@ func newRowSampler(ctx context.Context, xr *rows, om []float64, e expansion, o A
 		for r := range s.sk {
 			s.sk[r] = make([]float64, n*m)
 		}
+		// The sketches of all n rows take seconds on large data: ctx is
+		// checked every 64 rows.
 		parallelRows(n, func(lo, hi int) {
 			w := tree.newWork()
 			for k := lo; k < hi; k++ {
+				if (k-lo)%64 == 0 && ctx.Err() != nil {
+					return
+				}
 				col, val := xr.row(k)
 				tree.sketchAll(w, col, val, func(r int, v []float64) {
 					copy(s.sk[r-1][k*m:(k+1)*m], v)
 				})
 			}
 		})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -216,6 +216,12 @@ func TestBadInputBinary(t *testing.T) {
 		{"sigma NaN", fit("-sigma", "NaN"), "", 2, "-sigma"},
 		{"sigma underflow", fit("-sigma", "1e-160", "-method", "park"), "", 2, "-sigma"},
 		{"sigma overflow", fit("-sigma", "1e300"), "", 2, "-sigma"},
+		// sigma^2 is a normal float64, but every off-diagonal kernel value
+		// underflows to 0: the library refuses it before factoring.
+		{"sigma 1e-100 exact", fit("-sigma", "1e-100", "-method", "exact"), "", 1, "underflows"},
+		{"sigma 1e-100 falkon", fit("-sigma", "1e-100", "-centers", "20"), "", 1, "underflows"},
+		{"sigma 1e-100 park", fit("-sigma", "1e-100", "-method", "park", "-centers", "20"), "", 1, "underflows"},
+		{"sigma 1e-100 nystrom", fit("-sigma", "1e-100", "-method", "ridge", "-map", "nystrom", "-features", "20"), "", 1, "underflows"},
 		{"lambda 0", fit("-lambda", "0"), "", 2, "-lambda"},
 		{"lambda negative", fit("-lambda", "-1"), "", 2, "-lambda"},
 		{"lambda NaN", fit("-lambda", "NaN"), "", 2, "-lambda"},
@@ -250,6 +256,7 @@ func TestBadInputBinary(t *testing.T) {
 		{"unknown method", fit("-method", "svm"), "", 2, "-method"},
 		{"bad seed", fit("-seed", "-1"), "", 2, "-seed"},
 		{"approx features absurd", []string{"approx", "-data", ok, "-methods", "fourier", "-features", "1000000000"}, "", 2, "-features"},
+		{"approx fourier 1e6 features, small memory", []string{"approx", "-data", ok, "-methods", "fourier", "-features", "1000000", "-memory", "256M"}, "", 2, "memory budget"},
 		{"approx features 0", []string{"approx", "-data", ok, "-features", "0"}, "", 2, "-features"},
 		{"approx n negative", []string{"approx", "-data", ok, "-n", "-1"}, "", 2, "-n"},
 		{"approx tol NaN", []string{"approx", "-data", ok, "-tol", "NaN"}, "", 2, "-tol"},

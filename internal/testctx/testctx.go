@@ -1,0 +1,91 @@
+// Package testctx holds the test helpers of the module's cancellation and
+// allocation contracts: a long call canceled after a delay must return
+// context.Canceled within a second, and a call given a memory budget must
+// not allocate far beyond it.
+package testctx
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Grace is how long a canceled call may take to return: the promise is
+// 1 s; the extra half second leaves room for a loaded machine.
+const Grace = 1500 * time.Millisecond
+
+// CancelsWithin runs call with a context canceled after delay and fails t
+// unless call returns an error wrapping context.Canceled within Grace of
+// the cancellation. call must be a problem that takes much longer than
+// delay + Grace uncanceled; a call that finishes before the cancellation
+// fails the test too (the problem is then too small to test anything).
+func CancelsWithin(t testing.TB, name string, delay time.Duration, call func(ctx context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- call(ctx) }()
+	select {
+	case err := <-done:
+		t.Fatalf("%s finished before the cancellation after %v (err = %v): make the problem larger", name, delay, err)
+	case <-time.After(delay):
+	}
+	cancel()
+	start := time.Now()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: err = %v, want context.Canceled", name, err)
+		}
+		t.Logf("%s returned %v after the cancellation", name, time.Since(start))
+	case <-time.After(Grace):
+		t.Fatalf("%s still running %v after the cancellation", name, Grace)
+	}
+}
+
+// Allocated returns the bytes allocated (runtime.MemStats.TotalAlloc
+// growth) while f runs. It counts every goroutine's allocations, so callers
+// state a generous multiple of their budget.
+func Allocated(f func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	f()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// FuzzBudget is the memory budget the fuzz targets give the constructors,
+// and FuzzAllocFactor the multiple of it a call may allocate in all (the
+// budget bounds the largest working set, not the sum of every temporary,
+// and the count includes the test's own data).
+const (
+	FuzzBudget      = 64 << 20
+	FuzzAllocFactor = 4
+)
+
+// WithinBudget runs f and fails t when it allocated more than
+// FuzzAllocFactor * FuzzBudget bytes.
+func WithinBudget(t testing.TB, what string, f func()) {
+	t.Helper()
+	if got := Allocated(f); got > FuzzAllocFactor*FuzzBudget {
+		t.Fatalf("%s allocated %d bytes, more than %d x the budget of %d", what, got, FuzzAllocFactor, FuzzBudget)
+	}
+}
+
+// Normal returns an n x d matrix of independent N(0, scale^2) entries from
+// a PCG stream seeded with seed.
+func Normal(seed uint64, n, d int, scale float64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, scale*rng.NormFloat64())
+		}
+	}
+	return x
+}

@@ -1,0 +1,131 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+)
+
+// scaleSample is the number of rows, spread evenly over the data, whose
+// pairwise kernel values CheckScale evaluates: 128 rows give 8128 pairs.
+const scaleSample = 128
+
+// CheckScale tells, before any kernel matrix is formed or factored, whether
+// k's values on the rows of x carry information at all. It refuses
+//
+//   - rows whose squared norm |x_i|^2 exceeds MaxFloat64/4 (features near
+//     1e154 and above): then |x_i - x_j|^2 <= 2|x_i|^2 + 2|x_j|^2, and the
+//     inner products that kernel blocks are computed from, overflow, and
+//     the kernel values come out as NaN or Inf (zonal.ErrNonFinite, naming
+//     the row and its largest feature);
+//   - a kernel value k(x_i, x_j) that is NaN or Inf on the sample
+//     (zonal.ErrNonFinite, naming the kernel and the pair);
+//   - a sample on which every k(x_i, x_j) between distinct rows is exactly 0
+//     while the rows differ: the kernel matrix is then the identity (for a
+//     Gaussian kernel, every distance is above about 38.6 sigma, so
+//     exp(-r^2/(2 sigma^2)) underflows): it relates no row to another, and
+//     a model fitted on it predicts 0 away from the training rows
+//     (zonal.ErrParam, naming the kernel, the median distance between the
+//     sampled rows and its ratio to sigma for the Gaussian and Laplacian
+//     kernels);
+//   - a sample on which k is 0 everywhere, diagonal included (zonal.ErrParam).
+//
+// NaN or Inf entries are zonal.ErrNonFinite too. The sample is min(n, 128) rows at evenly spaced positions i n / s, so the
+// check costs O(n d + s^2 d) and is deterministic. A nil or empty x, or nil
+// k, is left to the caller's own checks (nil is returned).
+func CheckScale(k Kernel, x mat.Matrix) error {
+	if k == nil || x == nil {
+		return nil
+	}
+	n, d := x.Dims()
+	if n == 0 || d == 0 {
+		return nil
+	}
+	row := rowReader(x)
+	buf := make([]float64, d)
+	for i := 0; i < n; i++ {
+		r := row(i, buf)
+		for j, v := range r {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: entry (%d,%d) is %g", zonal.ErrNonFinite, i, j, v)
+			}
+		}
+		if s := dot(r, r); !(s <= math.MaxFloat64/4) {
+			big := 0.0
+			for _, v := range r {
+				big = math.Max(big, math.Abs(v))
+			}
+			return fmt.Errorf("%w: row %d has features as large as %.3g: its squared norm overflows float64, so the kernel values of %v would be Inf or NaN; rescale the data (divide by its scale, or standardize)",
+				zonal.ErrNonFinite, i, big, k)
+		}
+	}
+	s := min(n, scaleSample)
+	rows := make([][]float64, s)
+	pos := make([]int, s)
+	for a := range rows {
+		pos[a] = int(int64(a) * int64(n) / int64(s))
+		rows[a] = append([]float64(nil), row(pos[a], buf)...)
+	}
+	anyDiag, anyOff, distinct := false, false, false
+	dists := make([]float64, 0, s*(s-1)/2)
+	for a := 0; a < s; a++ {
+		v := k.Eval(rows[a], rows[a])
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: %v(x, x) is %g for row %d", zonal.ErrNonFinite, k, v, pos[a])
+		}
+		anyDiag = anyDiag || v != 0
+		for b := a + 1; b < s; b++ {
+			v := k.Eval(rows[a], rows[b])
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: %v is %g between rows %d and %d; rescale the data or change the kernel's parameters",
+					zonal.ErrNonFinite, k, v, pos[a], pos[b])
+			}
+			anyOff = anyOff || v != 0
+			r := 0.0
+			for j, xa := range rows[a] {
+				t := xa - rows[b][j]
+				r += t * t
+			}
+			if r > 0 {
+				distinct = true
+			}
+			dists = append(dists, math.Sqrt(r))
+		}
+	}
+	if !anyDiag && !anyOff {
+		return fmt.Errorf("%w: %v is 0 on every pair of the %d sampled rows, the diagonal included: the kernel matrix is zero", zonal.ErrParam, k, s)
+	}
+	if anyOff || !distinct {
+		return nil
+	}
+	sort.Float64s(dists)
+	med := dists[len(dists)/2]
+	ratio := ""
+	switch kk := k.(type) {
+	case Gaussian:
+		ratio = fmt.Sprintf(" = %.3g sigma", med/kk.Sigma)
+	case Laplacian:
+		ratio = fmt.Sprintf(" = %.3g sigma", med/kk.Sigma)
+	}
+	return fmt.Errorf("%w: %v underflows to exactly 0 between every two of the %d sampled rows (their median distance is %.3g%s), so the kernel matrix is the identity and relates no row to another; choose a bandwidth near the data's scale",
+		zonal.ErrParam, k, s, med, ratio)
+}
+
+// rowReader returns a function giving row i of x: a view of the storage of
+// a raw matrix, else a copy into buf (length d).
+func rowReader(x mat.Matrix) func(i int, buf []float64) []float64 {
+	if rm, ok := x.(mat.RawMatrixer); ok {
+		g := rm.RawMatrix()
+		return func(i int, _ []float64) []float64 { return g.Data[i*g.Stride : i*g.Stride+g.Cols] }
+	}
+	return func(i int, buf []float64) []float64 {
+		for j := range buf {
+			buf[j] = x.At(i, j)
+		}
+		return buf
+	}
+}
