@@ -13,7 +13,7 @@ import (
 type Stats struct {
 	Updates  int // rank-one updates applied (Remove)
 	Bordered int // bordered (arrowhead) updates applied (Add)
-	Reorths int // Rayleigh-Ritz re-orthogonalisations
+	Reorths  int // Rayleigh-Ritz re-orthogonalisations
 }
 
 // Incremental maintains the eigendecomposition of a kernel matrix (centred or
