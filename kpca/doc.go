@@ -155,6 +155,16 @@
 // kernels.UnmarshalMap). NewNystromMap builds the same map from one batch
 // eigendecomposition.
 //
+// # Models
+//
+// Fit and Incremental.Model return a Model: the top k eigenpairs and what
+// Transform needs to project new points (the training points, the
+// centring). Scores gives the training points' scores sqrt(lambda_j) U_ij
+// without kernel evaluations. A Model is a kernels.PersistentMap of kind
+// "kpca" (ModelKind): MarshalBinary stores every float64 bit for bit and
+// UnmarshalModel (or kernels.UnmarshalMap) rebuilds a model that
+// transforms to the same bits.
+//
 // # Conventions
 //
 // Fit, Incremental.Init, Incremental.AddRows and NewNystromMap take a
