@@ -39,6 +39,9 @@ type growConfig struct {
 	// batch also runs a batch eigendecomposition of the same matrix at each
 	// checkpoint (batchRelDiffEigs, batchSeconds).
 	batch bool
+	// done, if not nil, receives the grown decomposition after the last
+	// checkpoint.
+	done func(*kpca.Incremental) error
 }
 
 // checkpoint is the state of a growth experiment after points points.
@@ -144,6 +147,9 @@ func grow(ctx context.Context, cfg growConfig, emit func(checkpoint) error) erro
 				return err
 			}
 		}
+	}
+	if cfg.done != nil {
+		return cfg.done(inc)
 	}
 	return nil
 }
