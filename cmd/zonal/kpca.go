@@ -273,7 +273,8 @@ func runKPCA(ctx context.Context, e *env, f kpcaConfig) error {
 			obj := map[string]any{"points": c.points, "mean_adjust": c.meanAdjust, "rel_recon": c.relRecon, "orth": c.orth,
 				"batch_rel_diff_eigs": nanNull(c.batchRelDiffEigs), "update_seconds": c.updateSeconds,
 				"total_seconds": c.totalSeconds, "batch_seconds": nanNull(c.batchSeconds),
-				"update_cpu_seconds": c.updateCPUSeconds, "batch_cpu_seconds": nanNull(c.batchCPUSeconds), "reorths": c.reorths}
+				"update_cpu_seconds": c.updateCPUSeconds, "batch_cpu_seconds": nanNull(c.batchCPUSeconds), "reorths": c.reorths,
+				"truncation_bound": c.truncBound}
 			return enc.Encode(obj)
 		}
 		_, err := fmt.Fprintf(stdout, "%7d %11.3g %11.3g %11.3g %12.6f %12.6f %10.3f %10.4f %10.4f %7d\n", c.points, c.relRecon, c.orth,

@@ -65,6 +65,9 @@ type checkpoint struct {
 	// platform does not measure it.
 	updateCPUSeconds, batchCPUSeconds float64
 	reorths                           int
+	// truncBound is Incremental.TruncationBound relative to |M|_F: the
+	// documented bound on relRecon with -components (0 without).
+	truncBound float64
 }
 
 // grow runs the experiment of cfg, calling emit at every checkpoint; it stops
@@ -117,6 +120,11 @@ func grow(ctx context.Context, cfg growConfig, emit func(checkpoint) error) erro
 		cp.totalSeconds = (initTime + addTime).Seconds()
 		dr := inc.Drift()
 		cp.relRecon, cp.orth = dr.RelRecon, dr.Orth
+		if tb := inc.TruncationBound(); tb > 0 {
+			if nm := mat.Norm(inc.Matrix(), 2); nm > 0 {
+				cp.truncBound = tb / nm
+			}
+		}
 		if cfg.batch {
 			if err := batchCompare(b, inc, &cp); err != nil {
 				return err
