@@ -387,3 +387,40 @@ func TestArrowRootIterations(t *testing.T) {
 		t.Errorf("mean %.2f steps (want <= 6), worst %d (want <= 40)", mean, worst)
 	}
 }
+
+// TestBorderedRandomAdversarial mixes the hard structures at random over
+// 300 small problems: poles drawn from a few clusters (exact duplicates,
+// gaps down to 1e-15), border components spanning 1e-16..1, corners from
+// -1e6 to 1e6, with and without a border direction; each is checked by
+// checkBordered (orthogonality, reconstruction, dense eigenvalues).
+func TestBorderedRandomAdversarial(t *testing.T) {
+	rng := newRand(8)
+	for it := 0; it < 300; it++ {
+		m := 1 + rng.IntN(25)
+		centres := randVec(rng, 1+rng.IntN(3))
+		d := make([]float64, m)
+		for i := range d {
+			c := centres[rng.IntN(len(centres))]
+			switch rng.IntN(3) {
+			case 0:
+				d[i] = c
+			case 1:
+				d[i] = c + math.Pow(10, -15+12*rng.Float64())*rng.NormFloat64()
+			default:
+				d[i] = rng.NormFloat64()
+			}
+		}
+		n := m + rng.IntN(3)
+		u := randOrtho(t, rng, n, m)
+		v := randVec(rng, n)
+		for i := range v {
+			v[i] *= math.Pow(10, -16*rng.Float64()*float64(rng.IntN(2)))
+		}
+		alpha := rng.NormFloat64() * math.Pow(10, 6*(2*rng.Float64()-1))
+		var w []float64
+		if rng.IntN(2) == 1 {
+			w = unitOrthTo(rng, u)
+		}
+		checkBordered(t, fmt.Sprintf("case %d (n=%d m=%d)", it, n, m), d, u, v, alpha, w)
+	}
+}
