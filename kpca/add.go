@@ -119,10 +119,12 @@ func (s *Incremental) Add(x []float64) error {
 			s.stats.Updates++
 		}
 	default:
-		if _, err := s.eig.border(s.b, g, kappa, h, trunc); err != nil {
+		dropped, err := s.eig.border(s.b, g, kappa, h, trunc)
+		if err != nil {
 			s.eig.n = -1
 			return fmt.Errorf("kpca: point %d: bordered update: %w", m, err)
 		}
+		s.truncErr += dropped
 		s.stats.Bordered++
 	}
 	if r := s.opts.Components; r > 0 && s.eig.r > r {

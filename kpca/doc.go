@@ -121,8 +121,9 @@
 //	M_n - U_r Lambda_r U_r^T = sum_t diag(D_t, 0),  |.|_F <= sum_t |D_t|_F,
 //
 // D_t being the eigen-part dropped at step t; TruncationBound returns that
-// sum. It is never below the batch truncation error
-// sqrt(sum_{j>r} lambda_j^2).
+// sum (plus sqrt(2) |q_t| for a residual too small to add, below
+// 1e-10 |b|, when the step borders with U_r U_r^T b instead of b). It is
+// never below the batch truncation error sqrt(sum_{j>r} lambda_j^2).
 //
 // # Downdate
 //

@@ -306,38 +306,42 @@ func (e *eigState) apply(b backend.Backend, t rankOne) error {
 //
 // With truncate, v may leave span U: its normalised residual q (two
 // Gram-Schmidt passes) first joins U as a column of eigenvalue 0, so the
-// bordering is exact for the held approximation (a residual below 1e-10 |v|
-// is not added). It returns the number of columns added by truncation.
-func (e *eigState) border(b backend.Backend, v []float64, alpha float64, w []float64, truncate bool) (int, error) {
-	added := 0
+// bordering is exact for the held approximation. A residual below
+// 1e-10 |v| is not added: the update then borders with U U^T v instead of
+// v, an error of Frobenius norm sqrt(2) |v - U U^T v|, which border
+// returns (0 otherwise) for the truncation bound.
+func (e *eigState) border(b backend.Backend, v []float64, alpha float64, w []float64, truncate bool) (float64, error) {
+	dropped := 0.0
 	if truncate && e.r < e.n {
-		if q := e.residual(v); q != nil {
+		q, rn := e.residual(v)
+		if q != nil {
 			e.appendColumn(q)
-			added = 1
+		} else {
+			dropped = math.Sqrt2 * rn
 		}
 	}
 	in := e.u()
 	out := blas64.General{Rows: e.n + 1, Cols: e.r + 1, Stride: e.st, Data: e.buf[1-e.cur]}
 	e.dTmp = e.dTmp[:e.r+1]
 	if err := backend.BorderedUpdate(b, e.d, in, v, alpha, w, e.dTmp, out); err != nil {
-		return added, err
+		return dropped, err
 	}
 	for _, x := range e.dTmp {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return added, fmt.Errorf("kpca: bordered update produced %v: %w", x, zonal.ErrNonFinite)
+			return dropped, fmt.Errorf("kpca: bordered update produced %v: %w", x, zonal.ErrNonFinite)
 		}
 	}
 	e.d, e.dTmp = e.dTmp, e.d
 	e.n, e.r, e.cur, e.off = e.n+1, e.r+1, 1-e.cur, 0
-	return added, nil
+	return dropped, nil
 }
 
-// residual returns (v - U U^T v) normalised after two passes, or nil when
-// it is below 1e-10 |v| (or v = 0).
-func (e *eigState) residual(v []float64) []float64 {
+// residual returns r = v - U U^T v (two passes) normalised and |r|, or nil
+// and |r| when |r| <= 1e-10 |v| (or v = 0).
+func (e *eigState) residual(v []float64) ([]float64, float64) {
 	nv := norm2(v)
 	if nv == 0 {
-		return nil
+		return nil, 0
 	}
 	u := e.u()
 	w := append([]float64(nil), v...)
@@ -351,12 +355,12 @@ func (e *eigState) residual(v []float64) []float64 {
 	}
 	nw := norm2(w)
 	if nw <= 1e-10*nv {
-		return nil
+		return nil, nw
 	}
 	for i := range w {
 		w[i] /= nw
 	}
-	return w
+	return w, nw
 }
 
 // appendColumn writes [U q] (value 0 for q) to the other buffer.
