@@ -43,7 +43,7 @@ const kpcaSynopsis = "-data FILE|- [-format csv|libsvm] [-standardize] -kernel g
 // scaling, and `zonal kpca transform -model FILE -data FILE` projects new
 // points with it (kpcaout.go).
 func init() {
-	addCommand(command{name: "kpca", summary: "grow kernel PCA one point at a time and report drift against batch", run: kpcaCommand})
+	addCommand(command{name: "kpca", summary: "kernel PCA (batch, or grown one point at a time with drift reports); -out scores, -model and kpca transform", run: kpcaCommand})
 	addMapBuilder("inc-nystrom", buildIncNystrom)
 }
 
@@ -109,7 +109,7 @@ func parseKPCA(stderr io.Writer, args []string) (kpcaConfig, error) {
 	fs.Float64Var(&f.reorth, "reorth", 0, "re-orthogonalise when the estimated drift exceeds this (0: never)")
 	fs.IntVar(&f.nystrom, "nystrom", 0, "instead of KPCA: grow an incremental Nystrom approximation of the -points x -points kernel matrix with landmarks -start..L (the first rows) and report its relative Frobenius, spectral and trace-norm errors")
 	fs.StringVar(&f.out, "out", "", "write the scores of every point on the top -components components (all when 0) to this CSV file")
-	fs.StringVar(&f.model, "model", "", "save the kernel PCA (top -components components, with the input scaling) to this file, for `zonal kpca transform`")
+	fs.StringVar(&f.model, "model", "", "save the kernel PCA (top -components components, with the input scaling) to this file, for zonal kpca transform")
 	fs.BoolVar(&f.noBatch, "no-batch", false, "skip the batch eigendecomposition at checkpoints (batch_rel_diff_eigs and batch_seconds are then null)")
 	if err := parseFlags(fs, args); err != nil {
 		return f, err

@@ -182,7 +182,7 @@ type kpcaTransformConfig struct {
 func kpcaTransformCommand(ctx context.Context, e *env, args []string) error {
 	var c kpcaTransformConfig
 	fs := newFlagSet("kpca transform", kpcaTransformSynopsis, e.stderr)
-	fs.StringVar(&c.model, "model", "", "a model written by `zonal kpca -model`")
+	fs.StringVar(&c.model, "model", "", "a model file written by zonal kpca -model")
 	fs.StringVar(&c.data, "data", "", "the points to project (LIBSVM or CSV, gzip allowed, - for standard input), with the model's number of features")
 	c.format.register(fs)
 	fs.StringVar(&c.out, "out", "", "write the scores CSV here (default: standard output)")
