@@ -50,7 +50,8 @@ import (
 // w_top q_last^T in O(nK) when w is given, and the last row w_last q_last^T.
 //
 // Errors wrap zonal.ErrShape (inconsistent shapes), zonal.ErrNonFinite (NaN
-// or Inf in d, u, v, alpha or w) and zonal.ErrNoConvergence (not observed).
+// or Inf in d, u, v, alpha or w, or an eigenvalue beyond the float64 range)
+// and zonal.ErrNoConvergence (not observed).
 // On error dOut and uOut are unspecified.
 func Bordered(gemm GemmFunc, d []float64, u blas64.General, v []float64, alpha float64, w []float64, dOut []float64, uOut blas64.General) error {
 	n, m := u.Rows, u.Cols
@@ -246,6 +247,9 @@ func Bordered(gemm GemmFunc, d []float64, u blas64.General, v []float64, alpha f
 	}
 	sort.SliceStable(pairs, func(a, b int) bool { return pairs[a].val < pairs[b].val })
 	for p, pr := range pairs {
+		if math.IsInf(pr.val, 0) {
+			return fmt.Errorf("secular: Bordered: an eigenvalue overflows: %w", zonal.ErrNonFinite)
+		}
 		dOut[p] = pr.val
 	}
 	for row := 0; row <= n; row++ {

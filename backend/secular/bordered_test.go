@@ -424,3 +424,14 @@ func TestBorderedRandomAdversarial(t *testing.T) {
 		checkBordered(t, fmt.Sprintf("case %d (n=%d m=%d)", it, n, m), d, u, v, alpha, w)
 	}
 }
+
+// TestBorderedOverflow: eigenvalues beyond the float64 range are an error,
+// not Inf.
+func TestBorderedOverflow(t *testing.T) {
+	u := general(2, 2)
+	u.Data[0], u.Data[3] = 1, 1
+	err := secular.Bordered(nil, []float64{1.7e308, 1.7e308}, u, []float64{1.7e308, 1.7e308}, 1.7e308, nil, make([]float64, 3), general(3, 3))
+	if !errors.Is(err, zonal.ErrNonFinite) {
+		t.Fatalf("error %v, want ErrNonFinite", err)
+	}
+}
