@@ -37,7 +37,8 @@
 // found by a dlaed4-style iteration after deflation of tiny z_i and of
 // (near-)equal d_i; z is recomputed from the roots (Gu-Eisenstat) so the
 // inner eigenvectors Q_A are orthogonal to working precision, and the new
-// eigenvectors are B Q_A = [U 0; 0 1] Q_A: ONE n x m by m x (m+1) product.
+// eigenvectors are B Q_A = [U 0; 0 1] Q_A: ONE m x m by m x (m+1) product
+// (fewer columns when components deflate: their pairs are copied).
 //
 // The paper instead writes the bordering as the expansion diag(M_m, c)
 // followed by two symmetric rank-one updates (two products of that size):
