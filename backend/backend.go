@@ -20,13 +20,15 @@
 //
 // Operations that a backend can do faster than a composition of its methods
 // are optional interfaces discovered by type assertion: GaussianBlocker,
-// Exper, GegenbauerRecurrer, SliceAxpyer and SumSquarer. Algorithms call the
-// functions of the same name (GaussianBlock, Exp, GegenbauerRecurrence,
-// AxpySlice, SumSq), which use the backend's implementation when it has one
-// and otherwise the one shared implementation in this package (Gemm plus
-// zonal's vector kernels). purego implements GaussianBlocker with the
-// exponential fused into its GEMM; netlib takes the shared path (OpenBLAS's
-// Gemm, then the same vector kernels). A new backend operation is added the
+// Exper, GegenbauerRecurrer, SliceAxpyer, SumSquarer and BorderedUpdater.
+// Algorithms call the functions of the same name (GaussianBlock, Exp,
+// GegenbauerRecurrence, AxpySlice, SumSq, BorderedUpdate), which use the
+// backend's implementation when it has one and otherwise the one shared
+// implementation in this package (Gemm plus zonal's vector kernels, or
+// package secular's bordered update with the backend's Gemm). purego
+// implements GaussianBlocker with the exponential fused into its GEMM;
+// netlib takes the shared path (OpenBLAS's Gemm, then the same vector
+// kernels); both take the shared BorderedUpdate. A new backend operation is added the
 // same way: an interface, a function with the generic implementation, and a
 // method on the backends that do better.
 //

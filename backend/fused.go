@@ -6,6 +6,7 @@ import (
 
 	"github.com/zonal-ml/zonal/backend/internal/asm"
 	"github.com/zonal-ml/zonal/backend/internal/check"
+	"github.com/zonal-ml/zonal/backend/secular"
 )
 
 // Fused and element-wise operations beyond the Backend interface. Each has an
@@ -132,4 +133,36 @@ func SumSq(b Backend, x []float64) float64 {
 		return f.SumSq(x)
 	}
 	return asm.SumSq(x)
+}
+
+// BorderedUpdater is implemented by backends with their own bordered
+// (arrowhead) eigen-update; see BorderedUpdate.
+type BorderedUpdater interface {
+	BorderedUpdate(d []float64, u blas64.General, v []float64, alpha float64, w []float64, dOut []float64, uOut blas64.General) error
+}
+
+// BorderedUpdate computes the eigendecomposition of U diag(d) U^T bordered by
+// one row and column: with B = [[U; 0] w] ((n+1) x (m+1); w a unit vector of
+// length n+1 orthogonal to [U; 0], nil meaning e_{n+1}) and z = U^T v, the
+// matrix
+//
+//	B [ diag(d)  z     ] B^T
+//	  [ z^T      alpha ]
+//
+// which for w = nil and square U (or v in span U) is [M v; v^T alpha] with
+// M = U diag(d) U^T. U is n x m with orthonormal columns, len(d) = m (any
+// order), len(v) = n; the m+1 eigenvalues go to dOut (ascending) and the
+// eigenvectors to uOut ((n+1) x (m+1)), which must not alias the inputs.
+// The inner arrowhead problem is solved in O(m^2) (deflation, the roots of
+// x - alpha + sum z_i^2/(d_i - x) = 0, Gu-Eisenstat recomputation of z, see
+// package secular's Bordered) and the eigenvectors take one n x m by
+// m x (m+1) product: half the work of the two rank-one updates that give the
+// same matrix. A backend implementing BorderedUpdater does it its way;
+// otherwise secular.Bordered runs with b's Gemm (OpenBLAS's dgemm on netlib).
+// Errors wrap zonal.ErrShape, zonal.ErrNonFinite and zonal.ErrNoConvergence.
+func BorderedUpdate(b Backend, d []float64, u blas64.General, v []float64, alpha float64, w []float64, dOut []float64, uOut blas64.General) error {
+	if f, ok := b.(BorderedUpdater); ok {
+		return f.BorderedUpdate(d, u, v, alpha, w, dOut, uOut)
+	}
+	return secular.Bordered(b.Gemm, d, u, v, alpha, w, dOut, uOut)
 }

@@ -12,10 +12,14 @@ import (
 )
 
 // Add incorporates the point x (length InputDim) into the decomposition:
-// one expansion and two rank-one updates (see the package documentation for
-// the mean-adjusted form), then, with Options.ReorthThreshold > 0, the
-// periodic drift check. Its cost is O(n r) plus the two updates; a caller
-// that wants the time per point measures it around Add.
+// one bordered (arrowhead) eigen-update, backend.BorderedUpdate (see the
+// package documentation for the mean-adjusted form and for truncation),
+// then, with Options.ReorthThreshold > 0, the periodic drift check. Its
+// cost is the kernel row (O(n InputDim)), O(n r) for the border
+// coordinates, O(r^2) for the roots and one n x r by r x (r+1) product
+// for the eigenvectors: O(n r^2), with r = n - 1 or n in full, and r <=
+// Components + 1 when truncated. A caller that wants the time per point
+// measures it around Add.
 //
 // Errors: zonal.ErrShape (wrong length), zonal.ErrNonFinite (NaN or Inf in
 // x or in a kernel value), zonal.ErrTooLarge (the grown state exceeds
@@ -55,16 +59,25 @@ func (s *Incremental) Add(x []float64) error {
 		}
 	}
 
-	// The rank-one terms, from the state before the addition.
+	// The bordering, from the state before the addition.
+	var g, h []float64
+	var kappa float64
 	var c float64
 	var dir []float64
 	var terms []rankOne
-	if s.opts.MeanAdjust {
+	switch {
+	case s.twoUpdate && s.opts.MeanAdjust:
 		if m > 0 {
 			c, dir, terms = helmertTerms(s.rowSum[:m], s.total, a, kxx)
 		}
-	} else {
+	case s.twoUpdate:
 		c, terms = borderTerms(a, kxx)
+	case s.opts.MeanAdjust:
+		if m > 0 {
+			g, kappa, h = helmertBorder(s.rowSum[:m], s.total, a, kxx)
+		}
+	default:
+		g, kappa = a, kxx
 	}
 
 	if err := s.grow(m + 1); err != nil {
@@ -86,23 +99,33 @@ func (s *Incremental) Add(x []float64) error {
 	s.total += 2*sa + kxx
 	s.n = m + 1
 
-	var extra [][]float64
-	if s.opts.Components > 0 {
-		for _, t := range terms {
-			extra = append(extra, t.v)
-		}
-	}
-	if s.opts.MeanAdjust && m == 0 {
+	trunc := s.opts.Components > 0
+	switch {
+	case s.opts.MeanAdjust && m == 0:
 		s.eig.addZeroRow() // K'_1 = 0: no eigenvector orthogonal to 1
-	} else {
-		s.eig.expand(c, dir, extra)
-	}
-	for _, t := range terms {
-		if err := s.eig.apply(s.b, t); err != nil {
-			s.eig.n = -1 // poison: the decomposition no longer matches
-			return fmt.Errorf("kpca: point %d: rank-one update: %w", m, err)
+	case s.twoUpdate:
+		var extra [][]float64
+		if trunc {
+			for _, t := range terms {
+				extra = append(extra, t.v)
+			}
 		}
-		s.stats.Updates++
+		s.eig.expand(c, dir, extra)
+		for _, t := range terms {
+			if err := s.eig.apply(s.b, t); err != nil {
+				s.eig.n = -1 // poison: the decomposition no longer matches
+				return fmt.Errorf("kpca: point %d: rank-one update: %w", m, err)
+			}
+			s.stats.Updates++
+		}
+	default:
+		dropped, err := s.eig.border(s.b, g, kappa, h, trunc)
+		if err != nil {
+			s.eig.n = -1
+			return fmt.Errorf("kpca: point %d: bordered update: %w", m, err)
+		}
+		s.truncErr += dropped
+		s.stats.Bordered++
 	}
 	if r := s.opts.Components; r > 0 && s.eig.r > r {
 		s.truncErr += math.Sqrt(s.eig.dropSmallest(s.eig.r - r))

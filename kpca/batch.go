@@ -147,22 +147,12 @@ func newModel(k kernels.Kernel, b backend.Backend, x *mat.Dense, centred bool, r
 		m.rowMean[i] = rowSum[i] / fn
 	}
 	m.vecs = mat.DenseCopyOf(vecs.Slice(0, n, 0, kk))
-	m.proj = mat.NewDense(n, kk, nil)
 	lmax := 0.0
 	if len(vals) > 0 {
 		lmax = math.Abs(vals[0])
 	}
 	m.nullTol = float64(n) * 0x1p-52 * lmax
-	for j := 0; j < kk; j++ {
-		if m.vals[j] <= m.nullTol {
-			continue
-		}
-		m.nonzeros++
-		sc := 1 / math.Sqrt(m.vals[j])
-		for i := 0; i < n; i++ {
-			m.proj.Set(i, j, m.vecs.At(i, j)*sc)
-		}
-	}
+	m.setProjection()
 	return m, nil
 }
 

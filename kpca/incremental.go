@@ -11,8 +11,9 @@ import (
 
 // Stats counts the work an Incremental has done.
 type Stats struct {
-	Updates int // rank-one updates applied (Add and Remove)
-	Reorths int // Rayleigh-Ritz re-orthogonalisations
+	Updates  int // rank-one updates applied (Remove)
+	Bordered int // bordered (arrowhead) updates applied (Add)
+	Reorths  int // Rayleigh-Ritz re-orthogonalisations
 }
 
 // Incremental maintains the eigendecomposition of a kernel matrix (centred or
@@ -36,6 +37,11 @@ type Incremental struct {
 	truncErr  float64 // sum over steps of |dropped part|_F
 	sinceChk  int
 	probeSeed uint64
+
+	// twoUpdate makes Add use the expansion and two rank-one updates of
+	// the paper instead of one bordered update (tests and benchmarks
+	// compare the two).
+	twoUpdate bool
 }
 
 // NewIncremental returns an empty incremental kernel PCA for points of

@@ -31,7 +31,7 @@ func init() {
 
 // Nystrom grows a Nystrom approximation one landmark at a time, keeping the
 // eigendecomposition K_mm = U Lambda U^T of the landmark kernel matrix exact
-// with two rank-one updates per landmark (see the package documentation). It
+// with one bordered update per landmark (see the package documentation). It
 // is not safe for concurrent use; Map returns an immutable feature map.
 type Nystrom struct {
 	k    kernels.Kernel
@@ -66,7 +66,9 @@ func NewNystrom(k kernels.Kernel, dim int, opts Options) (*Nystrom, error) {
 func (ny *Nystrom) Len() int { return ny.m }
 
 // Add appends the landmark c (length InputDim) and updates the
-// eigendecomposition of K_mm with two rank-one updates.
+// eigendecomposition of K_mm with one bordered update
+// (backend.BorderedUpdate): O(m^2) for the roots and one m x m by
+// m x (m+1) product.
 //
 // Errors: zonal.ErrShape (wrong length), zonal.ErrNonFinite (NaN or Inf in
 // c or a kernel value), zonal.ErrTooLarge (the grown buffers exceed
@@ -98,7 +100,6 @@ func (ny *Nystrom) Add(c []float64) error {
 	if math.IsNaN(kcc) || math.IsInf(kcc, 0) {
 		return fmt.Errorf("kpca: kernel value %v: %w", kcc, zonal.ErrNonFinite)
 	}
-	cc, terms := borderTerms(a, kcc)
 	if m+1 > ny.rowCap {
 		nc := max(2*ny.rowCap, 16)
 		need := budget.Floats(nc, ny.dim) + budget.Floats(2, nc, nc)
@@ -112,12 +113,9 @@ func (ny *Nystrom) Add(c []float64) error {
 	}
 	copy(ny.c[m*ny.dim:], c)
 	ny.m = m + 1
-	ny.eig.expand(cc, nil, nil)
-	for _, t := range terms {
-		if err := ny.eig.apply(ny.b, t); err != nil {
-			ny.eig.n = -1
-			return fmt.Errorf("kpca: landmark %d: rank-one update: %w", m, err)
-		}
+	if _, err := ny.eig.border(ny.b, a, kcc, nil, false); err != nil {
+		ny.eig.n = -1
+		return fmt.Errorf("kpca: landmark %d: bordered update: %w", m, err)
 	}
 	return nil
 }

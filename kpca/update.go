@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/zonal-ml/zonal"
@@ -47,26 +48,7 @@ func borderTerms(b []float64, kappa float64) (c float64, terms []rankOne) {
 // addition, a and k the new kernel column and diagonal; m = len(a) >= 1.
 func helmertTerms(rowSum []float64, total float64, a []float64, k float64) (c float64, h []float64, terms []rankOne) {
 	m := len(a)
-	fm := float64(m)
-	nrm := math.Sqrt(fm * (fm + 1))
-	// h = ([1_m; 0] - m e_{m+1}) / sqrt(m(m+1)).
-	h = make([]float64, m+1)
-	for i := range a {
-		h[i] = 1 / nrm
-	}
-	h[m] = -fm / nrm
-	// g = (K_m 1 - m a)/sqrt(m(m+1)), centred: the border in the old block.
-	g := make([]float64, m)
-	sa, sg := 0.0, 0.0
-	for i, ai := range a {
-		g[i] = (rowSum[i] - fm*ai) / nrm
-		sa += ai
-		sg += g[i]
-	}
-	for i := range g {
-		g[i] -= sg / fm
-	}
-	kappa := (total - 2*fm*sa + fm*fm*k) / (fm * (fm + 1))
+	g, kappa, h := helmertBorder(rowSum, total, a, k)
 	c, border := borderTerms(g, kappa)
 	// borderTerms' vectors are [g; s] in the basis ([I_m; 0], e): map the last
 	// coordinate onto h.
@@ -81,6 +63,36 @@ func helmertTerms(rowSum []float64, total float64, a []float64, k float64) (c fl
 		}
 	}
 	return c, h, border
+}
+
+// helmertBorder returns the bordering of the mean-adjusted matrix in the
+// Helmert basis (see the package documentation): g = Q_m b_C =
+// H_m (K_m 1 - m a)/sqrt(m(m+1)) (length m), the corner kappa of C_{m+1},
+// and the unit vector h = ([1_m; 0] - m e_{m+1})/sqrt(m(m+1)) that extends
+// the basis. rowSum and total are the sums of the uncentred m x m matrix
+// before the addition, a and k the new kernel column and diagonal;
+// m = len(a) >= 1.
+func helmertBorder(rowSum []float64, total float64, a []float64, k float64) (g []float64, kappa float64, h []float64) {
+	m := len(a)
+	fm := float64(m)
+	nrm := math.Sqrt(fm * (fm + 1))
+	h = make([]float64, m+1)
+	for i := range a {
+		h[i] = 1 / nrm
+	}
+	h[m] = -fm / nrm
+	g = make([]float64, m)
+	sa, sg := 0.0, 0.0
+	for i, ai := range a {
+		g[i] = (rowSum[i] - fm*ai) / nrm
+		sa += ai
+		sg += g[i]
+	}
+	for i := range g {
+		g[i] -= sg / fm
+	}
+	kappa = (total - 2*fm*sa + fm*fm*k) / (fm * (fm + 1))
+	return g, kappa, h
 }
 
 // norm2 returns the Euclidean norm of x without overflow.
@@ -283,6 +295,86 @@ func (e *eigState) apply(b backend.Backend, t rankOne) error {
 	e.d, e.dTmp = e.dTmp, e.d
 	e.cur, e.off = 1-e.cur, 0
 	return nil
+}
+
+// border replaces U diag(d) U^T by its bordering with v (length n, in
+// span U), corner alpha and border direction w (length n+1, unit,
+// orthogonal to [U; 0]; nil: e_{n+1}), one bordered update through the
+// backend:
+//
+//	[[U; 0] w] [diag(d) U^T v; v^T U alpha] [[U; 0] w]^T.
+//
+// With truncate, v may leave span U: its normalised residual q (two
+// Gram-Schmidt passes) first joins U as a column of eigenvalue 0, so the
+// bordering is exact for the held approximation. A residual below
+// 1e-10 |v| is not added: the update then borders with U U^T v instead of
+// v, an error of Frobenius norm sqrt(2) |v - U U^T v|, which border
+// returns (0 otherwise) for the truncation bound.
+func (e *eigState) border(b backend.Backend, v []float64, alpha float64, w []float64, truncate bool) (float64, error) {
+	dropped := 0.0
+	if truncate && e.r < e.n {
+		q, rn := e.residual(v)
+		if q != nil {
+			e.appendColumn(q)
+		} else {
+			dropped = math.Sqrt2 * rn
+		}
+	}
+	in := e.u()
+	out := blas64.General{Rows: e.n + 1, Cols: e.r + 1, Stride: e.st, Data: e.buf[1-e.cur]}
+	e.dTmp = e.dTmp[:e.r+1]
+	if err := backend.BorderedUpdate(b, e.d, in, v, alpha, w, e.dTmp, out); err != nil {
+		return dropped, err
+	}
+	for _, x := range e.dTmp {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return dropped, fmt.Errorf("kpca: bordered update produced %v: %w", x, zonal.ErrNonFinite)
+		}
+	}
+	e.d, e.dTmp = e.dTmp, e.d
+	e.n, e.r, e.cur, e.off = e.n+1, e.r+1, 1-e.cur, 0
+	return dropped, nil
+}
+
+// residual returns r = v - U U^T v (two passes) normalised and |r|, or nil
+// and |r| when |r| <= 1e-10 |v| (or v = 0).
+func (e *eigState) residual(v []float64) ([]float64, float64) {
+	nv := norm2(v)
+	if nv == 0 {
+		return nil, 0
+	}
+	u := e.u()
+	w := append([]float64(nil), v...)
+	z := make([]float64, e.r)
+	for pass := 0; pass < 2; pass++ {
+		if e.r == 0 || e.n == 0 {
+			break
+		}
+		blas64.Gemv(blas.Trans, 1, u, blas64.Vector{N: e.n, Inc: 1, Data: w}, 0, blas64.Vector{N: e.r, Inc: 1, Data: z})
+		blas64.Gemv(blas.NoTrans, -1, u, blas64.Vector{N: e.r, Inc: 1, Data: z}, 1, blas64.Vector{N: e.n, Inc: 1, Data: w})
+	}
+	nw := norm2(w)
+	if nw <= 1e-10*nv {
+		return nil, nw
+	}
+	for i := range w {
+		w[i] /= nw
+	}
+	return w, nw
+}
+
+// appendColumn writes [U q] (value 0 for q) to the other buffer.
+func (e *eigState) appendColumn(q []float64) {
+	old := e.u()
+	dst := e.buf[1-e.cur]
+	for i := 0; i < e.n; i++ {
+		row := dst[i*e.st : i*e.st+e.r+1]
+		copy(row, old.Data[i*old.Stride:i*old.Stride+e.r])
+		row[e.r] = q[i]
+	}
+	e.d = append(e.d, 0)
+	e.r++
+	e.cur, e.off = 1-e.cur, 0
 }
 
 // dropSmallest removes the k eigenpairs with the smallest eigenvalues and

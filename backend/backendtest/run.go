@@ -25,6 +25,7 @@ func Run(t *testing.T, b backend.Backend) {
 	t.Run("SymEig", func(t *testing.T) { testSymEig(t, b) })
 	t.Run("RankOneUpdate", func(t *testing.T) { testRankOneUpdate(t, b) })
 	t.Run("UpdateSequence", func(t *testing.T) { testUpdateSequence(t, b) })
+	t.Run("BorderedUpdate", func(t *testing.T) { testBorderedUpdate(t, b) })
 }
 
 // Parity runs the same random cases on a and b and checks that the results

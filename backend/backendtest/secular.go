@@ -337,3 +337,127 @@ func testUpdateSequence(t *testing.T, b backend.Backend) {
 		t.Errorf("after %d updates reconstruction error %g exceeds %g", steps, rec, bound*norm)
 	}
 }
+
+// testBorderedUpdate runs backend.BorderedUpdate on the rank-one cases read
+// as bordering problems (U, d, v; alpha = rho; with w = e_{n+1}, and for
+// tall U also a unit w orthogonal to [U; 0]) and checks ascending values,
+// orthonormal columns (<= 20 (m+n+2) eps) and the reconstruction of
+// B [diag(d) z; z^T alpha] B^T, B = [[U; 0] w], to 20 (m+n+2) eps S with
+// S = max|d| + |alpha| + 2|z| (backward stability of the arrowhead solve;
+// forming z and the reference adds n eps S).
+func testBorderedUpdate(t *testing.T, b backend.Backend) {
+	rng := newRand(10)
+	for _, c := range r1Cases(rng) {
+		n, m := len(c.v), len(c.d)
+		var ws [][]float64
+		ws = append(ws, nil)
+		if n > m {
+			w := make([]float64, n+1)
+			for i := range w {
+				w[i] = rng.NormFloat64()
+			}
+			for pass := 0; pass < 2; pass++ {
+				for j := 0; j < m; j++ {
+					s := 0.0
+					for i := 0; i < n; i++ {
+						s += c.u[i][j] * w[i]
+					}
+					for i := 0; i < n; i++ {
+						w[i] -= s * c.u[i][j]
+					}
+				}
+			}
+			s := math.Sqrt(dot(w, w))
+			for i := range w {
+				w[i] /= s
+			}
+			ws = append(ws, w)
+		}
+		for _, w := range ws {
+			u := newView(n, m, 1, func(i, j int) float64 { return c.u[i][j] })
+			uOut := newView(n+1, m+1, 2, func(int, int) float64 { return math.NaN() })
+			dOut := make([]float64, m+1)
+			if err := backend.BorderedUpdate(b, c.d, u.g, c.v, c.rho, w, dOut, uOut.g); err != nil {
+				t.Errorf("%s: BorderedUpdate: %v", c.name, err)
+				continue
+			}
+			u.checkUnchanged(t, c.name+" U")
+			uOut.checkGuard(t, c.name+" uOut")
+			z, _ := r1Scale(c)
+			s := math.Abs(c.rho) + 2*math.Sqrt(dot(z, z))
+			for _, x := range c.d {
+				s = math.Max(s, math.Abs(x)+math.Abs(c.rho)+2*math.Sqrt(dot(z, z)))
+			}
+			tol := 20 * float64(m+n+2) * eps
+			for i := 1; i <= m; i++ {
+				if dOut[i] < dOut[i-1] {
+					t.Errorf("%s: dOut not ascending at %d", c.name, i)
+				}
+			}
+			if e := orthoErr(uOut.g); e > tol {
+				t.Errorf("%s (w %v): ||U'^T U' - I||_max = %g", c.name, w != nil, e)
+			}
+			// Reference: B [D z; z^T alpha] B^T entry by entry.
+			bcol := func(i, k int) float64 {
+				if k < m {
+					if i < n {
+						return c.u[i][k]
+					}
+					return 0
+				}
+				if w != nil {
+					return w[i]
+				}
+				if i == n {
+					return 1
+				}
+				return 0
+			}
+			inner := func(k, l int) float64 {
+				switch {
+				case k < m && l < m:
+					if k == l {
+						return c.d[k]
+					}
+					return 0
+				case k < m:
+					return z[k]
+				case l < m:
+					return z[l]
+				}
+				return c.rho
+			}
+			worst := 0.0
+			for i := 0; i <= n; i++ {
+				for j := 0; j <= n; j++ {
+					ref := 0.0
+					for k := 0; k <= m; k++ {
+						bik := bcol(i, k)
+						if bik == 0 {
+							continue
+						}
+						for l := 0; l <= m; l++ {
+							ref += bik * inner(k, l) * bcol(j, l)
+						}
+					}
+					got := 0.0
+					for k := 0; k <= m; k++ {
+						got += uOut.at(i, k) * dOut[k] * uOut.at(j, k)
+					}
+					worst = math.Max(worst, math.Abs(got-ref))
+				}
+			}
+			if worst > tol*s {
+				t.Errorf("%s (w %v): reconstruction error %g exceeds %g", c.name, w != nil, worst, tol*s)
+			}
+		}
+	}
+}
+
+func dot(x, y []float64) float64 {
+	s := 0.0
+	for i := range x {
+		s += x[i] * y[i]
+	}
+	return s
+}

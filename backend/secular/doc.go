@@ -1,5 +1,6 @@
 // Package secular solves the symmetric rank-one eigenvalue update that every
-// zonal backend exposes as RankOneUpdate.
+// zonal backend exposes as RankOneUpdate, and the bordered (arrowhead)
+// update behind backend.BorderedUpdate.
 //
 // Given A = U diag(d) U^T, with d ascending and U (n x m) having orthonormal
 // columns, and a rank-one term rho v v^T, the update returns the
@@ -40,6 +41,20 @@
 //   - The updated eigenvectors are U_active * Utilde through one Gemm of
 //     n x K by K x K; deflated columns are copied; eigenpairs are then sorted
 //     ascending.
+//
+// # Bordered update
+//
+// Bordered solves the same kind of problem for a matrix bordered by one row
+// and column, M_{n+1} = [[U; 0] w] A [[U; 0] w]^T with the arrowhead
+// A = [diag(d) z; z^T alpha] (z = U^T v): the m+1 eigenvalues of A are the
+// roots of x - alpha + sum_j z_j^2/(d_j - x) = 0, one below d_1, one in each
+// gap and one above d_m, found by ArrowRoot (the Laed4 iteration with the
+// linear term x - alpha in the model, and the outer roots as offsets from
+// the outermost poles), after the same scaling and deflation; z is
+// recomputed from the roots by the arrowhead Lowner formula and the
+// eigenvectors follow with one n x K by K x (K+1) product. Bordering M by
+// one point this way costs one product where the expansion and two
+// rank-one updates cost two.
 //
 // The driver is written once; a backend may supply its own RootFinder (the
 // netlib backend calls LAPACK's dlaed4) while purego uses Laed4.

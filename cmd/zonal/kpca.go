@@ -22,7 +22,7 @@ import (
 	"github.com/zonal-ml/zonal/kpca"
 )
 
-const kpcaSynopsis = "-data FILE|- [-format csv|libsvm] [-standardize] -kernel gaussian [-sigma S] [-components k] -points m [-start m0] [-mean-adjust] [-incremental] [-seed N] [-json]"
+const kpcaSynopsis = "-data FILE|- [-format csv|libsvm] [-standardize] -kernel gaussian [-sigma S] [-components k] -points m [-start m0] [-mean-adjust] [-incremental] [-out scores.csv] [-model FILE] [-seed N] [-json]\n       zonal kpca transform -model FILE -data FILE|- [-format csv|libsvm] [-out scores.csv]"
 
 // `zonal kpca` without -incremental fits batch kernel PCA of the first
 // -points rows and prints the leading eigenvalues and explained variance
@@ -36,8 +36,14 @@ const kpcaSynopsis = "-data FILE|- [-format csv|libsvm] [-standardize] -kernel g
 // Euclidean distance between the points used (after -scale and
 // -standardize). With -nystrom L it reports instead the errors of an
 // incremental Nystrom approximation as landmarks grow from -start to L.
+//
+// -out FILE writes the scores of every point on the top -components
+// components (all held ones when -components is 0) as CSV, one row per
+// point; -model FILE saves the fitted (or grown) kernel PCA with its input
+// scaling, and `zonal kpca transform -model FILE -data FILE` projects new
+// points with it (kpcaout.go).
 func init() {
-	addCommand(command{name: "kpca", summary: "grow kernel PCA one point at a time and report drift against batch", run: kpcaCommand})
+	addCommand(command{name: "kpca", summary: "kernel PCA (batch, or grown one point at a time with drift reports); -out scores, -model and kpca transform", run: kpcaCommand})
 	addMapBuilder("inc-nystrom", buildIncNystrom)
 }
 
@@ -61,9 +67,14 @@ type kpcaConfig struct {
 	reorth      float64
 	nystrom     int
 	noBatch     bool
+	out         string
+	model       string
 }
 
 func kpcaCommand(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "transform" {
+		return kpcaTransformCommand(ctx, e, args[1:])
+	}
 	cfg, err := parseKPCA(e.stderr, args)
 	if err != nil {
 		return err
@@ -97,6 +108,8 @@ func parseKPCA(stderr io.Writer, args []string) (kpcaConfig, error) {
 	fs.StringVar(&f.checkpoints, "checkpoints", "", "comma-separated checkpoint sizes (overrides -every)")
 	fs.Float64Var(&f.reorth, "reorth", 0, "re-orthogonalise when the estimated drift exceeds this (0: never)")
 	fs.IntVar(&f.nystrom, "nystrom", 0, "instead of KPCA: grow an incremental Nystrom approximation of the -points x -points kernel matrix with landmarks -start..L (the first rows) and report its relative Frobenius, spectral and trace-norm errors")
+	fs.StringVar(&f.out, "out", "", "write the scores of every point on the top -components components (all when 0) to this CSV file")
+	fs.StringVar(&f.model, "model", "", "save the kernel PCA (top -components components, with the input scaling) to this file, for zonal kpca transform")
 	fs.BoolVar(&f.noBatch, "no-batch", false, "skip the batch eigendecomposition at checkpoints (batch_rel_diff_eigs and batch_seconds are then null)")
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
@@ -114,6 +127,9 @@ func parseKPCA(stderr io.Writer, args []string) (kpcaConfig, error) {
 				return f, usagef("-checkpoints: %q is not a size", s)
 			}
 		}
+	}
+	if f.nystrom > 0 && (f.out != "" || f.model != "") {
+		return f, usagef("-out and -model apply to kernel PCA, not to -nystrom")
 	}
 	var data [][2]string
 	if f.data != "" && f.data != "digits" {
@@ -136,6 +152,9 @@ func parseKPCA(stderr io.Writer, args []string) (kpcaConfig, error) {
 // printing the results as they come.
 func runKPCA(ctx context.Context, e *env, f kpcaConfig) error {
 	stdout, stderr := e.stdout, e.stderr
+	if err := firstError(checkOutputPath("out", f.out), checkOutputPath("model", f.model)); err != nil {
+		return err
+	}
 	b, err := backend.FromEnv()
 	if err != nil {
 		return err
@@ -202,6 +221,9 @@ func runKPCA(ctx context.Context, e *env, f kpcaConfig) error {
 			return err
 		}
 		secs := time.Since(t0).Seconds()
+		if err := writeKPCAOutputs(e, f, st, x, m); err != nil {
+			return err
+		}
 		ratio := m.ExplainedVarianceRatio()
 		if f.json {
 			return json.NewEncoder(stdout).Encode(map[string]any{"points": f.points, "mean_adjust": f.meanAdjust,
@@ -216,6 +238,15 @@ func runKPCA(ctx context.Context, e *env, f kpcaConfig) error {
 		return nil
 	}
 	cfg := growConfig{kernel: k, x: x, opts: opts, start: f.start, points: f.points, every: f.every, batch: !f.noBatch}
+	if f.out != "" || f.model != "" {
+		cfg.done = func(inc *kpca.Incremental) error {
+			m, err := inc.Model(f.components)
+			if err != nil {
+				return err
+			}
+			return writeKPCAOutputs(e, f, st, x, m)
+		}
+	}
 	if f.checkpoints != "" {
 		for _, s := range strings.Split(f.checkpoints, ",") {
 			v, err := strconv.Atoi(strings.TrimSpace(s))
@@ -242,7 +273,8 @@ func runKPCA(ctx context.Context, e *env, f kpcaConfig) error {
 			obj := map[string]any{"points": c.points, "mean_adjust": c.meanAdjust, "rel_recon": c.relRecon, "orth": c.orth,
 				"batch_rel_diff_eigs": nanNull(c.batchRelDiffEigs), "update_seconds": c.updateSeconds,
 				"total_seconds": c.totalSeconds, "batch_seconds": nanNull(c.batchSeconds),
-				"update_cpu_seconds": c.updateCPUSeconds, "batch_cpu_seconds": nanNull(c.batchCPUSeconds), "reorths": c.reorths}
+				"update_cpu_seconds": c.updateCPUSeconds, "batch_cpu_seconds": nanNull(c.batchCPUSeconds), "reorths": c.reorths,
+				"truncation_bound": c.truncBound}
 			return enc.Encode(obj)
 		}
 		_, err := fmt.Fprintf(stdout, "%7d %11.3g %11.3g %11.3g %12.6f %12.6f %10.3f %10.4f %10.4f %7d\n", c.points, c.relRecon, c.orth,

@@ -39,6 +39,9 @@ type growConfig struct {
 	// batch also runs a batch eigendecomposition of the same matrix at each
 	// checkpoint (batchRelDiffEigs, batchSeconds).
 	batch bool
+	// done, if not nil, receives the grown decomposition after the last
+	// checkpoint.
+	done func(*kpca.Incremental) error
 }
 
 // checkpoint is the state of a growth experiment after points points.
@@ -62,6 +65,9 @@ type checkpoint struct {
 	// platform does not measure it.
 	updateCPUSeconds, batchCPUSeconds float64
 	reorths                           int
+	// truncBound is Incremental.TruncationBound relative to |M|_F: the
+	// documented bound on relRecon with -components (0 without).
+	truncBound float64
 }
 
 // grow runs the experiment of cfg, calling emit at every checkpoint; it stops
@@ -114,6 +120,11 @@ func grow(ctx context.Context, cfg growConfig, emit func(checkpoint) error) erro
 		cp.totalSeconds = (initTime + addTime).Seconds()
 		dr := inc.Drift()
 		cp.relRecon, cp.orth = dr.RelRecon, dr.Orth
+		if tb := inc.TruncationBound(); tb > 0 {
+			if nm := mat.Norm(inc.Matrix(), 2); nm > 0 {
+				cp.truncBound = tb / nm
+			}
+		}
 		if cfg.batch {
 			if err := batchCompare(b, inc, &cp); err != nil {
 				return err
@@ -144,6 +155,9 @@ func grow(ctx context.Context, cfg growConfig, emit func(checkpoint) error) erro
 				return err
 			}
 		}
+	}
+	if cfg.done != nil {
+		return cfg.done(inc)
 	}
 	return nil
 }
