@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/solvers"
+	"github.com/zonal-ml/zonal/tune"
+)
+
+// Values of -sigma, -lambda and -centers that ask `zonal fit` to choose.
+const (
+	autoValue  = "auto"
+	scaleValue = "scale" // -sigma only: scikit-learn's gamma = 'scale'
+)
+
+// parseAutoFloat parses a flag that takes "auto" (and the extra words given)
+// or a number: it returns the word, or "" and the number. The number is
+// checked by the caller.
+func parseAutoFloat(flagName, s string, words ...string) (string, float64, error) {
+	s = strings.TrimSpace(s)
+	if s == autoValue {
+		return s, 0, nil
+	}
+	for _, w := range words {
+		if s == w {
+			return s, 0, nil
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		want := append([]string{autoValue}, words...)
+		return "", 0, usagef("-%s %q: want %s or a number", flagName, s, strings.Join(want, ", "))
+	}
+	return "", v, nil
+}
+
+// parseAutoCount parses "auto" (0) or a count >= 1.
+func parseAutoCount(flagName, s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == autoValue {
+		return 0, nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, usagef("-%s %q: want auto or a whole number", flagName, s)
+	}
+	return v, countAtLeast(flagName, v, 1)
+}
+
+// fitChoices says how `zonal fit` chose the values it was not given (the
+// -json "chosen" object; a field is empty when the flag gave the value).
+type fitChoices struct {
+	Sigma   string `json:"sigma,omitempty"`
+	Lambda  string `json:"lambda,omitempty"`
+	Centers string `json:"centers,omitempty"`
+	// TuneRows is the number of training rows lambda was chosen on, and
+	// TuneSeconds the time it took (0 when lambda was given).
+	TuneRows    int     `json:"tune_rows,omitempty"`
+	TuneSeconds float64 `json:"tune_seconds"`
+}
+
+// line is the "chose ..." line of the text report, "" when nothing was chosen.
+func (f fitChoices) line(c fitConfig) string {
+	var parts []string
+	if f.Sigma != "" {
+		parts = append(parts, fmt.Sprintf("sigma %.3g (%s)", c.kernel.Sigma, f.Sigma))
+	}
+	if f.Lambda != "" {
+		parts = append(parts, fmt.Sprintf("lambda %.3g (%s)", c.lambda, f.Lambda))
+	}
+	if f.Centers != "" {
+		parts = append(parts, fmt.Sprintf("centres %d (%s)", c.centers, f.Centers))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "chose " + strings.Join(parts, ", ")
+}
+
+// autoTuneRows is the subsample lambda is chosen on: tune.AutoRows for the
+// methods scored in closed form, fewer for exact KRR, whose split path
+// factors an n x n matrix per lambda.
+func autoTuneRows(method string) int {
+	if method == "exact" {
+		return 2000
+	}
+	return tune.AutoRows
+}
+
+// autoFit fills in the values of c that are "auto" from the scaled training
+// rows x and their labels: sigma by the median heuristic (or scikit-learn's
+// 'scale' rule), the centre count by tune.AutoCenters, and lambda by tune.Search
+// over its default lambda path at that sigma, on a seeded subsample of at
+// most autoTuneRows rows, scored by closed-form leave-one-out (ridge, FALKON
+// and ParK, tuned as FALKON) or an 80/20 split (exact KRR). It returns the
+// completed config and how each value was chosen.
+func autoFit(ctx context.Context, c fitConfig, x *mat.Dense, labels []float64, task solvers.Task, be backend.Backend, progress zonal.ProgressFunc) (fitConfig, fitChoices, error) {
+	var ch fitChoices
+	n, _ := x.Dims()
+	kk, err := lookupKernel(c.kernel.Name)
+	if err != nil {
+		return c, ch, err
+	}
+	if kk.bandwidth {
+		switch c.sigmaMode {
+		case autoValue:
+			if c.kernel.Sigma, err = tune.MedianSigma(x, 0, c.seed); err != nil {
+				return c, ch, fmt.Errorf("-sigma auto: %w (give -sigma)", err)
+			}
+			ch.Sigma = "median heuristic"
+		case scaleValue:
+			if c.kernel.Sigma, err = tune.ScaleSigma(x); err != nil {
+				return c, ch, fmt.Errorf("-sigma scale: %w (give -sigma)", err)
+			}
+			ch.Sigma = "scale rule, sqrt(d var(X) / 2)"
+		}
+		if ch.Sigma != "" {
+			if _, err := checkKernel(c.kernel, false); err != nil {
+				return c, ch, fmt.Errorf("-sigma %s chose %g: %w", c.sigmaMode, c.kernel.Sigma, err)
+			}
+		}
+	}
+	if c.centers == 0 {
+		c.centers = tune.AutoCenters(n, c.memory)
+		ch.Centers = "auto, ceil(sqrt(n) ln n)"
+		if c.method == "park" {
+			// ParK's centres are shared by its cells: at least one each.
+			c.centers = max(c.centers, c.cells)
+		}
+	}
+	if c.lambda != 0 {
+		return c, ch, nil
+	}
+	start := time.Now()
+	opts, err := autoLambdaOptions(ctx, c, x, be)
+	if err != nil {
+		return c, ch, err
+	}
+	opts.Task = task
+	opts.Progress = progress
+	y := mat.NewDense(n, 1, labels)
+	res, err := tune.Search(ctx, x, y, opts)
+	if err != nil {
+		return c, ch, fmt.Errorf("-lambda auto: %w", err)
+	}
+	c.lambda = res.Best.Lambda
+	rows := min(n, opts.Rows)
+	how := "leave-one-out"
+	if opts.Validation > 0 {
+		how = fmt.Sprintf("%.0f/%.0f validation split", 100*(1-opts.Validation), 100*opts.Validation)
+	}
+	ch.Lambda = fmt.Sprintf("%s over %d values on %d rows", how, len(res.Rows), rows)
+	ch.TuneRows, ch.TuneSeconds = rows, time.Since(start).Seconds()
+	return c, ch, nil
+}
+
+// autoLambdaOptions are the tune.Search options that choose lambda for the
+// method of c at its sigma and size.
+func autoLambdaOptions(ctx context.Context, c fitConfig, x *mat.Dense, be backend.Backend) (tune.SearchOptions, error) {
+	n, _ := x.Dims()
+	kp := c.kernel
+	opts := tune.SearchOptions{
+		Options: tune.Options{Backend: be, MemoryBudget: c.memory},
+		Kernel: func(sigma float64) (kernels.Kernel, error) {
+			p := kp
+			p.Sigma = sigma
+			return newKernel(p)
+		},
+		Sigmas:    []float64{tuneSigma(kp)},
+		Criterion: tune.CriterionLOO,
+		Seed:      c.seed,
+		Rows:      autoTuneRows(c.method),
+	}
+	sub := min(n, opts.Rows)
+	switch c.method {
+	case "exact":
+		opts.Method, opts.Criterion, opts.Validation = tune.MethodKRR, tune.CriterionCV, 0.2
+	case "falkon", "park":
+		opts.Method, opts.Sizes = tune.MethodFalkon, []int{min(c.centers, sub)}
+	case "ridge":
+		opts.Method = tune.MethodRidge
+		switch c.mapName {
+		case "fourier":
+			opts.Map, opts.Sizes = tune.MapFourier, []int{c.features + c.features%2}
+		case "nystrom":
+			opts.Map, opts.Sizes = tune.MapNystrom, []int{min(c.features, sub)}
+		default:
+			// Any other map is built as `zonal fit` builds it, on every
+			// training row, and tuned as a custom map.
+			opts.Sizes = []int{c.features}
+			opts.NewMap = func(k kernels.Kernel, size int) (kernels.FeatureMap, error) {
+				return buildMap(ctx, mapSpec{Method: c.mapName, Kernel: k, KernelID: kp.Name, Sigma: kp.Sigma, Gamma: kp.Gamma,
+					Coef0: kp.Coef0, Degree: kp.Degree, Features: size, Lambda: 1e-6, Seed: c.seed, Backend: be}, x)
+			}
+		}
+	}
+	return opts, nil
+}
+
+// tuneSigma is the sigma tune.Search is given for kernel p: its bandwidth, or
+// 1 for a kernel without one (the Kernel function ignores it then).
+func tuneSigma(p kernelParams) float64 {
+	if kk, _ := lookupKernel(p.Name); kk.bandwidth {
+		return p.Sigma
+	}
+	return 1
+}
