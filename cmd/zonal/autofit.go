@@ -114,12 +114,12 @@ func autoFit(ctx context.Context, c fitConfig, x *mat.Dense, labels []float64, t
 		switch c.sigmaMode {
 		case autoValue:
 			if c.kernel.Sigma, err = tune.MedianSigma(x, 0, c.seed); err != nil {
-				return c, ch, fmt.Errorf("-sigma auto: %w (give -sigma)", err)
+				return c, ch, fmt.Errorf("-sigma auto: %w", err)
 			}
 			ch.Sigma = "median heuristic"
 		case scaleValue:
 			if c.kernel.Sigma, err = tune.ScaleSigma(x); err != nil {
-				return c, ch, fmt.Errorf("-sigma scale: %w (give -sigma)", err)
+				return c, ch, fmt.Errorf("-sigma scale: %w", err)
 			}
 			ch.Sigma = "scale rule, sqrt(d var(X) / 2)"
 		}
