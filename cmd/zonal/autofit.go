@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -86,6 +87,13 @@ func (f fitChoices) line(c fitConfig) string {
 	return "chose " + strings.Join(parts, ", ")
 }
 
+// The bracket and evaluations of the golden-section search on log sigma when
+// -sigma and -lambda are both auto (as tune.Auto).
+const (
+	goldenSpread      = 8
+	goldenEvaluations = 6
+)
+
 // autoTuneRows is the subsample lambda is chosen on: tune.AutoRows for the
 // methods scored in closed form, fewer for exact KRR, whose split path
 // factors an n x n matrix per lambda.
@@ -97,12 +105,21 @@ func autoTuneRows(method string) int {
 }
 
 // autoFit fills in the values of c that are "auto" from the scaled training
-// rows x and their labels: sigma by the median heuristic (or scikit-learn's
-// 'scale' rule), the centre count by tune.AutoCenters, and lambda by tune.Search
-// over its default lambda path at that sigma, on a seeded subsample of at
-// most autoTuneRows rows, scored by closed-form leave-one-out (ridge, FALKON
-// and ParK, tuned as FALKON) or an 80/20 split (exact KRR). It returns the
-// completed config and how each value was chosen.
+// rows x and their labels, and returns the completed config and how each
+// value was chosen:
+//
+//   - sigma: the median heuristic m (tune.MedianSigma), or scikit-learn's
+//     'scale' rule sqrt(d var(X) / 2) (tune.ScaleSigma);
+//   - the centre count: tune.AutoCenters, ceil(sqrt(n) ln n) capped by n and
+//     -memory;
+//   - lambda: the best of autoLambdas (the whole path from one
+//     eigendecomposition, see package tune) on a seeded subsample of at most
+//     autoTuneRows rows, scored by closed-form leave-one-out (ridge, FALKON,
+//     and ParK tuned as FALKON with the same centre count) or an 80/20
+//     validation split (exact KRR). When sigma is auto too (the median
+//     heuristic, and a map tune builds itself), sigma is chosen with it: a
+//     golden-section search on log sigma over m x [1/8, 8] with 6
+//     evaluations (tune.Golden), each scoring the whole lambda path.
 func autoFit(ctx context.Context, c fitConfig, x *mat.Dense, labels []float64, task solvers.Task, be backend.Backend, progress zonal.ProgressFunc) (fitConfig, fitChoices, error) {
 	var ch fitChoices
 	n, _ := x.Dims()
@@ -129,7 +146,7 @@ func autoFit(ctx context.Context, c fitConfig, x *mat.Dense, labels []float64, t
 			}
 		}
 	}
-	if c.centers == 0 {
+	if c.centers == 0 && (c.method == "falkon" || c.method == "park") {
 		c.centers = tune.AutoCenters(n, c.memory)
 		ch.Centers = "auto, ceil(sqrt(n) ln n)"
 		if c.method == "park" {
@@ -148,17 +165,28 @@ func autoFit(ctx context.Context, c fitConfig, x *mat.Dense, labels []float64, t
 	opts.Task = task
 	opts.Progress = progress
 	y := mat.NewDense(n, 1, labels)
-	res, err := tune.Search(ctx, x, y, opts)
+	var res *tune.Result
+	golden := c.sigmaMode == autoValue && kk.bandwidth && opts.NewMap == nil
+	if golden {
+		med := c.kernel.Sigma
+		res, err = tune.Golden(ctx, x, y, tune.GoldenOptions{SearchOptions: opts, Lo: med / goldenSpread, Hi: med * goldenSpread, Evaluations: goldenEvaluations})
+	} else {
+		res, err = tune.Search(ctx, x, y, opts)
+	}
 	if err != nil {
 		return c, ch, fmt.Errorf("-lambda auto: %w", err)
 	}
 	c.lambda = res.Best.Lambda
+	if golden {
+		c.kernel.Sigma = res.Best.Sigma
+		ch.Sigma = fmt.Sprintf("golden-section search on log sigma over the median heuristic %.3g x [1/%d, %d], %d evaluations", opts.Sigmas[0], goldenSpread, goldenSpread, goldenEvaluations)
+	}
 	rows := min(n, opts.Rows)
 	how := "leave-one-out"
 	if opts.Validation > 0 {
 		how = fmt.Sprintf("%.0f/%.0f validation split", 100*(1-opts.Validation), 100*opts.Validation)
 	}
-	ch.Lambda = fmt.Sprintf("%s over %d values on %d rows", how, len(res.Rows), rows)
+	ch.Lambda = fmt.Sprintf("%s over %d values on %d rows", how, len(opts.Lambdas), rows)
 	ch.TuneRows, ch.TuneSeconds = rows, time.Since(start).Seconds()
 	return c, ch, nil
 }
@@ -176,6 +204,7 @@ func autoLambdaOptions(ctx context.Context, c fitConfig, x *mat.Dense, be backen
 			return newKernel(p)
 		},
 		Sigmas:    []float64{tuneSigma(kp)},
+		Lambdas:   autoLambdas(),
 		Criterion: tune.CriterionLOO,
 		Seed:      c.seed,
 		Rows:      autoTuneRows(c.method),
@@ -204,6 +233,15 @@ func autoLambdaOptions(ctx context.Context, c fitConfig, x *mat.Dense, be backen
 		}
 	}
 	return opts, nil
+}
+
+// autoLambdas is the lambda path of -lambda auto: 1e-10, 1e-9, ..., 1e-1.
+func autoLambdas() []float64 {
+	l := make([]float64, 10)
+	for i := range l {
+		l[i] = math.Pow(10, float64(i-10))
+	}
+	return l
 }
 
 // tuneSigma is the sigma tune.Search is given for kernel p: its bandwidth, or

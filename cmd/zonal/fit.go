@@ -121,7 +121,7 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	fs.Float64Var(&c.scale, "scale", 1, "multiply every feature by this factor (e.g. 0.00392156862745098 = 1/255 for MNIST pixels) instead of standardizing; stored in the model")
 	fs.StringVar(&task, "task", "auto", "auto, regression or classification (auto: two integer values, or integer values each seen at least 5 times, are classes)")
 	fs.StringVar(&c.kernel.Name, "kernel", "gaussian", kernelHelp())
-	fs.StringVar(&sigma, "sigma", autoValue, "bandwidth of the gaussian and laplacian kernels: a number, auto (the median distance between training rows) or scale (scikit-learn's gamma = 'scale': sqrt(d var(X) / 2))")
+	fs.StringVar(&sigma, "sigma", autoValue, "bandwidth of the gaussian and laplacian kernels: a number, auto (the median distance m between training rows; with -lambda auto, the best of a golden-section search on log sigma over m x [1/8, 8]) or scale (scikit-learn's gamma = 'scale': sqrt(d var(X) / 2))")
 	fs.Float64Var(&c.kernel.Gamma, "gamma", 1, "polynomial kernel scale")
 	fs.Float64Var(&c.kernel.Coef0, "coef0", 1, "polynomial kernel offset")
 	fs.IntVar(&c.kernel.Degree, "degree", 2, "polynomial kernel degree")
