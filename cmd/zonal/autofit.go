@@ -12,6 +12,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 	"github.com/zonal-ml/zonal/tune"
@@ -67,6 +68,28 @@ type fitChoices struct {
 	// TuneSeconds the time it took (0 when lambda was given).
 	TuneRows    int     `json:"tune_rows,omitempty"`
 	TuneSeconds float64 `json:"tune_seconds"`
+	// Standardize says how the default -standardize was settled (the
+	// raw features tuned too, the better kept).
+	Standardize string `json:"standardize,omitempty"`
+	// TuneMetric and TuneScore are the tuner's score of the chosen setting
+	// (on the tuning rows; "" and 0 when lambda was given).
+	TuneMetric string  `json:"tune_metric,omitempty"`
+	TuneScore  float64 `json:"tune_score,omitempty"`
+}
+
+// rawMargin is how much lower (relatively) the tuning loss of the raw
+// features must be for them to replace the standardized ones: on a few
+// hundred rows leave-one-out scores differ by noise at this level.
+const rawMargin = 0.05
+
+// clearlyBeats reports whether f's tuning loss (the error rate 1 - accuracy,
+// or the RMSE) is below (1 - rawMargin) times g's.
+func (f fitChoices) clearlyBeats(g fitChoices) bool {
+	lf, lg := f.TuneScore, g.TuneScore
+	if f.TuneMetric == "accuracy" {
+		lf, lg = 1-lf, 1-lg
+	}
+	return lf < (1-rawMargin)*lg
 }
 
 // line is the "chose ..." line of the text report, "" when nothing was chosen.
@@ -80,6 +103,9 @@ func (f fitChoices) line(c fitConfig) string {
 	}
 	if f.Centers != "" {
 		parts = append(parts, fmt.Sprintf("centres %d (%s)", c.centers, f.Centers))
+	}
+	if f.Standardize != "" {
+		parts = append(parts, fmt.Sprintf("standardize %v (%s)", c.standardize, f.Standardize))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -188,7 +214,59 @@ func autoFit(ctx context.Context, c fitConfig, x *mat.Dense, labels []float64, t
 	}
 	ch.Lambda = fmt.Sprintf("%s over %d values on %d rows", how, len(opts.Lambdas), rows)
 	ch.TuneRows, ch.TuneSeconds = rows, time.Since(start).Seconds()
+	ch.TuneMetric, ch.TuneScore = res.Metric, res.Best.Mean
 	return c, ch, nil
+}
+
+// scaleAndChoose applies -scale / -standardize to the training rows and
+// fills in the auto values (autoFit). When neither flag was given and sigma
+// and lambda are both auto, it also tunes on the raw features and keeps them
+// only when their tuning loss is clearly lower (by rawMargin); otherwise, and
+// when the raw features fail, the standardized ones. Standardizing helps
+// features of unlike units and hurts pixels or counts that share one scale,
+// where rare features are blown up.
+func scaleAndChoose(ctx context.Context, c fitConfig, train *dataset.Data, task solvers.Task, be backend.Backend, progress zonal.ProgressFunc) (fitConfig, *dataset.Standardizer, *mat.Dense, fitChoices, error) {
+	type candidate struct {
+		c  fitConfig
+		st *dataset.Standardizer
+		x  *mat.Dense
+		ch fitChoices
+	}
+	try := func(standardize bool) (candidate, error) {
+		cc := c
+		cc.standardize = standardize
+		st, err := inputScaler(train.X, cc.scale, standardize)
+		if err != nil {
+			return candidate{}, err
+		}
+		x, err := scaled(st, train.X)
+		if err != nil {
+			return candidate{}, err
+		}
+		if err := checkMagnitude(c.train, x); err != nil {
+			return candidate{}, err
+		}
+		cc, ch, err := autoFit(ctx, cc, x, train.Y, task, be, progress)
+		return candidate{cc, st, x, ch}, err
+	}
+	best, err := try(c.standardize)
+	if err != nil {
+		return c, nil, nil, fitChoices{}, err
+	}
+	if c.standardizeAuto && c.standardize && c.sigmaMode == autoValue && c.lambda == 0 {
+		raw, err := try(false)
+		if ctx.Err() != nil {
+			return c, nil, nil, fitChoices{}, ctx.Err()
+		}
+		if err == nil && raw.ch.clearlyBeats(best.ch) {
+			raw.ch.Standardize = fmt.Sprintf("raw features tuned better: %s %.4g vs %.4g standardized", raw.ch.TuneMetric, raw.ch.TuneScore, best.ch.TuneScore)
+			best = raw
+		} else if err == nil {
+			best.ch.Standardize = fmt.Sprintf("%s %.4g vs %.4g on the raw features", best.ch.TuneMetric, best.ch.TuneScore, raw.ch.TuneScore)
+		}
+		best.ch.TuneSeconds += raw.ch.TuneSeconds
+	}
+	return best.c, best.st, best.x, best.ch, nil
 }
 
 // autoLambdaOptions are the tune.Search options that choose lambda for the

@@ -37,6 +37,7 @@ type fitConfig struct {
 	train, test              string
 	split                    float64
 	standardize              bool
+	standardizeAuto          bool // neither -standardize nor -scale given
 	scale                    float64
 	task                     solvers.Task
 	kernel                   kernelParams
@@ -117,7 +118,7 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	fs.StringVar(&c.test, "test", "", "test data in the same format (- for standard input); without it -split holds out part of -train")
 	c.data.register(fs)
 	fs.Float64Var(&c.split, "split", 0.8, "fraction of -train used for training when there is no -test, in (0, 1)")
-	fs.BoolVar(&c.standardize, "standardize", true, "standardize each feature (mean 0, variance 1 on the training rows; -standardize=false to turn off, as giving -scale alone does); stored in the model")
+	fs.BoolVar(&c.standardize, "standardize", true, "standardize each feature (mean 0, variance 1 on the training rows; -standardize=false to turn off, as giving -scale alone does); when neither is given and -sigma and -lambda are auto, the raw features are tuned too and kept if they score better; stored in the model")
 	fs.Float64Var(&c.scale, "scale", 1, "multiply every feature by this factor (e.g. 0.00392156862745098 = 1/255 for MNIST pixels) instead of standardizing; stored in the model")
 	fs.StringVar(&task, "task", "auto", "auto, regression or classification (auto: two integer values, or integer values each seen at least 5 times, are classes)")
 	fs.StringVar(&c.kernel.Name, "kernel", "gaussian", kernelHelp())
@@ -151,6 +152,7 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	if setFlags["scale"] && !setFlags["standardize"] {
 		c.standardize = false // -scale asks for its own input transformation
 	}
+	c.standardizeAuto = !setFlags["scale"] && !setFlags["standardize"]
 	var err error
 	if c.sigmaMode, c.kernel.Sigma, err = parseAutoFloat("sigma", sigma, scaleValue); err != nil {
 		return c, err
@@ -230,23 +232,12 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	opts := solvers.Options{Backend: be, MemoryBudget: c.memory, Progress: bar.report}
 
 	start := time.Now()
-	st, err := inputScaler(train.X, c.scale, c.standardize)
-	if err != nil {
-		return nil, err
-	}
-	xtr, err := scaled(st, train.X)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkMagnitude(c.train, xtr); err != nil {
-		return nil, err
-	}
 	if c.centers > 0 || c.method != "falkon" && c.method != "park" {
 		if err := checkFitMemory(c, ntr); err != nil {
 			return nil, err
 		}
 	}
-	c, chosen, err := autoFit(ctx, c, xtr, train.Y, enc.Task, be, bar.report)
+	c, st, xtr, chosen, err := scaleAndChoose(ctx, c, train, enc.Task, be, bar.report)
 	if err != nil {
 		return nil, err
 	}

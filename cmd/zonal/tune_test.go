@@ -71,11 +71,13 @@ func TestDefaultFitNearTunedBestDigits(t *testing.T) {
 	if fa < ta-0.005 || fa < 0.95 {
 		t.Errorf("default fit accuracy %.4f, tuned best %.4f: want within 0.005 (and >= 0.95)", fa, ta)
 	}
-	if fit["task"] != "classification" || fit["standardize"] != true || fit["method"] != "falkon" {
-		t.Errorf("task %v, standardize %v, method %v: want classification, true, falkon", fit["task"], fit["standardize"], fit["method"])
+	if fit["task"] != "classification" || fit["method"] != "falkon" {
+		t.Errorf("task %v, method %v: want classification, falkon", fit["task"], fit["method"])
 	}
+	// Neither -standardize nor -scale: both scalings were tuned and the
+	// choice is explained.
 	chosen, _ := fit["chosen"].(map[string]any)
-	for _, k := range []string{"sigma", "lambda", "centers"} {
+	for _, k := range []string{"sigma", "lambda", "centers", "standardize"} {
 		if s, _ := chosen[k].(string); s == "" {
 			t.Errorf("chosen.%s missing: %v", k, chosen)
 		}
@@ -158,6 +160,47 @@ func TestTuneTableAndModel(t *testing.T) {
 		}
 		if got, _ := p["rmse"].(float64); got != rmse {
 			t.Errorf("%s: reloaded model RMSE %v, tune reported %v", method[1], p["rmse"], rmse)
+		}
+	}
+}
+
+// Each auto value is chosen only when asked for, and says how: -sigma auto
+// with a fixed lambda is the median heuristic alone, -sigma scale the
+// 'scale' rule; an explicit -standardize (or -scale) is kept as given.
+func TestFitAutoModes(t *testing.T) {
+	dir := t.TempDir()
+	train := writeRegressionCSV(t, dir, "train.csv", 200, 3)
+	cases := []struct {
+		args                 []string
+		sigma, lambda, stdzd string // substrings of chosen.*; "" = absent
+		standardize          bool
+	}{
+		{[]string{"-lambda", "1e-4"}, "median heuristic", "", "", true},
+		{[]string{"-sigma", "scale", "-lambda", "1e-4"}, "scale rule", "", "", true},
+		{[]string{"-sigma", "2"}, "", "leave-one-out", "", true},
+		{[]string{"-standardize"}, "golden-section", "leave-one-out", "", true},
+		{[]string{"-scale", "0.5"}, "golden-section", "leave-one-out", "", false},
+		{[]string{"-method", "exact"}, "golden-section", "validation split", "raw features", true},
+		{[]string{"-sigma", "2", "-lambda", "1e-4", "-centers", "30"}, "", "", "", true},
+	}
+	for _, c := range cases {
+		args := append([]string{"fit", "-train", train, "-split", "0.8", "-json"}, c.args...)
+		obj := runJSON(t, args...)
+		chosen, _ := obj["chosen"].(map[string]any)
+		for k, want := range map[string]string{"sigma": c.sigma, "lambda": c.lambda, "standardize": c.stdzd} {
+			got, _ := chosen[k].(string)
+			if want == "" && got != "" || !strings.Contains(got, want) {
+				t.Errorf("%v: chosen.%s = %q, want %q", c.args, k, got, want)
+			}
+		}
+		if obj["standardize"] != c.standardize {
+			t.Errorf("%v: standardize %v, want %v", c.args, obj["standardize"], c.standardize)
+		}
+		if c.args[0] == "-sigma" && c.args[1] == "2" && obj["sigma"] != 2.0 {
+			t.Errorf("%v: sigma %v, want 2", c.args, obj["sigma"])
+		}
+		if r2, _ := obj["r2"].(float64); !(r2 > 0.5) {
+			t.Errorf("%v: R^2 %v", c.args, obj["r2"])
 		}
 	}
 }
