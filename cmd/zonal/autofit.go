@@ -120,6 +120,12 @@ const (
 	goldenEvaluations = 6
 )
 
+// exactLOORows is the most tuning rows exact KRR is scored on by closed-form
+// leave-one-out (one n x n eigendecomposition per sigma); above it one 80/20
+// split (a Cholesky factorisation per lambda) is cheaper, and with that many
+// rows less noisy than on a few hundred.
+const exactLOORows = 1000
+
 // autoTuneRows is the subsample lambda is chosen on: tune.AutoRows for the
 // methods scored in closed form, fewer for exact KRR, whose split path
 // factors an n x n matrix per lambda.
@@ -141,8 +147,9 @@ func autoTuneRows(method string) int {
 //   - lambda: the best of autoLambdas (the whole path from one
 //     eigendecomposition, see package tune) on a seeded subsample of at most
 //     autoTuneRows rows, scored by closed-form leave-one-out (ridge, FALKON,
-//     and ParK tuned as FALKON with the same centre count) or an 80/20
-//     validation split (exact KRR). When sigma is auto too (the median
+//     ParK tuned as FALKON with the same centre count, and exact KRR on at
+//     most exactLOORows rows) or an 80/20 validation split (exact KRR on
+//     more). When sigma is auto too (the median
 //     heuristic, and a map tune builds itself), sigma is chosen with it: a
 //     golden-section search on log sigma over m x [1/8, 8] with 6
 //     evaluations (tune.Golden), each scoring the whole lambda path.
@@ -290,7 +297,10 @@ func autoLambdaOptions(ctx context.Context, c fitConfig, x *mat.Dense, be backen
 	sub := min(n, opts.Rows)
 	switch c.method {
 	case "exact":
-		opts.Method, opts.Criterion, opts.Validation = tune.MethodKRR, tune.CriterionCV, 0.2
+		opts.Method = tune.MethodKRR
+		if sub > exactLOORows {
+			opts.Criterion, opts.Validation = tune.CriterionCV, 0.2
+		}
 	case "falkon", "park":
 		opts.Method, opts.Sizes = tune.MethodFalkon, []int{min(c.centers, sub)}
 	case "ridge":
