@@ -180,7 +180,7 @@ func TestFitAutoModes(t *testing.T) {
 		{[]string{"-sigma", "2"}, "", "leave-one-out", "", true},
 		{[]string{"-standardize"}, "golden-section", "leave-one-out", "", true},
 		{[]string{"-scale", "0.5"}, "golden-section", "leave-one-out", "", false},
-		{[]string{"-method", "exact"}, "golden-section", "validation split", "raw features", true},
+		{[]string{"-method", "exact"}, "golden-section", "leave-one-out", "raw features", true},
 		{[]string{"-sigma", "2", "-lambda", "1e-4", "-centers", "30"}, "", "", "", true},
 	}
 	for _, c := range cases {
