@@ -63,30 +63,30 @@ type tuneConfig struct {
 
 // tuneResult is the -json object of `zonal tune`.
 type tuneResult struct {
-	Method      string     `json:"method"`
-	Map         *string    `json:"map"`
-	Kernel      string     `json:"kernel"`
-	Criterion   string     `json:"criterion"`
-	Folds       *int       `json:"folds"`
-	Metric      string     `json:"metric"`
-	Task        string     `json:"task"`
-	Standardize bool       `json:"standardize"`
-	Seed        uint64     `json:"seed"`
-	Backend     string     `json:"backend"`
-	NTrain      int        `json:"n_train"`
-	NTest       int        `json:"n_test"`
-	D           int        `json:"d"`
-	TuneRows    int        `json:"tune_rows"`
-	Settings    []tune.Row `json:"settings"`
-	Best        tune.Row   `json:"best"`
-	Groups      int        `json:"groups"`
-	TuneSeconds float64    `json:"tune_seconds"`
-	RefitNote   string     `json:"refit_note,omitempty"`
-	RefitSecs   float64    `json:"refit_seconds"`
-	RMSE        *float64   `json:"rmse"`
-	MAE         *float64   `json:"mae"`
-	R2          *float64   `json:"r2"`
-	Accuracy    *float64   `json:"accuracy"`
+	Method      string        `json:"method"`
+	Map         *string       `json:"map"`
+	Kernel      string        `json:"kernel"`
+	Criterion   string        `json:"criterion"`
+	Folds       *int          `json:"folds"`
+	Metric      string        `json:"metric"`
+	Task        string        `json:"task"`
+	Standardize bool          `json:"standardize"`
+	Seed        uint64        `json:"seed"`
+	Backend     string        `json:"backend"`
+	NTrain      int           `json:"n_train"`
+	NTest       int           `json:"n_test"`
+	D           int           `json:"d"`
+	TuneRows    int           `json:"tune_rows"`
+	Settings    []tuneRowJSON `json:"settings"`
+	Best        tuneRowJSON   `json:"best"`
+	Groups      int           `json:"groups"`
+	TuneSeconds float64       `json:"tune_seconds"`
+	RefitNote   string        `json:"refit_note,omitempty"`
+	RefitSecs   float64       `json:"refit_seconds"`
+	RMSE        *float64      `json:"rmse"`
+	MAE         *float64      `json:"mae"`
+	R2          *float64      `json:"r2"`
+	Accuracy    *float64      `json:"accuracy"`
 }
 
 // tuneOutcome is what runTune hands to reportTune.
@@ -382,7 +382,7 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	m := pipe.Encoding.Evaluate(pred, test.Y)
 	res := tuneResult{Method: tr.Method, Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric,
 		Task: tr.Encoding.Task.String(), Standardize: c.standardize, Seed: c.seed, Backend: be.Name(),
-		NTrain: ntr, NTest: nte, D: d, TuneRows: tuneRows, Settings: tr.Rows, Best: tr.Best, Groups: tr.Groups,
+		NTrain: ntr, NTest: nte, D: d, TuneRows: tuneRows, Best: newTuneRowJSON(tr.Best), Groups: tr.Groups,
 		TuneSeconds: tr.Elapsed.Seconds(), RefitNote: tr.RefitNote, RefitSecs: max(0, refitSecs)}
 	if c.method == tune.MethodRidge {
 		res.Map = &c.mapName
@@ -391,8 +391,8 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 		res.Folds = &c.folds
 	}
 	res.RMSE, res.MAE, res.R2, res.Accuracy = finite(m.RMSE), finite(m.MAE), finite(m.R2), finite(m.Accuracy)
-	for i := range res.Settings {
-		res.Settings[i].Mean = finiteOr(res.Settings[i].Mean)
+	for _, r := range tr.Rows {
+		res.Settings = append(res.Settings, newTuneRowJSON(r))
 	}
 	out := &tuneOutcome{res: res, table: tr, metrics: m}
 	if c.model != "" {
@@ -404,13 +404,22 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	return out, nil
 }
 
-// finiteOr maps NaN and Inf (a setting that could not be solved) to -1 for
-// JSON, which has no NaN; the text table shows them as NaN.
-func finiteOr(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return -1
+// tuneRowJSON is one setting in -json: a score that is NaN (a lambda whose
+// system could not be solved) is null, as JSON has no NaN.
+type tuneRowJSON struct {
+	tune.Setting
+	Mean    *float64   `json:"mean"`
+	Std     *float64   `json:"std"`
+	Scores  []*float64 `json:"scores"`
+	Seconds float64    `json:"seconds"`
+}
+
+func newTuneRowJSON(r tune.Row) tuneRowJSON {
+	j := tuneRowJSON{Setting: r.Setting, Mean: finite(&r.Mean), Std: finite(&r.Std), Seconds: r.Seconds}
+	for i := range r.Scores {
+		j.Scores = append(j.Scores, finite(&r.Scores[i]))
 	}
-	return v
+	return j
 }
 
 // reportTune prints the table and the refitted model's test metric, or one
