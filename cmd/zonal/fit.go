@@ -58,32 +58,29 @@ type fitConfig struct {
 
 // fitResult is the -json object of `zonal fit`; absent values are null.
 type fitResult struct {
-	Method         string     `json:"method"`
-	Map            *string    `json:"map"`
-	Task           string     `json:"task"`
-	Kernel         string     `json:"kernel"`
-	Sigma          *float64   `json:"sigma"`
-	Gamma          *float64   `json:"gamma"`
-	Coef0          *float64   `json:"coef0"`
-	Degree         *int       `json:"degree"`
-	Lambda         float64    `json:"lambda"`
-	Standardize    bool       `json:"standardize"`
-	Chosen         fitChoices `json:"chosen"`
-	Seed           uint64     `json:"seed"`
-	Backend        string     `json:"backend"`
-	NTrain         int        `json:"n_train"`
-	NTest          int        `json:"n_test"`
-	D              int        `json:"d"`
-	Features       *int       `json:"features"`
-	Centers        *int       `json:"centers"`
-	Cells          *int       `json:"cells"`
-	Partition      *parkJSON  `json:"partition"`
-	RMSE           *float64   `json:"rmse"`
-	MAE            *float64   `json:"mae"`
-	R2             *float64   `json:"r2"`
-	Accuracy       *float64   `json:"accuracy"`
-	FitSeconds     float64    `json:"fit_seconds"`
-	PredictSeconds float64    `json:"predict_seconds"`
+	Method      string     `json:"method"`
+	Map         *string    `json:"map"`
+	Task        string     `json:"task"`
+	Kernel      string     `json:"kernel"`
+	Sigma       *float64   `json:"sigma"`
+	Gamma       *float64   `json:"gamma"`
+	Coef0       *float64   `json:"coef0"`
+	Degree      *int       `json:"degree"`
+	Lambda      float64    `json:"lambda"`
+	Standardize bool       `json:"standardize"`
+	Chosen      fitChoices `json:"chosen"`
+	Seed        uint64     `json:"seed"`
+	Backend     string     `json:"backend"`
+	NTrain      int        `json:"n_train"`
+	NTest       int        `json:"n_test"`
+	D           int        `json:"d"`
+	Features    *int       `json:"features"`
+	Centers     *int       `json:"centers"`
+	Cells       *int       `json:"cells"`
+	Partition   *parkJSON  `json:"partition"`
+	metricsJSON
+	FitSeconds     float64 `json:"fit_seconds"`
+	PredictSeconds float64 `json:"predict_seconds"`
 }
 
 // fitOutcome is what runFit hands to reportFit.
@@ -304,7 +301,7 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	}
 	res.PredictSeconds = time.Since(start).Seconds()
 	m := enc.Evaluate(pred, test.Y)
-	res.RMSE, res.MAE, res.R2, res.Accuracy = finite(m.RMSE), finite(m.MAE), finite(m.R2), finite(m.Accuracy)
+	res.metricsJSON = newMetricsJSON(m)
 	out := &fitOutcome{res: res, kernel: k, metrics: m, cfg: c}
 	if pk, ok := model.(*solvers.ParK); ok {
 		out.cellSizes = slices.Clone(pk.CellSizes())
@@ -370,6 +367,18 @@ func kernelDesc(k kernels.Kernel) string {
 		return s[i:]
 	}
 	return s
+}
+
+// metricsJSON are the test metrics in -json (null where they do not apply).
+type metricsJSON struct {
+	RMSE     *float64 `json:"rmse"`
+	MAE      *float64 `json:"mae"`
+	R2       *float64 `json:"r2"`
+	Accuracy *float64 `json:"accuracy"`
+}
+
+func newMetricsJSON(m solvers.Metrics) metricsJSON {
+	return metricsJSON{finite(m.RMSE), finite(m.MAE), finite(m.R2), finite(m.Accuracy)}
 }
 
 // finite maps nil and NaN to nil (JSON null).

@@ -83,10 +83,7 @@ type tuneResult struct {
 	TuneSeconds float64       `json:"tune_seconds"`
 	RefitNote   string        `json:"refit_note,omitempty"`
 	RefitSecs   float64       `json:"refit_seconds"`
-	RMSE        *float64      `json:"rmse"`
-	MAE         *float64      `json:"mae"`
-	R2          *float64      `json:"r2"`
-	Accuracy    *float64      `json:"accuracy"`
+	metricsJSON
 }
 
 // tuneOutcome is what runTune hands to reportTune.
@@ -390,7 +387,7 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if c.criterion == "kfold" {
 		res.Folds = &c.folds
 	}
-	res.RMSE, res.MAE, res.R2, res.Accuracy = finite(m.RMSE), finite(m.MAE), finite(m.R2), finite(m.Accuracy)
+	res.metricsJSON = newMetricsJSON(m)
 	for _, r := range tr.Rows {
 		res.Settings = append(res.Settings, newTuneRowJSON(r))
 	}
