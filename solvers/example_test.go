@@ -120,7 +120,7 @@ func ExampleCG() {
 
 func ExampleNewEncoding() {
 	labels := []float64{3, 7, 5, 7}
-	enc, _ := solvers.NewEncoding(labels, solvers.TaskAuto)
+	enc, _ := solvers.NewEncoding(labels, solvers.TaskClassification)
 	y, _ := enc.Targets(labels)
 	fmt.Println(enc.Task, enc.Classes, mat.Row(nil, 1, y))
 	out := make([]float64, 1)

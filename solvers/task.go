@@ -13,18 +13,14 @@ import (
 type Task int
 
 const (
-	// TaskAuto picks classification when the labels are integers with at
-	// most MaxAutoClasses distinct values, regression otherwise.
+	// TaskAuto reads the task from the structure of the labels
+	// (DetectTask).
 	TaskAuto Task = iota
 	// TaskRegression predicts real values.
 	TaskRegression
 	// TaskClassification predicts one of the label values seen in training.
 	TaskClassification
 )
-
-// MaxAutoClasses is the largest number of distinct integer labels TaskAuto
-// treats as classes.
-const MaxAutoClasses = 20
 
 // String returns "auto", "regression" or "classification".
 func (t Task) String() string {
@@ -65,7 +61,7 @@ type Encoding struct {
 }
 
 // NewEncoding chooses the encoding of training labels y for task (TaskAuto
-// decides from y).
+// decides from y by DetectTask).
 //
 // Errors: zonal.ErrShape for no labels; zonal.ErrNonFinite for a NaN or Inf
 // label; zonal.ErrParam for classification with fewer than 2 classes or an
@@ -83,16 +79,7 @@ func NewEncoding(y []float64, task Task) (Encoding, error) {
 	slices.Sort(classes)
 	classes = slices.Compact(classes)
 	if task == TaskAuto {
-		task = TaskRegression
-		if len(classes) >= 2 && len(classes) <= MaxAutoClasses {
-			task = TaskClassification
-			for _, c := range classes {
-				if c != math.Trunc(c) {
-					task = TaskRegression
-					break
-				}
-			}
-		}
+		task = DetectTask(y)
 	}
 	switch task {
 	case TaskRegression:

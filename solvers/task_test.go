@@ -27,7 +27,7 @@ func TestEncoding(t *testing.T) {
 	if lab[0] != 0 || lab[1] != 1 || lab[2] != 0 {
 		t.Fatalf("sign decode %v", lab)
 	}
-	e, _ = NewEncoding([]float64{2, 9, 4, 4}, TaskAuto)
+	e, _ = NewEncoding([]float64{2, 9, 4, 4}, TaskClassification)
 	if e.Outputs() != 3 {
 		t.Fatalf("3 classes: %+v", e)
 	}
@@ -67,6 +67,15 @@ func TestEncoding(t *testing.T) {
 	}
 	if e, _ := NewEncoding(many, TaskAuto); e.Task != TaskRegression {
 		t.Fatal("50 distinct integers should be regression")
+	}
+	// Integer labels each repeated MinClassRows times are classes, however
+	// many (no cap of 20 values): 26 letters here.
+	letters := make([]float64, 26*MinClassRows)
+	for i := range letters {
+		letters[i] = float64(i % 26)
+	}
+	if e, _ := NewEncoding(letters, TaskAuto); e.Task != TaskClassification || e.Outputs() != 26 {
+		t.Fatalf("26 classes of %d rows each: %+v", MinClassRows, e)
 	}
 	if e, _ := NewEncoding(many, TaskClassification); e.Outputs() != 50 {
 		t.Fatal("forced classification")

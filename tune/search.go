@@ -44,7 +44,8 @@ const (
 type Options struct {
 	// Backend does the linear algebra; nil means backend.Default().
 	Backend backend.Backend
-	// Progress receives Stage "tune" reports: Done of Total settings.
+	// Progress receives Stage "tune" reports: Done of Total settings, and
+	// in Residual the best mean score so far (NaN before the first).
 	Progress zonal.ProgressFunc
 	// MemoryBudget bounds the working arrays in bytes (kernel matrix or
 	// features, per-fold eigenbases, refit); 0 means zonal.DefaultMemoryBudget.
@@ -176,6 +177,8 @@ type searcher struct {
 	lambdas []float64
 	done    int
 	total   int
+	// bestSoFar is the best mean score of the settings done (NaN first).
+	bestSoFar float64
 }
 
 // Search evaluates every setting of Sigmas x Lambdas (x Sizes) for
@@ -324,7 +327,7 @@ func newSearcher(x, y *mat.Dense, opts *SearchOptions) (*searcher, error) {
 	default:
 		return nil, fmt.Errorf("%w: unknown solver %q (eig, cholesky)", zonal.ErrParam, opts.Solver)
 	}
-	s := &searcher{opts: *opts, be: opts.Backend, x: x, labels: labels, kernel: opts.Kernel}
+	s := &searcher{opts: *opts, be: opts.Backend, x: x, labels: labels, kernel: opts.Kernel, bestSoFar: math.NaN()}
 	if s.be == nil {
 		s.be = backend.Default()
 	}
@@ -576,7 +579,12 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		rows[li] = Row{Setting: Setting{Sigma: sigma, Lambda: lam, Size: size}, Mean: m, Std: sd, Scores: scores[li], Seconds: per}
 	}
 	s.done += len(s.lambdas)
-	s.opts.Progress.Report(zonal.Progress{Stage: "tune", Done: s.done, Total: s.total})
+	for _, r := range rows {
+		if s.better(r.Mean, s.bestSoFar) {
+			s.bestSoFar = r.Mean
+		}
+	}
+	s.opts.Progress.Report(zonal.Progress{Stage: "tune", Done: s.done, Total: s.total, Residual: s.bestSoFar})
 	return rows, nil
 }
 

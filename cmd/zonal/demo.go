@@ -148,7 +148,8 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprint(stdout, `
 Try next:
   zonal approx -data FILE -standardize -kernel gaussian -methods gegenbauer,fourier,nystrom,rls-nystrom -features 256,1024
-  zonal fit -train FILE -standardize -method falkon -centers 2000 -sigma S -lambda 1e-6 -model out.zonal
+  zonal fit -train FILE -test FILE -model out.zonal   (sigma, lambda and centres chosen from the data)
+  zonal tune -train FILE -test FILE -model out.zonal  (5-fold CV over sigma x lambda, the best refitted)
   zonal predict -model out.zonal -data FILE
   zonal kpca -data FILE -standardize -points 500 -mean-adjust
   zonal help

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -19,8 +20,8 @@ import (
 	"github.com/zonal-ml/zonal/solvers"
 )
 
-const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-standardize] [-task auto|regression|classification] " +
-	"-kernel gaussian -sigma S -lambda L (-method exact | -method ridge -map NAME -features D | -method falkon -centers M | " +
+const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-standardize=false] [-task auto|regression|classification] " +
+	"[-kernel gaussian] [-sigma auto|scale|S] [-lambda auto|L] (-method exact | -method ridge -map NAME -features D | -method falkon [-centers auto|M] | " +
 	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-iterations T] [-seed N] [-model out.zonal] [-json]"
 
 func init() {
@@ -36,10 +37,12 @@ type fitConfig struct {
 	train, test              string
 	split                    float64
 	standardize              bool
+	standardizeAuto          bool // neither -standardize nor -scale given
 	scale                    float64
 	task                     solvers.Task
 	kernel                   kernelParams
-	lambda                   float64
+	lambda                   float64 // 0: auto
+	sigmaMode                string  // "auto", "scale" or "" (kernel.Sigma given)
 	method, mapName          string
 	features, centers, cells int
 	park                     parkFlags
@@ -55,30 +58,29 @@ type fitConfig struct {
 
 // fitResult is the -json object of `zonal fit`; absent values are null.
 type fitResult struct {
-	Method         string    `json:"method"`
-	Map            *string   `json:"map"`
-	Task           string    `json:"task"`
-	Kernel         string    `json:"kernel"`
-	Sigma          *float64  `json:"sigma"`
-	Gamma          *float64  `json:"gamma"`
-	Coef0          *float64  `json:"coef0"`
-	Degree         *int      `json:"degree"`
-	Lambda         float64   `json:"lambda"`
-	Seed           uint64    `json:"seed"`
-	Backend        string    `json:"backend"`
-	NTrain         int       `json:"n_train"`
-	NTest          int       `json:"n_test"`
-	D              int       `json:"d"`
-	Features       *int      `json:"features"`
-	Centers        *int      `json:"centers"`
-	Cells          *int      `json:"cells"`
-	Partition      *parkJSON `json:"partition"`
-	RMSE           *float64  `json:"rmse"`
-	MAE            *float64  `json:"mae"`
-	R2             *float64  `json:"r2"`
-	Accuracy       *float64  `json:"accuracy"`
-	FitSeconds     float64   `json:"fit_seconds"`
-	PredictSeconds float64   `json:"predict_seconds"`
+	Method      string     `json:"method"`
+	Map         *string    `json:"map"`
+	Task        string     `json:"task"`
+	Kernel      string     `json:"kernel"`
+	Sigma       *float64   `json:"sigma"`
+	Gamma       *float64   `json:"gamma"`
+	Coef0       *float64   `json:"coef0"`
+	Degree      *int       `json:"degree"`
+	Lambda      float64    `json:"lambda"`
+	Standardize bool       `json:"standardize"`
+	Chosen      fitChoices `json:"chosen"`
+	Seed        uint64     `json:"seed"`
+	Backend     string     `json:"backend"`
+	NTrain      int        `json:"n_train"`
+	NTest       int        `json:"n_test"`
+	D           int        `json:"d"`
+	Features    *int       `json:"features"`
+	Centers     *int       `json:"centers"`
+	Cells       *int       `json:"cells"`
+	Partition   *parkJSON  `json:"partition"`
+	metricsJSON
+	FitSeconds     float64 `json:"fit_seconds"`
+	PredictSeconds float64 `json:"predict_seconds"`
 }
 
 // fitOutcome is what runFit hands to reportFit.
@@ -86,6 +88,7 @@ type fitOutcome struct {
 	res        fitResult
 	kernel     kernels.Kernel
 	metrics    solvers.Metrics
+	cfg        fitConfig           // c with the auto values filled in
 	cellSizes  []int               // ParK only
 	parkReport *solvers.ParKReport // ParK only
 	modelSaved bool
@@ -100,31 +103,31 @@ func fitCommand(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return reportFit(e.stdout, cfg, out)
+	return reportFit(e.stdout, out.cfg, out)
 }
 
 // parseFit parses and validates the flags of `zonal fit`.
 func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	var c fitConfig
-	var task, memory string
+	var task, memory, sigma, lambda, centers string
 	fs := newFlagSet("fit", fitSynopsis, stderr)
 	fs.StringVar(&c.train, "train", "", "training data (LIBSVM or CSV, gzip allowed; CSV target column y or the first; - for standard input)")
 	fs.StringVar(&c.test, "test", "", "test data in the same format (- for standard input); without it -split holds out part of -train")
 	c.data.register(fs)
 	fs.Float64Var(&c.split, "split", 0.8, "fraction of -train used for training when there is no -test, in (0, 1)")
-	fs.BoolVar(&c.standardize, "standardize", false, "standardize each feature (mean 0, variance 1 on the training rows); stored in the model")
-	fs.Float64Var(&c.scale, "scale", 1, "multiply every feature by this factor first (e.g. 0.00392156862745098 = 1/255 for MNIST pixels); stored in the model")
-	fs.StringVar(&task, "task", "auto", "auto, regression or classification (auto: integer labels with at most 20 values are classes)")
+	fs.BoolVar(&c.standardize, "standardize", true, "standardize each feature (mean 0, variance 1 on the training rows; -standardize=false to turn off, as giving -scale alone does); when neither is given and -sigma and -lambda are auto, the raw features are tuned too and kept if they score better; stored in the model")
+	fs.Float64Var(&c.scale, "scale", 1, "multiply every feature by this factor (e.g. 0.00392156862745098 = 1/255 for MNIST pixels) instead of standardizing; stored in the model")
+	fs.StringVar(&task, "task", "auto", "auto, regression or classification (auto: two integer values, or integer values each seen at least 5 times, are classes)")
 	fs.StringVar(&c.kernel.Name, "kernel", "gaussian", kernelHelp())
-	fs.Float64Var(&c.kernel.Sigma, "sigma", 1, "bandwidth of the gaussian and laplacian kernels")
+	fs.StringVar(&sigma, "sigma", autoValue, "bandwidth of the gaussian and laplacian kernels: a number, auto (the median distance m between training rows; with -lambda auto, the best of a golden-section search on log sigma over m x [1/8, 8]) or scale (scikit-learn's gamma = 'scale': sqrt(d var(X) / 2))")
 	fs.Float64Var(&c.kernel.Gamma, "gamma", 1, "polynomial kernel scale")
 	fs.Float64Var(&c.kernel.Coef0, "coef0", 1, "polynomial kernel offset")
 	fs.IntVar(&c.kernel.Degree, "degree", 2, "polynomial kernel degree")
-	fs.Float64Var(&c.lambda, "lambda", 1e-6, "ridge parameter: objective (1/n)|f(X)-y|^2 + lambda |f|^2 (scikit-learn's alpha = lambda n)")
+	fs.StringVar(&lambda, "lambda", autoValue, "ridge parameter: objective (1/n)|f(X)-y|^2 + lambda |f|^2 (scikit-learn's alpha = lambda n); auto: the best of 1e-10 ... 1e-1 by leave-one-out on at most 4000 training rows (exact: on at most 2000, by an 80/20 split above 1000)")
 	fs.StringVar(&c.method, "method", "falkon", "exact (Cholesky of K + lambda n I), ridge (on -map features), falkon, park")
 	fs.StringVar(&c.mapName, "map", "nystrom", "feature map for -method ridge: "+mapNames())
 	fs.IntVar(&c.features, "features", 1024, "number of features D for -method ridge")
-	fs.IntVar(&c.centers, "centers", 1000, "Nystrom centres M for falkon; total over the cells for park")
+	fs.StringVar(&centers, "centers", autoValue, "Nystrom centres M for falkon; total over the cells for park; auto: ceil(sqrt(n) ln n), at most n and what -memory holds")
 	fs.IntVar(&c.cells, "cells", 4, "Voronoi cells Q for -method park")
 	c.park.register(fs)
 	fs.StringVar(&c.sampling, "sampling", "uniform", "FALKON centre sampling: uniform or rls (ridge leverage scores)")
@@ -141,7 +144,28 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	if c.train == "" {
 		return c, usagef("-train is required")
 	}
+	setFlags := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { setFlags[f.Name] = true })
+	if setFlags["scale"] && !setFlags["standardize"] {
+		c.standardize = false // -scale asks for its own input transformation
+	}
+	c.standardizeAuto = !setFlags["scale"] && !setFlags["standardize"]
 	var err error
+	if c.sigmaMode, c.kernel.Sigma, err = parseAutoFloat("sigma", sigma, scaleValue); err != nil {
+		return c, err
+	}
+	var lambdaMode string
+	if lambdaMode, c.lambda, err = parseAutoFloat("lambda", lambda); err != nil {
+		return c, err
+	}
+	if lambdaMode == "" {
+		if err := positiveFloat("lambda", c.lambda); err != nil {
+			return c, err
+		}
+	}
+	if c.centers, err = parseAutoCount("centers", centers); err != nil {
+		return c, err
+	}
 	if c.task, err = solvers.ParseTask(task); err != nil {
 		return c, usageError{err}
 	}
@@ -160,16 +184,14 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	if c.sampling != "uniform" && c.sampling != "rls" {
 		return c, usagef("-sampling %q: want uniform or rls", c.sampling)
 	}
-	if _, err := checkKernel(c.kernel, false); err != nil {
+	if _, err := checkKernel(c.kernel, c.sigmaMode != ""); err != nil {
 		return c, err
 	}
 	return c, firstError(
 		c.park.check(),
 		c.data.checkInputs([2]string{"train", c.train}, [2]string{"test", c.test}),
 		positiveFloat("scale", c.scale),
-		positiveFloat("lambda", c.lambda),
 		countAtLeast("features", c.features, 1),
-		countAtLeast("centers", c.centers, 1),
 		countAtLeast("cells", c.cells, 1),
 		countAtLeast("iterations", c.iterations, 1),
 		countAtLeast("subsample", c.subsample, 0),
@@ -187,19 +209,12 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := newKernel(c.kernel)
-	if err != nil {
-		return nil, err
-	}
 	train, test, err := loadFitData(e, c)
 	if err != nil {
 		return nil, err
 	}
 	ntr, d := train.X.Dims()
 	nte, _ := test.X.Dims()
-	if err := checkFitMemory(c, ntr); err != nil {
-		return nil, err
-	}
 	if c.task == solvers.TaskClassification {
 		if err := checkClassLabels(train.Y); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.train, err)
@@ -213,24 +228,29 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	defer bar.done()
 	opts := solvers.Options{Backend: be, MemoryBudget: c.memory, Progress: bar.report}
 
+	start := time.Now()
+	if c.centers > 0 || c.method != "falkon" && c.method != "park" {
+		if err := checkFitMemory(c, ntr); err != nil {
+			return nil, err
+		}
+	}
+	c, st, xtr, chosen, err := scaleAndChoose(ctx, c, train, enc.Task, be, bar.report)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFitMemory(c, ntr); err != nil {
+		return nil, err
+	}
+	k, err := newKernel(c.kernel)
+	if err != nil {
+		return nil, err
+	}
 	res := fitResult{Method: c.method, Task: enc.Task.String(), NTrain: ntr, NTest: nte, D: d,
-		Kernel: c.kernel.Name, Lambda: c.lambda, Seed: c.seed, Backend: be.Name()}
+		Kernel: c.kernel.Name, Lambda: c.lambda, Standardize: c.standardize, Chosen: chosen, Seed: c.seed, Backend: be.Name()}
 	if kk, _ := lookupKernel(c.kernel.Name); kk.bandwidth {
 		res.Sigma = &c.kernel.Sigma
 	} else {
 		res.Gamma, res.Coef0, res.Degree = &c.kernel.Gamma, &c.kernel.Coef0, &c.kernel.Degree
-	}
-	start := time.Now()
-	st, err := inputScaler(train.X, c.scale, c.standardize)
-	if err != nil {
-		return nil, err
-	}
-	xtr, err := scaled(st, train.X)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkMagnitude(c.train, xtr); err != nil {
-		return nil, err
 	}
 	y, err := enc.Targets(train.Y)
 	if err != nil {
@@ -281,8 +301,8 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	}
 	res.PredictSeconds = time.Since(start).Seconds()
 	m := enc.Evaluate(pred, test.Y)
-	res.RMSE, res.MAE, res.R2, res.Accuracy = finite(m.RMSE), finite(m.MAE), finite(m.R2), finite(m.Accuracy)
-	out := &fitOutcome{res: res, kernel: k, metrics: m}
+	res.metricsJSON = newMetricsJSON(m)
+	out := &fitOutcome{res: res, kernel: k, metrics: m, cfg: c}
 	if pk, ok := model.(*solvers.ParK); ok {
 		out.cellSizes = slices.Clone(pk.CellSizes())
 		out.parkReport = pk.Report()
@@ -311,6 +331,9 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 		desc += fmt.Sprintf(" (M = %d centres)", c.centers)
 	case "park":
 		desc += fmt.Sprintf(" (Q = %d cells, M = %d centres in all)", c.cells, c.centers)
+	}
+	if line := res.Chosen.line(c); line != "" {
+		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintf(w, "%s, %s kernel %s, lambda %g, backend %s\n", desc, c.kernel.Name, kernelDesc(out.kernel), c.lambda, res.Backend)
 	fmt.Fprintf(w, "task %s: %d training rows, %d test rows, %d features\n", res.Task, res.NTrain, res.NTest, res.D)
@@ -346,6 +369,18 @@ func kernelDesc(k kernels.Kernel) string {
 	return s
 }
 
+// metricsJSON are the test metrics in -json (null where they do not apply).
+type metricsJSON struct {
+	RMSE     *float64 `json:"rmse"`
+	MAE      *float64 `json:"mae"`
+	R2       *float64 `json:"r2"`
+	Accuracy *float64 `json:"accuracy"`
+}
+
+func newMetricsJSON(m solvers.Metrics) metricsJSON {
+	return metricsJSON{finite(m.RMSE), finite(m.MAE), finite(m.R2), finite(m.Accuracy)}
+}
+
 // finite maps nil and NaN to nil (JSON null).
 func finite(p *float64) *float64 {
 	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
@@ -374,9 +409,13 @@ func checkFitMemory(c fitConfig, n int) error {
 	return nil
 }
 
+// maxForcedClasses is how many distinct values a -task classification target
+// with non-integer values may have before it is refused as continuous.
+const maxForcedClasses = 20
+
 // checkClassLabels refuses a forced classification of a target that looks
-// continuous: more than solvers.MaxAutoClasses distinct values, some of them
-// not integers.
+// continuous: more than maxForcedClasses distinct values, some of them not
+// integers.
 func checkClassLabels(y []float64) error {
 	vals := slices.Clone(y)
 	slices.Sort(vals)
@@ -387,7 +426,7 @@ func checkClassLabels(y []float64) error {
 			frac++
 		}
 	}
-	if len(vals) > solvers.MaxAutoClasses && frac > 0 {
+	if len(vals) > maxForcedClasses && frac > 0 {
 		return fmt.Errorf("-task classification: the target has %d distinct values, %d of them not integers: it looks continuous, not like class labels (use -task regression or -task auto)", len(vals), frac)
 	}
 	return nil

@@ -175,6 +175,7 @@ var cliPhrases = strings.NewReplacer(
 	"MaxDenseElements = ", "the limit of ",
 	"the limit MaxIndex = ", "the limit ",
 	"Samples must be", "-features must be",
+	"(tune on fewer: SearchOptions.Rows)", "(tune on fewer rows)",
 )
 
 // cliMessage is err's message on one line, in the command's terms.

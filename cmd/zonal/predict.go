@@ -21,7 +21,7 @@ import (
 const predictSynopsis = "-model FILE -data FILE|- [-format csv|libsvm] [-scores] [-json]"
 
 func init() {
-	addCommand(command{name: "predict", summary: "predict with a model written by `zonal fit -model`", run: predictCommand})
+	addCommand(command{name: "predict", summary: "predict with a model written by `zonal fit -model` or `zonal tune -model`", run: predictCommand})
 }
 
 // predictConfig is a validated `zonal predict` command line.

@@ -1,0 +1,474 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/solvers"
+	"github.com/zonal-ml/zonal/tune"
+)
+
+const tuneSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-standardize=false] [-task auto|regression|classification] " +
+	"[-method krr|ridge|falkon] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
+	"[-folds K | -criterion kfold|split|loo|gcv] [-golden N] [-rows N] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
+
+func init() {
+	addCommand(command{name: "tune", summary: "choose sigma, lambda and centres by cross-validation, refit the best and report its test metric", run: tuneCommand})
+}
+
+// tuneMethods are the -method names of `zonal tune` (exact is krr's name in fit).
+var tuneMethods = []string{"krr", "exact", "ridge", "falkon"}
+
+// tuneCriteria map -criterion to tune's criteria.
+var tuneCriteria = []string{"kfold", "split", "loo", "gcv"}
+
+// tuneConfig is a validated `zonal tune` command line.
+type tuneConfig struct {
+	data        dataFlags
+	train, test string
+	split       float64
+	standardize bool
+	scale       float64
+	task        solvers.Task
+	kernel      string
+	method      string // tune.Method*
+	mapName     string
+	sigmas      []float64 // nil: auto
+	lambdas     []float64 // nil: auto
+	sizes       []int     // nil: auto
+	criterion   string    // -criterion value
+	folds       int
+	validation  float64
+	golden      int
+	rows        int
+	seed        uint64
+	memory      int64
+	workers     int
+	model       string
+	json        bool
+}
+
+// tuneResult is the -json object of `zonal tune`.
+type tuneResult struct {
+	Method      string        `json:"method"`
+	Map         *string       `json:"map"`
+	Kernel      string        `json:"kernel"`
+	Criterion   string        `json:"criterion"`
+	Folds       *int          `json:"folds"`
+	Metric      string        `json:"metric"`
+	Task        string        `json:"task"`
+	Standardize bool          `json:"standardize"`
+	Seed        uint64        `json:"seed"`
+	Backend     string        `json:"backend"`
+	NTrain      int           `json:"n_train"`
+	NTest       int           `json:"n_test"`
+	D           int           `json:"d"`
+	TuneRows    int           `json:"tune_rows"`
+	Settings    []tuneRowJSON `json:"settings"`
+	Best        tuneRowJSON   `json:"best"`
+	Groups      int           `json:"groups"`
+	TuneSeconds float64       `json:"tune_seconds"`
+	RefitNote   string        `json:"refit_note,omitempty"`
+	RefitSecs   float64       `json:"refit_seconds"`
+	metricsJSON
+}
+
+// tuneOutcome is what runTune hands to reportTune.
+type tuneOutcome struct {
+	res        tuneResult
+	table      *tune.Result
+	metrics    solvers.Metrics
+	modelSaved bool
+}
+
+func tuneCommand(ctx context.Context, e *env, args []string) error {
+	cfg, err := parseTune(e.stderr, args)
+	if err != nil {
+		return err
+	}
+	out, err := runTune(ctx, e, cfg)
+	if err != nil {
+		return err
+	}
+	return reportTune(e.stdout, cfg, out)
+}
+
+// parseTune parses and validates the flags of `zonal tune`.
+func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
+	var c tuneConfig
+	var task, memory, sigmas, lambdas, centers, features string
+	fs := newFlagSet("tune", tuneSynopsis, stderr)
+	fs.StringVar(&c.train, "train", "", "training data (LIBSVM or CSV, gzip allowed; - for standard input)")
+	fs.StringVar(&c.test, "test", "", "test data the refitted best model is evaluated on; without it -split holds out part of -train")
+	c.data.register(fs)
+	fs.Float64Var(&c.split, "split", 0.8, "fraction of -train tuned on when there is no -test, in (0, 1); the rest is the test set")
+	fs.BoolVar(&c.standardize, "standardize", true, "standardize each feature on the training rows (-standardize=false to turn off, as giving -scale alone does)")
+	fs.Float64Var(&c.scale, "scale", 1, "multiply every feature by this factor instead of standardizing")
+	fs.StringVar(&task, "task", "auto", "auto, regression or classification")
+	fs.StringVar(&c.kernel, "kernel", "gaussian", "gaussian or laplacian")
+	fs.StringVar(&c.method, "method", tune.MethodFalkon, "krr (exact, also exact), ridge (on -map features) or falkon")
+	fs.StringVar(&c.mapName, "map", tune.MapNystrom, "feature map of -method ridge: fourier or nystrom")
+	fs.StringVar(&features, "features", autoValue, "feature counts D of -method ridge: a comma-separated list, or auto (ceil(sqrt(n) ln n))")
+	fs.StringVar(&centers, "centers", autoValue, "centre counts M of -method falkon: a comma-separated list, or auto (ceil(sqrt(n) ln n))")
+	fs.StringVar(&sigmas, "sigmas", autoValue, "bandwidths: a comma-separated list, or auto (the median heuristic times 1/4, 1/2, 1, 2, 4)")
+	fs.StringVar(&lambdas, "lambdas", autoValue, "ridge parameters (as in fit -lambda): a comma-separated list, or auto (1e-10, 1e-9, ..., 1e-1)")
+	fs.StringVar(&c.criterion, "criterion", "kfold", "score of a setting: kfold (-folds K), split (one -validation hold-out), loo (closed-form leave-one-out) or gcv")
+	fs.IntVar(&c.folds, "folds", 5, "k of k-fold cross-validation, at least 2")
+	fs.Float64Var(&c.validation, "validation", 0.2, "fraction held out by -criterion split, in (0, 1)")
+	fs.IntVar(&c.golden, "golden", 0, "golden-section search on log sigma with this many evaluations (at least 2) instead of the -sigmas grid; the bracket is the range of -sigmas, or the median heuristic times [1/8, 8]")
+	fs.IntVar(&c.rows, "rows", 0, "tune on a seeded subsample of this many training rows (the refit uses all); 0 = all")
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed (split, folds, centres, features)")
+	fs.StringVar(&memory, "memory", "", "memory budget for kernel and feature matrices, e.g. 8G (default 2G)")
+	fs.IntVar(&c.workers, "workers", 0, "folds evaluated at once (0 = GOMAXPROCS)")
+	fs.StringVar(&c.model, "model", "", "write the best setting, refitted on every training row (with its scaler and classes), to this file")
+	fs.BoolVar(&c.json, "json", false, "print one JSON object instead of text")
+	if err := parseFlags(fs, args); err != nil {
+		return c, err
+	}
+	if c.train == "" {
+		return c, usagef("-train is required")
+	}
+	setFlags := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { setFlags[f.Name] = true })
+	if setFlags["scale"] && !setFlags["standardize"] {
+		c.standardize = false
+	}
+	var err error
+	if c.task, err = solvers.ParseTask(task); err != nil {
+		return c, usageError{err}
+	}
+	if c.memory, err = parseBytes(memory); err != nil {
+		return c, usageError{err}
+	}
+	if !slices.Contains(tuneMethods, c.method) {
+		return c, usagef("unknown -method %q (%s)", c.method, strings.Join(tuneMethods, ", "))
+	}
+	if c.method == "exact" {
+		c.method = tune.MethodKRR
+	}
+	if c.mapName != tune.MapFourier && c.mapName != tune.MapNystrom {
+		return c, usagef("unknown -map %q (fourier, nystrom)", c.mapName)
+	}
+	if k, err := lookupKernel(c.kernel); err != nil {
+		return c, err
+	} else if !k.bandwidth {
+		return c, usagef("-kernel %s has no bandwidth to tune (gaussian, laplacian)", c.kernel)
+	}
+	if !slices.Contains(tuneCriteria, c.criterion) {
+		return c, usagef("unknown -criterion %q (%s)", c.criterion, strings.Join(tuneCriteria, ", "))
+	}
+	if c.sigmas, err = parseFloatList("sigmas", sigmas); err != nil {
+		return c, err
+	}
+	if c.lambdas, err = parseFloatList("lambdas", lambdas); err != nil {
+		return c, err
+	}
+	switch c.method {
+	case tune.MethodFalkon:
+		c.sizes, err = parseCountList("centers", centers)
+	case tune.MethodRidge:
+		c.sizes, err = parseCountList("features", features)
+		if err == nil && c.mapName == tune.MapFourier {
+			for _, D := range c.sizes {
+				if D%2 != 0 {
+					return c, usagef("-features %d: random Fourier features come in cos/sin pairs, give an even count", D)
+				}
+			}
+		}
+	}
+	if err != nil {
+		return c, err
+	}
+	if c.golden != 0 && c.golden < 2 {
+		return c, usagef("-golden must be 0 (grid) or at least 2 evaluations, got %d", c.golden)
+	}
+	if c.golden > 0 && len(c.sigmas) == 1 {
+		return c, usagef("-golden needs a bracket: give -sigmas lo,hi (or auto), not one value")
+	}
+	if c.criterion == "kfold" && (c.folds < 2 || c.folds > maxCount) {
+		return c, usagef("-folds must be at least 2, got %d", c.folds)
+	}
+	if !(c.validation > 0 && c.validation < 1) {
+		return c, usagef("-validation must be in (0, 1), got %g", c.validation)
+	}
+	if !(c.split > 0 && c.split < 1) {
+		return c, usagef("-split must be in (0, 1), got %g", c.split)
+	}
+	return c, firstError(
+		c.data.checkInputs([2]string{"train", c.train}, [2]string{"test", c.test}),
+		positiveFloat("scale", c.scale),
+		countAtLeast("rows", c.rows, 0),
+		countAtLeast("workers", c.workers, 0),
+	)
+}
+
+// parseFloatList parses "auto" (nil) or a comma-separated list of positive,
+// finite numbers.
+func parseFloatList(flagName, s string) ([]float64, error) {
+	s = strings.TrimSpace(s)
+	if s == autoValue {
+		return nil, nil
+	}
+	if s == "" {
+		return nil, usagef("-%s is empty: give auto or a comma-separated list of positive numbers", flagName)
+	}
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return nil, usagef("-%s: %q is not a number (want auto or a comma-separated list of positive numbers)", flagName, f)
+		}
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, usagef("-%s: every value must be positive and finite, got %g", flagName, v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseCountList parses "auto" (nil) or a comma-separated list of counts >= 1.
+func parseCountList(flagName, s string) ([]int, error) {
+	s = strings.TrimSpace(s)
+	if s == autoValue {
+		return nil, nil
+	}
+	if s == "" {
+		return nil, usagef("-%s is empty: give auto or a comma-separated list of counts", flagName)
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, usagef("-%s: %q is not a whole number", flagName, f)
+		}
+		if err := countAtLeast(flagName, v, 1); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// searchOptions are the tune options of c, reporting to progress.
+func (c tuneConfig) searchOptions(be backend.Backend, progress zonal.ProgressFunc) tune.SearchOptions {
+	o := tune.SearchOptions{
+		Options: tune.Options{Backend: be, Progress: progress, MemoryBudget: c.memory},
+		Method:  c.method, Sigmas: c.sigmas, Lambdas: c.lambdas, Sizes: c.sizes,
+		Task: c.task, Seed: c.seed, Rows: c.rows, Workers: c.workers,
+	}
+	if c.method == tune.MethodRidge {
+		o.Map = c.mapName
+	}
+	name := c.kernel
+	o.Kernel = func(sigma float64) (kernels.Kernel, error) {
+		return newKernel(kernelParams{Name: name, Sigma: sigma})
+	}
+	switch c.criterion {
+	case "kfold":
+		o.Criterion, o.Folds = tune.CriterionCV, c.folds
+	case "split":
+		o.Criterion, o.Validation = tune.CriterionCV, c.validation
+	case "loo":
+		o.Criterion = tune.CriterionLOO
+	case "gcv":
+		o.Criterion = tune.CriterionGCV
+	}
+	return o
+}
+
+// runTune reads the data, searches the grid (or golden-section), refits the
+// best setting on every training row, evaluates it on the test rows and
+// writes the model.
+func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
+	if err := checkOutputPath("model", c.model); err != nil {
+		return nil, err
+	}
+	be, err := backend.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	train, test, err := loadFitData(e, fitConfig{data: c.data, train: c.train, test: c.test, split: c.split, seed: c.seed})
+	if err != nil {
+		return nil, err
+	}
+	ntr, d := train.X.Dims()
+	nte, _ := test.X.Dims()
+	tuneRows := ntr
+	if c.rows > 0 {
+		tuneRows = min(ntr, c.rows)
+	}
+	for _, m := range c.sizes {
+		if m > tuneRows {
+			what := "-centers"
+			if c.method == tune.MethodRidge {
+				if c.mapName == tune.MapFourier {
+					continue // Fourier features are not rows
+				}
+				what = "-features"
+			}
+			return nil, usagef("%s %d is more than the %d rows tuned on (Nystrom centres are training rows)", what, m, tuneRows)
+		}
+	}
+	if c.task == solvers.TaskClassification {
+		if err := checkClassLabels(train.Y); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.train, err)
+		}
+	}
+	st, err := inputScaler(train.X, c.scale, c.standardize)
+	if err != nil {
+		return nil, err
+	}
+	xtr, err := scaled(st, train.X)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMagnitude(c.train, xtr); err != nil {
+		return nil, err
+	}
+	progress := newTuneProgress(e.stderr)
+	opts := c.searchOptions(be, progress.report)
+	opts.Refit = true
+	y := mat.NewDense(ntr, 1, train.Y)
+	var tr *tune.Result
+	if c.golden > 0 {
+		g := tune.GoldenOptions{SearchOptions: opts, Evaluations: c.golden}
+		if len(c.sigmas) > 0 {
+			g.Lo, g.Hi = slices.Min(c.sigmas), slices.Max(c.sigmas)
+			g.Sigmas = nil
+			if !(g.Lo < g.Hi) {
+				return nil, usagef("-golden needs -sigmas with two different values for its bracket")
+			}
+		}
+		tr, err = tune.Golden(ctx, xtr, y, g)
+	} else {
+		tr, err = tune.Search(ctx, xtr, y, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	refitSecs := time.Since(progress.start).Seconds() - tr.Elapsed.Seconds()
+	var scaler *solvers.Scaler
+	if st != nil {
+		if scaler, err = solvers.NewScaler(st.Mean, st.Scale); err != nil {
+			return nil, err
+		}
+	}
+	pipe, err := solvers.NewPipeline(scaler, tr.Model.Encoding, tr.Model.Model)
+	if err != nil {
+		return nil, err
+	}
+	pred := make([]float64, nte)
+	if err := pipe.PredictLabels(pred, test.X); err != nil {
+		return nil, err
+	}
+	m := pipe.Encoding.Evaluate(pred, test.Y)
+	res := tuneResult{Method: tr.Method, Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric,
+		Task: tr.Encoding.Task.String(), Standardize: c.standardize, Seed: c.seed, Backend: be.Name(),
+		NTrain: ntr, NTest: nte, D: d, TuneRows: tuneRows, Best: newTuneRowJSON(tr.Best), Groups: tr.Groups,
+		TuneSeconds: tr.Elapsed.Seconds(), RefitNote: tr.RefitNote, RefitSecs: max(0, refitSecs)}
+	if c.method == tune.MethodRidge {
+		res.Map = &c.mapName
+	}
+	if c.criterion == "kfold" {
+		res.Folds = &c.folds
+	}
+	res.metricsJSON = newMetricsJSON(m)
+	for _, r := range tr.Rows {
+		res.Settings = append(res.Settings, newTuneRowJSON(r))
+	}
+	out := &tuneOutcome{res: res, table: tr, metrics: m}
+	if c.model != "" {
+		if err := saveModel(e, c.model, pipe); err != nil {
+			return nil, err
+		}
+		out.modelSaved = true
+	}
+	return out, nil
+}
+
+// tuneRowJSON is one setting in -json: a score that is NaN (a lambda whose
+// system could not be solved) is null, as JSON has no NaN.
+type tuneRowJSON struct {
+	tune.Setting
+	Mean    *float64   `json:"mean"`
+	Std     *float64   `json:"std"`
+	Scores  []*float64 `json:"scores"`
+	Seconds float64    `json:"seconds"`
+}
+
+func newTuneRowJSON(r tune.Row) tuneRowJSON {
+	j := tuneRowJSON{Setting: r.Setting, Mean: finite(&r.Mean), Std: finite(&r.Std), Seconds: r.Seconds}
+	for i := range r.Scores {
+		j.Scores = append(j.Scores, finite(&r.Scores[i]))
+	}
+	return j
+}
+
+// reportTune prints the table and the refitted model's test metric, or one
+// JSON object.
+func reportTune(w io.Writer, c tuneConfig, out *tuneOutcome) error {
+	res, m := out.res, out.metrics
+	if c.json {
+		return json.NewEncoder(w).Encode(res)
+	}
+	desc := res.Method
+	if res.Map != nil {
+		desc += " on " + *res.Map + " features"
+	}
+	how := c.criterion
+	if res.Folds != nil {
+		how = fmt.Sprintf("%d-fold cross-validation", *res.Folds)
+	}
+	fmt.Fprintf(w, "tune %s, %s kernel, %s on %d of %d training rows (task %s, %d features), backend %s\n",
+		desc, c.kernel, how, res.TuneRows, res.NTrain, res.Task, res.D, res.Backend)
+	if err := out.table.WriteTable(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d settings in %.3f s (%d kernel or feature matrices); refit on all %d rows %.3f s\n",
+		len(res.Settings), res.TuneSeconds, res.Groups, res.NTrain, res.RefitSecs)
+	if res.RefitNote != "" {
+		fmt.Fprintf(w, "note: %s\n", res.RefitNote)
+	}
+	if m.Accuracy != nil {
+		fmt.Fprintf(w, "test accuracy %.4f (%d test rows)\n", *m.Accuracy, res.NTest)
+	}
+	if m.RMSE != nil {
+		fmt.Fprintf(w, "test RMSE %.6g  MAE %.6g  R^2 %.4f (%d test rows)\n", *m.RMSE, *m.MAE, *m.R2, res.NTest)
+	}
+	if out.modelSaved {
+		fmt.Fprintf(w, "model written to %s\n", c.model)
+	}
+	return nil
+}
+
+// tuneProgress prints one line on stderr per finished group of settings:
+// settings done of the total and the best mean score so far.
+type tuneProgress struct {
+	w     io.Writer
+	start time.Time
+}
+
+func newTuneProgress(w io.Writer) *tuneProgress { return &tuneProgress{w: w, start: time.Now()} }
+
+func (p *tuneProgress) report(pr zonal.Progress) {
+	best := "-"
+	if !math.IsNaN(pr.Residual) {
+		best = fmt.Sprintf("%.6g", pr.Residual)
+	}
+	fmt.Fprintf(p.w, "tune: %d/%d settings, best so far %s, %.1f s\n", pr.Done, pr.Total, best, time.Since(p.start).Seconds())
+}
