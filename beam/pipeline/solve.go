@@ -110,9 +110,9 @@ func solveNystrom(ctx context.Context, k kernels.Kernel, c *mat.Dense, s Sums, l
 	}
 	b, mean := s.centred()
 	br := b.RawMatrix()
-	be.TriSolve(blas.NoTrans, l, br)       // T^-T b
-	be.CholSolve(h.RawMatrix(), br)        // beta
-	be.TriSolve(blas.Trans, l, br)         // alpha = T^-1 beta
+	be.TriSolve(blas.NoTrans, l, br) // T^-T b
+	be.CholSolve(h.RawMatrix(), br)  // beta
+	be.TriSolve(blas.Trans, l, br)   // alpha = T^-1 beta
 	return b, mean, nil
 }
 
