@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"gonum.org/v1/gonum/mat"
@@ -141,6 +142,7 @@ func (fn *assignFn) ProcessElement(ctx context.Context, b Block, p Plan, c Centr
 type cellFn struct{}
 
 func (cellFn) ProcessElement(ctx context.Context, q int, parts func(*Rows) bool, p Plan, emit func(Cell)) error {
+	defer addMillis(ctx, "cells_ms", time.Now())
 	var all []Rows
 	var r Rows
 	nq := 0

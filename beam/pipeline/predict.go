@@ -26,6 +26,7 @@ type Predictions struct {
 	First int
 	Pred  []float64
 	Y     []float64
+	Task  string // "regression" or "classification"
 }
 
 // Metrics are the test metrics of a prediction run (labels required).
@@ -104,7 +105,7 @@ func (*predictFn) ProcessElement(b Block, model []byte, emit func(Predictions)) 
 	if err := p.PredictLabels(pred, x); err != nil {
 		return fmt.Errorf("%s rows %d..%d: %w", b.File, b.First+1, b.First+b.Rows(), err)
 	}
-	emit(Predictions{File: b.File, First: b.First, Pred: pred, Y: b.Y})
+	emit(Predictions{File: b.File, First: b.First, Pred: pred, Y: b.Y, Task: p.Encoding.Task.String()})
 	return nil
 }
 
@@ -139,6 +140,7 @@ type metricsFn struct{}
 func (metricsFn) CreateAccumulator() Metrics { return Metrics{} }
 
 func (metricsFn) AddInput(m Metrics, p Predictions) Metrics {
+	m.Task = p.Task
 	for i, v := range p.Pred {
 		y := p.Y[i]
 		m.N++
@@ -154,7 +156,11 @@ func (metricsFn) AddInput(m Metrics, p Predictions) Metrics {
 }
 
 func (metricsFn) MergeAccumulators(a, b Metrics) Metrics {
-	return Metrics{N: a.N + b.N, Correct: a.Correct + b.Correct, SSE: a.SSE + b.SSE, SAE: a.SAE + b.SAE,
+	task := a.Task
+	if task == "" {
+		task = b.Task
+	}
+	return Metrics{Task: task, N: a.N + b.N, Correct: a.Correct + b.Correct, SSE: a.SSE + b.SSE, SAE: a.SAE + b.SAE,
 		Ysum: a.Ysum + b.Ysum, Y2sum: a.Y2sum + b.Y2sum}
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
@@ -71,6 +72,7 @@ func (fn *parseFn) Setup() {
 }
 
 func (fn *parseFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, emit func(Block), dead func(string)) error {
+	defer addMillis(ctx, "read_ms", time.Now())
 	name := f.Metadata.Path
 	format, err := fileFormat(fn.Format, name)
 	if err != nil {

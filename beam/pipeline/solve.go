@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -175,6 +176,7 @@ func writeFile(ctx context.Context, path string, b []byte) error {
 type solveNystromFn struct{}
 
 func (solveNystromFn) ProcessElement(ctx context.Context, s Sums, p Plan, c Rows, emit func(FitReport)) error {
+	defer addMillis(ctx, "solve_ms", time.Now())
 	k, err := p.kernel()
 	if err != nil {
 		return err
@@ -199,6 +201,7 @@ func (solveNystromFn) ProcessElement(ctx context.Context, s Sums, p Plan, c Rows
 type solveRidgeFn struct{}
 
 func (solveRidgeFn) ProcessElement(ctx context.Context, s Sums, p Plan, emit func(FitReport)) error {
+	defer addMillis(ctx, "solve_ms", time.Now())
 	fm, err := kernels.UnmarshalMap(p.MapKind, p.MapBytes)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -116,12 +117,16 @@ func (fn *knmFn) ProcessElement(ctx context.Context, b Block, p Plan, c Rows, em
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	knm, err := kernels.Matrix(ctx, k, x, c.dense(), kernels.Options{})
 	if err != nil {
 		return fmt.Errorf("%s rows %d..%d: %w", b.File, b.First+1, b.First+b.Rows(), err)
 	}
+	addMillis(ctx, "kernel_ms", start)
+	start = time.Now()
 	var s Sums
 	s.addBlock(backend.Default(), knm, y)
+	addMillis(ctx, "gram_ms", start)
 	fn.rows.inc(ctx, b.Rows())
 	emit(s)
 	return nil
@@ -138,13 +143,17 @@ func (fn *featureFn) ProcessElement(ctx context.Context, b Block, p Plan, emit f
 		}
 		fn.key = string(p.MapBytes)
 	}
+	start := time.Now()
 	n, _ := x.Dims()
 	z := mat.NewDense(n, fn.fm.Dim(), nil)
 	if err := fn.fm.Transform(z, x); err != nil {
 		return fmt.Errorf("%s rows %d..%d: %w", b.File, b.First+1, b.First+b.Rows(), err)
 	}
+	addMillis(ctx, "kernel_ms", start)
+	start = time.Now()
 	var s Sums
 	s.addBlock(backend.Default(), z, y)
+	addMillis(ctx, "gram_ms", start)
 	fn.rows.inc(ctx, b.Rows())
 	emit(s)
 	return nil

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,9 +89,9 @@ func main() {
 	ctx := context.Background()
 	var err error
 	if cmd == "fit" {
-		err = fit(ctx)
+		err = fit(ctx, os.Stdout)
 	} else {
-		err = predict(ctx)
+		err = predict(ctx, os.Stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zonal-beam "+cmd+":", err)
@@ -117,7 +118,7 @@ func writeDead(s beam.Scope, dead beam.PCollection, def string) {
 	textio.Write(s, path, dead)
 }
 
-func fit(ctx context.Context) error {
+func fit(ctx context.Context, w io.Writer) error {
 	if *train == "" || *model == "" {
 		return errors.New("-train and -model are required")
 	}
@@ -145,8 +146,8 @@ func fit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s: fit in %.1f s, model written to %s\n", *method, time.Since(start).Seconds(), *model)
-	printCounters(res)
+	fmt.Fprintf(w, "%s: fit in %.1f s, model written to %s\n", *method, time.Since(start).Seconds(), *model)
+	printCounters(w, res)
 	if *test == "" {
 		return nil
 	}
@@ -154,17 +155,17 @@ func fit(ctx context.Context) error {
 	if dir == "" {
 		dir = *model + ".pred"
 	}
-	return runPredict(ctx, *model, *test, dir)
+	return runPredict(ctx, w, *model, *test, dir)
 }
 
-func predict(ctx context.Context) error {
+func predict(ctx context.Context, w io.Writer) error {
 	if *model == "" || *test == "" || *out == "" {
 		return errors.New("-model, -test and -out are required")
 	}
-	return runPredict(ctx, *model, *test, *out)
+	return runPredict(ctx, w, *model, *test, *out)
 }
 
-func runPredict(ctx context.Context, modelPath, glob, dir string) error {
+func runPredict(ctx context.Context, w io.Writer, modelPath, glob, dir string) error {
 	in, err := input(glob)
 	if err != nil {
 		return err
@@ -182,24 +183,28 @@ func runPredict(ctx context.Context, modelPath, glob, dir string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("predictions written to %s in %.1f s\n", dir, time.Since(start).Seconds())
-	printCounters(res)
+	fmt.Fprintf(w, "predictions written to %s in %.1f s\n", dir, time.Since(start).Seconds())
+	printCounters(w, res)
 	if b, err := os.ReadFile(filepath.Join(dir, "metrics.json")); err == nil {
 		var m pipeline.Metrics
 		if json.Unmarshal(b, &m) == nil && m.N > 0 {
-			fmt.Printf("test rows %d: accuracy %.4f (if classification), RMSE %.6g (if regression)\n", m.N, m.Accuracy(), m.RMSE())
+			if m.Task == "classification" {
+				fmt.Fprintf(w, "test rows %d: accuracy %.4f\n", m.N, m.Accuracy())
+			} else {
+				fmt.Fprintf(w, "test rows %d: RMSE %.6g\n", m.N, m.RMSE())
+			}
 		}
 	}
 	return nil
 }
 
-func printCounters(res beam.PipelineResult) {
+func printCounters(w io.Writer, res beam.PipelineResult) {
 	if res == nil {
 		return
 	}
 	for _, c := range res.Metrics().AllMetrics().Counters() {
 		if c.Key.Namespace == "zonal" {
-			fmt.Printf("  %s: %d\n", c.Key.Name, c.Committed)
+			fmt.Fprintf(w, "  %s: %d\n", c.Key.Name, c.Committed)
 		}
 	}
 }
