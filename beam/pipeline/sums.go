@@ -85,16 +85,39 @@ func (sumsFn) MergeAccumulators(a, b Sums) Sums {
 
 func (sumsFn) ExtractOutput(a Sums) Sums { return a }
 
-// knmFn computes the Sums of one block's K_nM against the centres.
+// knmFn adds the Sums of every block's K_nM against the centres over a
+// bundle and emits them once, at the end of the bundle: a worker holds one
+// M x M sum per bundle, not one per block.
 type knmFn struct {
 	rows rowCounter
+	acc  Sums
 }
 
-// featureFn computes the Sums of one block's features Z.
+// featureFn does the same for the features Z of a feature map.
 type featureFn struct {
 	rows rowCounter
 	fm   kernels.FeatureMap
 	key  string
+	acc  Sums
+}
+
+// StartBundle and FinishBundle take the side inputs too, as Beam requires.
+func (fn *knmFn) StartBundle(context.Context, Plan, Rows, func(Sums)) { fn.acc = Sums{} }
+
+func (fn *knmFn) FinishBundle(_ context.Context, _ Plan, _ Rows, emit func(Sums)) {
+	if fn.acc.N > 0 {
+		emit(fn.acc)
+	}
+	fn.acc = Sums{}
+}
+
+func (fn *featureFn) StartBundle(context.Context, Plan, func(Sums)) { fn.acc = Sums{} }
+
+func (fn *featureFn) FinishBundle(_ context.Context, _ Plan, emit func(Sums)) {
+	if fn.acc.N > 0 {
+		emit(fn.acc)
+	}
+	fn.acc = Sums{}
 }
 
 // blockInputs returns the scaled dense rows and the encoded targets.
@@ -108,7 +131,7 @@ func blockInputs(b Block, p Plan) (x, y *mat.Dense, err error) {
 	return x, y, nil
 }
 
-func (fn *knmFn) ProcessElement(ctx context.Context, b Block, p Plan, c Rows, emit func(Sums)) error {
+func (fn *knmFn) ProcessElement(ctx context.Context, b Block, p Plan, c Rows, _ func(Sums)) error {
 	x, y, err := blockInputs(b, p)
 	if err != nil {
 		return err
@@ -118,21 +141,19 @@ func (fn *knmFn) ProcessElement(ctx context.Context, b Block, p Plan, c Rows, em
 		return err
 	}
 	start := time.Now()
-	knm, err := kernels.Matrix(ctx, k, x, c.dense(), kernels.Options{})
+	knm, err := kernels.Matrix(ctx, k, x, mat.NewDense(c.n(), c.D, c.X), kernels.Options{}) // read only: no copy
 	if err != nil {
 		return fmt.Errorf("%s rows %d..%d: %w", b.File, b.First+1, b.First+b.Rows(), err)
 	}
 	addMillis(ctx, "kernel_ms", start)
 	start = time.Now()
-	var s Sums
-	s.addBlock(backend.Default(), knm, y)
+	fn.acc.addBlock(backend.Default(), knm, y)
 	addMillis(ctx, "gram_ms", start)
 	fn.rows.inc(ctx, b.Rows())
-	emit(s)
 	return nil
 }
 
-func (fn *featureFn) ProcessElement(ctx context.Context, b Block, p Plan, emit func(Sums)) error {
+func (fn *featureFn) ProcessElement(ctx context.Context, b Block, p Plan, _ func(Sums)) error {
 	x, y, err := blockInputs(b, p)
 	if err != nil {
 		return err
@@ -151,10 +172,8 @@ func (fn *featureFn) ProcessElement(ctx context.Context, b Block, p Plan, emit f
 	}
 	addMillis(ctx, "kernel_ms", start)
 	start = time.Now()
-	var s Sums
-	s.addBlock(backend.Default(), z, y)
+	fn.acc.addBlock(backend.Default(), z, y)
 	addMillis(ctx, "gram_ms", start)
 	fn.rows.inc(ctx, b.Rows())
-	emit(s)
 	return nil
 }
