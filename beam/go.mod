@@ -7,6 +7,7 @@ replace github.com/zonal-ml/zonal => ../
 require (
 	github.com/apache/beam/sdks/v2 v2.77.0
 	github.com/zonal-ml/zonal v0.0.0
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (
@@ -69,7 +70,6 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
 	gonum.org/v1/netlib v0.0.0-20190313105609-8cb42192e0e0 // indirect
 	google.golang.org/api v0.297.0 // indirect
 	google.golang.org/genproto v0.0.0-20260715232425-e75dac1f907d // indirect
