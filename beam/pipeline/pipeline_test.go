@@ -16,6 +16,7 @@ import (
 
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/internal/shareddata"
+	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -121,8 +122,7 @@ func TestNystromEqualsSingleMachine(t *testing.T) {
 
 	// Single machine, same rows, same draw of centres.
 	n, d := data.X.Dims()
-	x := mat.NewDense(n, d, nil)
-	x.Scale(1.0/16, data.X) // what -scale 1/16 does ((v - 0) / 16)
+	x := mat.NewDense(n, d, nil) // what -scale 1/16 does: (v - 0) / 16
 	for i := 0; i < n; i++ {
 		for j := 0; j < d; j++ {
 			x.Set(i, j, data.X.At(i, j)/16)
@@ -170,9 +170,7 @@ func TestNystromEqualsSingleMachine(t *testing.T) {
 
 // directNystrom solves the Nystrom normal equations on one machine with
 // gonum (no preconditioning, no blocks).
-func directNystrom(t *testing.T, k interface {
-	Eval(x, y []float64) float64
-}, x, y, c *mat.Dense, lambda float64) *solvers.Falkon {
+func directNystrom(t *testing.T, k kernels.Kernel, x, y, c *mat.Dense, lambda float64) *solvers.Falkon {
 	t.Helper()
 	n, _ := x.Dims()
 	m, _ := c.Dims()
@@ -205,8 +203,7 @@ func directNystrom(t *testing.T, k interface {
 	if err := alpha.Solve(&h, &rhs); err != nil {
 		t.Fatal(err)
 	}
-	kk, _ := newKernel(Config{Sigma: 5})
-	f, err := solvers.NewFalkonModel(kk, c, &alpha, mean, lambda, solvers.Options{})
+	f, err := solvers.NewFalkonModel(k, c, &alpha, mean, lambda, solvers.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,5 +283,33 @@ func TestParKEqualsSingleMachine(t *testing.T) {
 	ref, _ := solvers.NewPipeline(nil, enc, pk)
 	if r := relDiff(outputs(t, got, data.X), outputs(t, ref, x)); !(r < 1e-8) {
 		t.Errorf("pipeline vs FitParK: relative difference %g, want < 1e-8", r)
+	}
+}
+
+// TestNystromGivenCenters: centres given in the input space (scaled by the
+// pipeline like the data) give the direct single-machine solution for
+// those centres, to 1e-8 relative.
+func TestNystromGivenCenters(t *testing.T) {
+	data := digits(t)
+	dir := t.TempDir()
+	glob := shards(t, dir, data, 2)
+	n, d := data.X.Dims()
+	raw := mat.DenseCopyOf(data.X.Slice(100, 180, 0, d))
+	c := Config{Method: MethodNystrom, Sigma: 5, Lambda: 1e-3, Scale: 1.0 / 16, Seed: 9,
+		GivenCenters: raw.RawMatrix().Data, GivenCols: d, Model: filepath.Join(dir, "g.zonal")}
+	got := runFit(t, c, Input{Glob: glob})
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, data.X.At(i, j)/16)
+		}
+	}
+	cs := mat.DenseCopyOf(x.Slice(100, 180, 0, d))
+	enc, _ := solvers.NewEncoding(data.Y, solvers.TaskAuto)
+	y, _ := enc.Targets(data.Y)
+	k, _ := newKernel(c)
+	ref, _ := solvers.NewPipeline(nil, enc, directNystrom(t, k, x, y, cs, c.Lambda))
+	if r := relDiff(outputs(t, got, data.X), outputs(t, ref, x)); !(r < 1e-8) {
+		t.Errorf("given centres: relative difference %g, want < 1e-8", r)
 	}
 }
