@@ -148,7 +148,9 @@ func TestNystromEqualsSingleMachine(t *testing.T) {
 	if err := ref.Predict(refOut, x); err != nil {
 		t.Fatal(err)
 	}
-	if r := relDiff(pipeOut, refOut); !(r < 1e-8) {
+	r := relDiff(pipeOut, refOut)
+	t.Logf("relative difference %g", r)
+	if !(r < 1e-8) {
 		t.Errorf("pipeline vs single-machine direct solve: relative difference %g, want < 1e-8", r)
 	}
 	// And FALKON's CG solution of the same system predicts the same labels
@@ -248,7 +250,9 @@ func TestRidgeEqualsSingleMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref, _ := solvers.NewPipeline(nil, enc, r)
-	if d := relDiff(outputs(t, got, data.X), outputs(t, ref, x)); !(d < 1e-8) {
+	d := relDiff(outputs(t, got, data.X), outputs(t, ref, x))
+	t.Logf("relative difference %g", d)
+	if !(d < 1e-8) {
 		t.Errorf("pipeline vs FitRidge: relative difference %g, want < 1e-8", d)
 	}
 }
@@ -281,7 +285,9 @@ func TestParKEqualsSingleMachine(t *testing.T) {
 		t.Fatal("centroids differ from FitParK's")
 	}
 	ref, _ := solvers.NewPipeline(nil, enc, pk)
-	if r := relDiff(outputs(t, got, data.X), outputs(t, ref, x)); !(r < 1e-8) {
+	r := relDiff(outputs(t, got, data.X), outputs(t, ref, x))
+	t.Logf("relative difference %g", r)
+	if !(r < 1e-8) {
 		t.Errorf("pipeline vs FitParK: relative difference %g, want < 1e-8", r)
 	}
 }
@@ -309,7 +315,9 @@ func TestNystromGivenCenters(t *testing.T) {
 	y, _ := enc.Targets(data.Y)
 	k, _ := newKernel(c)
 	ref, _ := solvers.NewPipeline(nil, enc, directNystrom(t, k, x, y, cs, c.Lambda))
-	if r := relDiff(outputs(t, got, data.X), outputs(t, ref, x)); !(r < 1e-8) {
+	r := relDiff(outputs(t, got, data.X), outputs(t, ref, x))
+	t.Logf("relative difference %g", r)
+	if !(r < 1e-8) {
 		t.Errorf("given centres: relative difference %g, want < 1e-8", r)
 	}
 }
