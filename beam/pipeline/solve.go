@@ -1,0 +1,222 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// FitReport is what a training pipeline emits once its model file is
+// written.
+type FitReport struct {
+	Model   string // the model file
+	Kind    string // solvers kind: falkon, ridge, park
+	Rows    int    // rows trained on
+	Cols    int    // d
+	Centers int    // M (nystrom, park), D (ridge)
+	Cells   int    // Q (park)
+}
+
+// centred returns the centred right-hand side B - S mean^T (m x k) and mean.
+func (s Sums) centred() (*mat.Dense, []float64) {
+	mean := make([]float64, s.K)
+	for t := range mean {
+		mean[t] = s.Ysum[t] / float64(s.N)
+	}
+	b := mat.NewDense(s.M, s.K, nil)
+	for i := 0; i < s.M; i++ {
+		for t := 0; t < s.K; t++ {
+			b.Set(i, t, s.B[i*s.K+t]-s.S[i]*mean[t])
+		}
+	}
+	return b, mean
+}
+
+// cholJitter factors fill's matrix plus shift I, raising shift tenfold (at
+// most 8 times, from at least 1e-14 times the mean diagonal) when the
+// factorisation fails.
+func cholJitter(be backend.Backend, a *mat.Dense, shift float64, fill func(*mat.Dense)) error {
+	m, _ := a.Dims()
+	var err error
+	for try := 0; try < 9; try++ {
+		fill(a)
+		tr := 0.0
+		for i := 0; i < m; i++ {
+			tr += a.At(i, i)
+		}
+		if try > 0 {
+			shift = max(shift*10, 1e-14*tr/float64(m))
+		}
+		for i := 0; i < m; i++ {
+			a.Set(i, i, a.At(i, i)+shift)
+		}
+		if err = be.Cholesky(a.RawMatrix()); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// solveNystrom solves (G + lambda N K_MM) alpha = B - S mean^T through
+// T^T T = K_MM + eps M I (eps = 1e-14, raised when K_MM is singular), as
+//
+//	(T^-T G T^-1 + lambda N I) beta = T^-T (B - S mean^T),  alpha = T^-1 beta,
+//
+// whose matrix has its eigenvalues in [lambda N, ||G|| / lambda_min(K_MM)]
+// instead of down to lambda N lambda_min(K_MM): this is the system FALKON's
+// preconditioned CG solves, solved directly once.
+func solveNystrom(ctx context.Context, k kernels.Kernel, c *mat.Dense, s Sums, lambda float64) (alpha *mat.Dense, mean []float64, err error) {
+	be := backend.Default()
+	m, _ := c.Dims()
+	if s.M != m {
+		return nil, nil, fmt.Errorf("%w: sums for %d centres, %d centres", zonal.ErrState, s.M, m)
+	}
+	kmm, err := kernels.Matrix(ctx, k, c, c, kernels.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	t := mat.NewDense(m, m, nil)
+	if err := cholJitter(be, t, 1e-14*float64(m), func(a *mat.Dense) { a.Copy(kmm) }); err != nil {
+		return nil, nil, fmt.Errorf("K_MM: %w", err)
+	}
+	l := t.RawMatrix() // L = T^T, lower
+	// H = L^-1 G L^-T + lambda N I.
+	h := mat.NewDense(m, m, append([]float64(nil), s.G...))
+	hr := h.RawMatrix()
+	be.TriSolve(blas.NoTrans, l, hr) // L^-1 G
+	ht := mat.DenseCopyOf(h.T())     // (L^-1 G)^T = G L^-T
+	be.TriSolve(blas.NoTrans, l, ht.RawMatrix())
+	h = mat.DenseCopyOf(ht.T()) // L^-1 G L^-T
+	for i := 0; i < m; i++ {    // symmetrise the rounding
+		for j := 0; j < i; j++ {
+			v := (h.At(i, j) + h.At(j, i)) / 2
+			h.Set(i, j, v)
+			h.Set(j, i, v)
+		}
+	}
+	saved := mat.DenseCopyOf(h)
+	if err := cholJitter(be, h, lambda*float64(s.N), func(a *mat.Dense) { a.Copy(saved) }); err != nil {
+		return nil, nil, fmt.Errorf("T^-T G T^-1 + lambda n I: %w", err)
+	}
+	b, mean := s.centred()
+	br := b.RawMatrix()
+	be.TriSolve(blas.NoTrans, l, br) // T^-T b
+	be.CholSolve(h.RawMatrix(), br)  // beta
+	be.TriSolve(blas.Trans, l, br)   // alpha = T^-1 beta
+	return b, mean, nil
+}
+
+// solveRidge solves (G + lambda N I) W = B - S mean^T.
+func solveRidge(s Sums, lambda float64) (w *mat.Dense, mean []float64, err error) {
+	be := backend.Default()
+	g := mat.NewDense(s.M, s.M, nil)
+	if err := cholJitter(be, g, lambda*float64(s.N), func(a *mat.Dense) {
+		copy(a.RawMatrix().Data, s.G)
+	}); err != nil {
+		return nil, nil, fmt.Errorf("Z^T Z + lambda n I: %w", err)
+	}
+	b, mean := s.centred()
+	be.CholSolve(g.RawMatrix(), b.RawMatrix())
+	return b, mean, nil
+}
+
+// writeModel saves the model with the plan's scaler and encoding to path.
+func writeModel(ctx context.Context, path string, p Plan, m solvers.Model) error {
+	var sc *solvers.Scaler
+	if len(p.Mean) > 0 {
+		var err error
+		if sc, err = solvers.NewScaler(p.Mean, p.Scale); err != nil {
+			return err
+		}
+	}
+	pipe, err := solvers.NewPipeline(sc, p.encoding(), m)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := solvers.Save(&buf, pipe); err != nil {
+		return err
+	}
+	return writeFile(ctx, path, buf.Bytes())
+}
+
+// writeFile writes b to path on a Beam filesystem.
+func writeFile(ctx context.Context, path string, b []byte) error {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := w.Write(b); err != nil {
+		w.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// solveNystromFn solves the one-pass system and writes a FALKON-kind model.
+type solveNystromFn struct{}
+
+func (solveNystromFn) ProcessElement(ctx context.Context, s Sums, p Plan, c Rows, emit func(FitReport)) error {
+	defer addMillis(ctx, "solve_ms", time.Now())
+	k, err := p.kernel()
+	if err != nil {
+		return err
+	}
+	cm := c.dense()
+	alpha, mean, err := solveNystrom(ctx, k, cm, s, p.Config.Lambda)
+	if err != nil {
+		return err
+	}
+	f, err := solvers.NewFalkonModel(k, cm, alpha, mean, p.Config.Lambda, solvers.Options{})
+	if err != nil {
+		return err
+	}
+	if err := writeModel(ctx, p.Config.Model, p, f); err != nil {
+		return err
+	}
+	emit(FitReport{Model: p.Config.Model, Kind: f.Kind(), Rows: s.N, Cols: p.D, Centers: c.n()})
+	return nil
+}
+
+// solveRidgeFn solves the ridge system and writes a ridge-kind model.
+type solveRidgeFn struct{}
+
+func (solveRidgeFn) ProcessElement(ctx context.Context, s Sums, p Plan, emit func(FitReport)) error {
+	defer addMillis(ctx, "solve_ms", time.Now())
+	fm, err := kernels.UnmarshalMap(p.MapKind, p.MapBytes)
+	if err != nil {
+		return err
+	}
+	w, mean, err := solveRidge(s, p.Config.Lambda)
+	if err != nil {
+		return err
+	}
+	r, err := solvers.NewRidgeModel(fm, w, mean, p.Config.Lambda, solvers.Options{})
+	if err != nil {
+		return err
+	}
+	if err := writeModel(ctx, p.Config.Model, p, r); err != nil {
+		return err
+	}
+	emit(FitReport{Model: p.Config.Model, Kind: r.Kind(), Rows: s.N, Cols: p.D, Centers: s.M})
+	return nil
+}

@@ -1,0 +1,151 @@
+package pipeline
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// maxLabels bounds the distinct labels a Summary keeps: past it the
+// labels are taken as continuous (regression).
+const maxLabels = 4096
+
+// Summary is what one pass over the training Blocks learns: the row count
+// per file (which fixes the global row order: files sorted by path, rows in
+// file order), the dimension, the distinct labels and, when asked, the
+// column means and sums of squared deviations (merged with Chan, Golub and
+// LeVeque's pairwise update, so the combine order does not matter beyond
+// rounding).
+type Summary struct {
+	N          int
+	Cols       int
+	Files      []string // sorted
+	Counts     []int    // rows per file
+	Labels     []float64
+	ManyLabels bool // more than maxLabels distinct labels
+	NonInteger bool // some label is not an integer
+	Mean, M2   []float64
+}
+
+// summaryFn is the combiner of Summaries over Blocks.
+type summaryFn struct {
+	Moments bool // accumulate Mean and M2
+}
+
+func (fn *summaryFn) CreateAccumulator() Summary { return Summary{} }
+
+func (fn *summaryFn) AddInput(a Summary, b Block) Summary {
+	n := b.Rows()
+	if n == 0 {
+		return a
+	}
+	s := Summary{N: n, Cols: b.Cols, Files: []string{b.File}, Counts: []int{n}}
+	ls := slices.Clone(b.Y)
+	slices.Sort(ls)
+	s.Labels = slices.Compact(ls)
+	for _, v := range s.Labels {
+		if v != math.Trunc(v) {
+			s.NonInteger = true
+			break
+		}
+	}
+	if len(s.Labels) > maxLabels {
+		s.Labels, s.ManyLabels = nil, true
+	}
+	if fn.Moments {
+		d := b.Cols
+		s.Mean = make([]float64, d)
+		s.M2 = make([]float64, d)
+		row := make([]float64, d)
+		for i := 0; i < n; i++ {
+			b.rowDense(row, i, nil)
+			for j, v := range row {
+				s.Mean[j] += v
+			}
+		}
+		for j := range s.Mean {
+			s.Mean[j] /= float64(n)
+		}
+		for i := 0; i < n; i++ {
+			b.rowDense(row, i, nil)
+			for j, v := range row {
+				r := v - s.Mean[j]
+				s.M2[j] += r * r
+			}
+		}
+	}
+	return fn.MergeAccumulators(a, s)
+}
+
+func (fn *summaryFn) MergeAccumulators(a, b Summary) Summary {
+	if a.N == 0 {
+		return b
+	}
+	if b.N == 0 {
+		return a
+	}
+	out := Summary{N: a.N + b.N, Cols: max(a.Cols, b.Cols)}
+	// Row counts per file.
+	counts := map[string]int{}
+	for i, f := range a.Files {
+		counts[f] += a.Counts[i]
+	}
+	for i, f := range b.Files {
+		counts[f] += b.Counts[i]
+	}
+	for f := range counts {
+		out.Files = append(out.Files, f)
+	}
+	sort.Strings(out.Files)
+	for _, f := range out.Files {
+		out.Counts = append(out.Counts, counts[f])
+	}
+	// Labels.
+	out.NonInteger = a.NonInteger || b.NonInteger
+	out.ManyLabels = a.ManyLabels || b.ManyLabels
+	if !out.ManyLabels {
+		ls := append(slices.Clone(a.Labels), b.Labels...)
+		slices.Sort(ls)
+		out.Labels = slices.Compact(ls)
+		if len(out.Labels) > maxLabels {
+			out.Labels, out.ManyLabels = nil, true
+		}
+	}
+	// Moments: pad the shorter side with zero columns (missing LIBSVM
+	// columns are zeros: mean 0, no deviation), then merge.
+	if fn.Moments {
+		d := out.Cols
+		am, a2 := pad(a.Mean, d), pad(a.M2, d)
+		bm, b2 := pad(b.Mean, d), pad(b.M2, d)
+		na, nb, n := float64(a.N), float64(b.N), float64(out.N)
+		out.Mean = make([]float64, d)
+		out.M2 = make([]float64, d)
+		for j := 0; j < d; j++ {
+			delta := bm[j] - am[j]
+			out.Mean[j] = am[j] + delta*nb/n
+			out.M2[j] = a2[j] + b2[j] + delta*delta*na*nb/n
+		}
+	}
+	return out
+}
+
+func (fn *summaryFn) ExtractOutput(a Summary) Summary { return a }
+
+// pad returns v extended with zeros to length d.
+func pad(v []float64, d int) []float64 {
+	if len(v) >= d {
+		return v
+	}
+	return append(slices.Clone(v), make([]float64, d-len(v))...)
+}
+
+// offsets returns the global index of the first row of every file.
+func (s Summary) offsets() map[string]int {
+	off := make(map[string]int, len(s.Files))
+	o := 0
+	for i, f := range s.Files {
+		off[f] = o
+		o += s.Counts[i]
+	}
+	return off
+}
