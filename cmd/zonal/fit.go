@@ -123,7 +123,7 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	fs.Float64Var(&c.kernel.Gamma, "gamma", 1, "polynomial kernel scale")
 	fs.Float64Var(&c.kernel.Coef0, "coef0", 1, "polynomial kernel offset")
 	fs.IntVar(&c.kernel.Degree, "degree", 2, "polynomial kernel degree")
-	fs.StringVar(&lambda, "lambda", autoValue, "ridge parameter: objective (1/n)|f(X)-y|^2 + lambda |f|^2 (scikit-learn's alpha = lambda n); auto: the best of 1e-10 ... 1e-1 by leave-one-out on at most 4000 training rows (exact: on at most 2000, by an 80/20 split above 1000)")
+	fs.StringVar(&lambda, "lambda", autoValue, "ridge parameter: objective (1/n)|f(X)-y|^2 + lambda |f|^2 (scikit-learn's alpha = lambda n); auto: the best of 1e-10 ... 1e-1 by leave-one-out on at most 4000 training rows (exact: on at most 2000, by an 80/20 split above 1000), scaled by rows/n when that is a subsample")
 	fs.StringVar(&c.method, "method", "falkon", "exact (Cholesky of K + lambda n I), ridge (on -map features), falkon, park")
 	fs.StringVar(&c.mapName, "map", "nystrom", "feature map for -method ridge: "+mapNames())
 	fs.IntVar(&c.features, "features", 1024, "number of features D for -method ridge")
