@@ -119,8 +119,7 @@ func makePlan(ctx context.Context, c Config, s Summary) (Plan, error) {
 		p.Offsets = append(p.Offsets, o)
 		o += n
 	}
-	// Encoding from the distinct labels (solvers.NewEncoding looks at the
-	// set only).
+	// Encoding from the distinct labels and their row counts.
 	task, err := solvers.ParseTask(c.Task)
 	if c.Task == "" {
 		task, err = solvers.TaskAuto, nil
@@ -135,6 +134,11 @@ func makePlan(ctx context.Context, c Config, s Summary) (Plan, error) {
 		}
 		task = solvers.TaskRegression
 		labels = []float64{0}
+	}
+	if task == solvers.TaskAuto && !s.ManyLabels {
+		// zonal fit's rule: classes when every label is an integer held
+		// by enough rows (solvers.DetectTask), read off the label counts.
+		task = solvers.DetectTask(labelSample(s.Labels, s.LabelRows))
 	}
 	enc, err := solvers.NewEncoding(labels, task)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/zonal-ml/zonal/solvers"
 )
 
 // maxLabels bounds the distinct labels a Summary keeps: past it the
@@ -22,8 +24,9 @@ type Summary struct {
 	Files      []string // sorted
 	Counts     []int    // rows per file
 	Labels     []float64
-	ManyLabels bool // more than maxLabels distinct labels
-	NonInteger bool // some label is not an integer
+	LabelRows  []int // rows with each of Labels (the task is read off them)
+	ManyLabels bool  // more than maxLabels distinct labels
+	NonInteger bool  // some label is not an integer
 	Mean, M2   []float64
 }
 
@@ -40,9 +43,7 @@ func (fn *summaryFn) AddInput(a Summary, b Block) Summary {
 		return a
 	}
 	s := Summary{N: n, Cols: b.Cols, Files: []string{b.File}, Counts: []int{n}}
-	ls := slices.Clone(b.Y)
-	slices.Sort(ls)
-	s.Labels = slices.Compact(ls)
+	s.Labels, s.LabelRows = countLabels(b.Y, nil)
 	for _, v := range s.Labels {
 		if v != math.Trunc(v) {
 			s.NonInteger = true
@@ -50,7 +51,7 @@ func (fn *summaryFn) AddInput(a Summary, b Block) Summary {
 		}
 	}
 	if len(s.Labels) > maxLabels {
-		s.Labels, s.ManyLabels = nil, true
+		s.Labels, s.LabelRows, s.ManyLabels = nil, nil, true
 	}
 	if fn.Moments {
 		d := b.Cols
@@ -104,11 +105,9 @@ func (fn *summaryFn) MergeAccumulators(a, b Summary) Summary {
 	out.NonInteger = a.NonInteger || b.NonInteger
 	out.ManyLabels = a.ManyLabels || b.ManyLabels
 	if !out.ManyLabels {
-		ls := append(slices.Clone(a.Labels), b.Labels...)
-		slices.Sort(ls)
-		out.Labels = slices.Compact(ls)
+		out.Labels, out.LabelRows = mergeLabels(a.Labels, a.LabelRows, b.Labels, b.LabelRows)
 		if len(out.Labels) > maxLabels {
-			out.Labels, out.ManyLabels = nil, true
+			out.Labels, out.LabelRows, out.ManyLabels = nil, nil, true
 		}
 	}
 	// Moments: pad the shorter side with zero columns (missing LIBSVM
@@ -148,4 +147,55 @@ func (s Summary) offsets() map[string]int {
 		o += s.Counts[i]
 	}
 	return off
+}
+
+// countLabels returns the distinct values of y, sorted, and how many rows
+// hold each (weights w per row, nil = 1 each).
+func countLabels(y []float64, w []int) ([]float64, []int) {
+	idx := make([]int, len(y))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(i, j int) bool { return y[idx[i]] < y[idx[j]] })
+	var labels []float64
+	var rows []int
+	for _, i := range idx {
+		c := 1
+		if w != nil {
+			c = w[i]
+		}
+		if k := len(labels) - 1; k >= 0 && labels[k] == y[i] {
+			rows[k] += c
+			continue
+		}
+		labels, rows = append(labels, y[i]), append(rows, c)
+	}
+	return labels, rows
+}
+
+// mergeLabels merges two label sets with their row counts.
+func mergeLabels(la []float64, ra []int, lb []float64, rb []int) ([]float64, []int) {
+	y := append(slices.Clone(la), lb...)
+	w := append(slices.Clone(ra), rb...)
+	if len(w) != len(y) { // summaries from before row counts: one row each
+		w = nil
+	}
+	return countLabels(y, w)
+}
+
+// labelSample is a label vector with the structure solvers.DetectTask reads
+// (which values, and whether each has solvers.MinClassRows rows), at most
+// MinClassRows copies of each distinct label.
+func labelSample(labels []float64, rows []int) []float64 {
+	var y []float64
+	for k, v := range labels {
+		c := solvers.MinClassRows
+		if k < len(rows) {
+			c = min(c, rows[k])
+		}
+		for ; c > 0; c-- {
+			y = append(y, v)
+		}
+	}
+	return y
 }
