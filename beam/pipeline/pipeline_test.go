@@ -277,7 +277,7 @@ func TestParKEqualsSingleMachine(t *testing.T) {
 	enc, _ := solvers.NewEncoding(data.Y, solvers.TaskAuto)
 	y, _ := enc.Targets(data.Y)
 	k, _ := newKernel(c)
-	pk, err := solvers.FitParK(ctx, k, x, y, c.Lambda, solvers.ParKOptions{Cells: c.Cells, Centers: c.Centers, Seed: c.Seed})
+	pk, err := solvers.FitParK(ctx, k, x, y, c.Lambda, solvers.ParKOptions{Cells: c.Cells, Centers: c.Centers, Seed: c.Seed, Partition: solvers.PartitionGreedy})
 	if err != nil {
 		t.Fatal(err)
 	}
