@@ -3,12 +3,10 @@ package kpca
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -59,19 +57,13 @@ const modelVersion = 1
 // the same backend). Errors: those of the kernel's MarshalBinary
 // (zonal.ErrParam for kernels that cannot be stored).
 func (m *Model) MarshalBinary() ([]byte, error) {
-	kb, err := m.kernel.MarshalBinary()
-	if err != nil {
+	var buf bytes.Buffer
+	if err := writeKernelHeader(&buf, modelVersion, m.kernel); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
 	w := func(v any) { binary.Write(&buf, binary.LittleEndian, v) }
 	n, d := m.x.Dims()
 	k := len(m.vals)
-	w(uint32(modelVersion))
-	w(uint32(len(m.kernel.Kind())))
-	buf.WriteString(m.kernel.Kind())
-	w(uint32(len(kb)))
-	buf.Write(kb)
 	centred := uint32(0)
 	if m.centred {
 		centred = 1
@@ -98,35 +90,10 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 // of kernels.UnmarshalKernel.
 func UnmarshalModel(data []byte) (*Model, error) {
 	r := bytes.NewReader(data)
-	bad := func(what string) error {
-		return fmt.Errorf("kpca: model: malformed %s: %w", what, zonal.ErrFormat)
-	}
-	var ver, ln uint32
-	if binary.Read(r, binary.LittleEndian, &ver) != nil {
-		return nil, bad("version")
-	}
-	if ver != modelVersion {
-		return nil, fmt.Errorf("kpca: model: version %d, want %d: %w", ver, modelVersion, zonal.ErrVersion)
-	}
-	readBytes := func() ([]byte, bool) {
-		if binary.Read(r, binary.LittleEndian, &ln) != nil || int64(ln) > int64(r.Len()) {
-			return nil, false
-		}
-		b := make([]byte, ln)
-		_, err := r.Read(b)
-		return b, err == nil || ln == 0
-	}
-	kind, ok := readBytes()
-	if !ok {
-		return nil, bad("kernel kind")
-	}
-	kb, ok := readBytes()
-	if !ok {
-		return nil, bad("kernel")
-	}
-	kern, err := kernels.UnmarshalKernel(string(kind), kb)
+	bad := func(part string) error { return malformed("model", part) }
+	kern, err := readKernelHeader(r, modelVersion, "model")
 	if err != nil {
-		return nil, fmt.Errorf("kpca: model: %w", err)
+		return nil, err
 	}
 	var hdr [4]uint32
 	var sc [3]float64

@@ -293,19 +293,13 @@ const nystromMapVersion = 1
 // MarshalBinary encodes the kernel (kind and parameters), the landmarks and
 // the projection.
 func (nm *NystromMap) MarshalBinary() ([]byte, error) {
-	kb, err := nm.kernel.MarshalBinary()
-	if err != nil {
+	var buf bytes.Buffer
+	if err := writeKernelHeader(&buf, nystromMapVersion, nm.kernel); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
 	w := func(v any) { binary.Write(&buf, binary.LittleEndian, v) }
 	m, d := nm.c.Dims()
 	_, dd := nm.proj.Dims()
-	w(uint32(nystromMapVersion))
-	w(uint32(len(nm.kernel.Kind())))
-	buf.WriteString(nm.kernel.Kind())
-	w(uint32(len(kb)))
-	buf.Write(kb)
 	w([3]uint32{uint32(m), uint32(d), uint32(dd)})
 	for i := 0; i < m; i++ {
 		w(nm.c.RawRowView(i))
@@ -323,35 +317,10 @@ func (nm *NystromMap) MarshalBinary() ([]byte, error) {
 // inconsistent or non-finite data), and those of kernels.UnmarshalKernel.
 func decodeNystromMap(data []byte) (*NystromMap, error) {
 	r := bytes.NewReader(data)
-	bad := func(what string) error {
-		return fmt.Errorf("kpca: inc-nystrom map: malformed %s: %w", what, zonal.ErrFormat)
-	}
-	var ver, n uint32
-	if binary.Read(r, binary.LittleEndian, &ver) != nil {
-		return nil, bad("version")
-	}
-	if ver != nystromMapVersion {
-		return nil, fmt.Errorf("kpca: inc-nystrom map: version %d, want %d: %w", ver, nystromMapVersion, zonal.ErrVersion)
-	}
-	readBytes := func() ([]byte, bool) {
-		if binary.Read(r, binary.LittleEndian, &n) != nil || int(n) > r.Len() {
-			return nil, false
-		}
-		b := make([]byte, n)
-		_, err := r.Read(b)
-		return b, err == nil || n == 0
-	}
-	kind, ok := readBytes()
-	if !ok {
-		return nil, bad("kernel kind")
-	}
-	kb, ok := readBytes()
-	if !ok {
-		return nil, bad("kernel")
-	}
-	k, err := kernels.UnmarshalKernel(string(kind), kb)
+	bad := func(part string) error { return malformed("inc-nystrom map", part) }
+	k, err := readKernelHeader(r, nystromMapVersion, "inc-nystrom map")
 	if err != nil {
-		return nil, fmt.Errorf("kpca: inc-nystrom map: %w", err)
+		return nil, err
 	}
 	var dims [3]uint32
 	if binary.Read(r, binary.LittleEndian, &dims) != nil {
