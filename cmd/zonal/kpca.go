@@ -100,7 +100,7 @@ func parseKPCA(stderr io.Writer, args []string) (kpcaConfig, error) {
 	fs.IntVar(&f.components, "components", 0, "keep the top k components (0: keep all)")
 	fs.IntVar(&f.points, "points", 0, "grow to this many points (the first m rows; 0: all rows)")
 	fs.IntVar(&f.start, "start", 20, "start from a batch decomposition of the first m0 points")
-	fs.BoolVar(&f.meanAdjust, "mean-adjust", false, "centre the data in feature space (K' = HKH; still two rank-one updates per point, in a Helmert basis of 1^perp)")
+	fs.BoolVar(&f.meanAdjust, "mean-adjust", false, "centre the data in feature space (K' = HKH; still one bordered update per point, in a Helmert basis of 1^perp)")
 	fs.BoolVar(&f.incremental, "incremental", false, "grow incrementally from -start to -points with checkpoints; without it, one batch kernel PCA of -points points")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed for the sigma sample and the drift probes")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object per checkpoint")
