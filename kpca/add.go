@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/kernels"
 )
 
 // Add incorporates the point x (length InputDim) into the decomposition:
@@ -33,30 +32,10 @@ func (s *Incremental) Add(x []float64) error {
 	if s.eig.n != s.n {
 		return fmt.Errorf("kpca: a previous update failed: %w", zonal.ErrState)
 	}
-	if len(x) != s.dim {
-		return fmt.Errorf("kpca: point of length %d, want %d: %w", len(x), s.dim, zonal.ErrShape)
-	}
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kpca: point holds %v: %w", v, zonal.ErrNonFinite)
-		}
-	}
 	m := s.n
-	a := make([]float64, m)
-	if m > 0 {
-		if err := kernels.MatrixInto(context.Background(), mat.NewDense(1, m, a), s.k,
-			mat.NewDense(1, s.dim, x), mat.NewDense(m, s.dim, s.x[:m*s.dim]), kernels.Options{Backend: s.b}); err != nil {
-			return fmt.Errorf("kpca: kernel row: %w", err)
-		}
-	}
-	kxx := s.k.Eval(x, x)
-	if math.IsNaN(kxx) || math.IsInf(kxx, 0) {
-		return fmt.Errorf("kpca: kernel value k(x,x) = %v: %w", kxx, zonal.ErrNonFinite)
-	}
-	for _, v := range a {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kpca: kernel value %v: %w", v, zonal.ErrNonFinite)
-		}
+	a, kxx, err := borderRow(s.k, s.b, x, s.dim, s.x, m, "point")
+	if err != nil {
+		return err
 	}
 
 	// The bordering, from the state before the addition.

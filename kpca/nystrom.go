@@ -80,25 +80,10 @@ func (ny *Nystrom) Add(c []float64) error {
 	if ny.eig.n != ny.m {
 		return fmt.Errorf("kpca: a previous update failed: %w", zonal.ErrState)
 	}
-	if len(c) != ny.dim {
-		return fmt.Errorf("kpca: landmark of length %d, want %d: %w", len(c), ny.dim, zonal.ErrShape)
-	}
-	for _, v := range c {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kpca: landmark holds %v: %w", v, zonal.ErrNonFinite)
-		}
-	}
 	m := ny.m
-	a := make([]float64, m)
-	if m > 0 {
-		if err := kernels.MatrixInto(context.Background(), mat.NewDense(1, m, a), ny.k,
-			mat.NewDense(1, ny.dim, c), mat.NewDense(m, ny.dim, ny.c[:m*ny.dim]), kernels.Options{Backend: ny.b}); err != nil {
-			return fmt.Errorf("kpca: kernel row: %w", err)
-		}
-	}
-	kcc := ny.k.Eval(c, c)
-	if math.IsNaN(kcc) || math.IsInf(kcc, 0) {
-		return fmt.Errorf("kpca: kernel value %v: %w", kcc, zonal.ErrNonFinite)
+	a, kcc, err := borderRow(ny.k, ny.b, c, ny.dim, ny.c, m, "landmark")
+	if err != nil {
+		return err
 	}
 	if m+1 > ny.rowCap {
 		nc := max(2*ny.rowCap, 16)
