@@ -21,31 +21,63 @@ const Grace = 1500 * time.Millisecond
 
 // CancelsWithin runs call with a context canceled after delay and fails t
 // unless call returns an error wrapping context.Canceled within Grace of
-// the cancellation. call must be a problem that takes much longer than
-// delay + Grace uncanceled; a call that finishes before the cancellation
-// fails the test too (the problem is then too small to test anything).
+// the cancellation.
+//
+// How far a problem gets in delay depends on the machine, so a call that
+// finishes before its cancellation is run again with a quarter of the
+// delay, down to MinDelay: on a fast machine the cancellation lands earlier
+// in the computation but still inside it. A call that finishes uncanceled
+// even at MinDelay fails the test (the problem is too small to test
+// anything), as does a call that returns nil or any error other than
+// context.Canceled once canceled.
 func CancelsWithin(t testing.TB, name string, delay time.Duration, call func(ctx context.Context) error) {
+	t.Helper()
+	for d := delay; ; d /= 4 {
+		if d < MinDelay {
+			d = MinDelay
+		}
+		finished, err := cancelAfter(t, name, d, call)
+		if !finished {
+			return
+		}
+		if d == MinDelay {
+			t.Fatalf("%s finished before its cancellation even after %v (err = %v): make the problem larger", name, d, err)
+		}
+		t.Logf("%s finished within %v (err = %v); again with a quarter of the delay", name, d, err)
+	}
+}
+
+// MinDelay is the shortest delay CancelsWithin tries.
+const MinDelay = time.Millisecond
+
+// cancelAfter runs call once, canceling it after delay. It reports whether
+// call finished (with err) before the cancellation; otherwise it has
+// checked the canceled call's return against Grace and context.Canceled.
+func cancelAfter(t testing.TB, name string, delay time.Duration, call func(ctx context.Context) error) (finished bool, err error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- call(ctx) }()
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
 	select {
 	case err := <-done:
-		t.Fatalf("%s finished before the cancellation after %v (err = %v): make the problem larger", name, delay, err)
-	case <-time.After(delay):
+		return true, err
+	case <-timer.C:
 	}
 	cancel()
 	start := time.Now()
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("%s: err = %v, want context.Canceled", name, err)
+			t.Fatalf("%s canceled after %v: err = %v, want context.Canceled", name, delay, err)
 		}
-		t.Logf("%s returned %v after the cancellation", name, time.Since(start))
+		t.Logf("%s canceled after %v returned %v later", name, delay, time.Since(start))
 	case <-time.After(Grace):
-		t.Fatalf("%s still running %v after the cancellation", name, Grace)
+		t.Fatalf("%s still running %v after its cancellation at %v", name, Grace, delay)
 	}
+	return false, nil
 }
 
 // Allocated returns the bytes allocated (runtime.MemStats.TotalAlloc
