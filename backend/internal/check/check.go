@@ -26,17 +26,23 @@ func Panicf(format string, args ...any) {
 // dimensions, Stride >= Cols (and >= 1 when the view is not empty) and Data
 // long enough.
 func General(name string, g blas64.General) {
-	if g.Rows < 0 || g.Cols < 0 {
-		Panicf("%s: negative dimension %dx%d", name, g.Rows, g.Cols)
+	Shape(name, g.Rows, g.Cols, g.Stride, len(g.Data))
+}
+
+// Shape is General for a view of any element type: rows x cols with the
+// given stride over n elements.
+func Shape(name string, rows, cols, stride, n int) {
+	if rows < 0 || cols < 0 {
+		Panicf("%s: negative dimension %dx%d", name, rows, cols)
 	}
-	if g.Rows == 0 || g.Cols == 0 {
+	if rows == 0 || cols == 0 {
 		return
 	}
-	if g.Stride < g.Cols {
-		Panicf("%s: stride %d < cols %d", name, g.Stride, g.Cols)
+	if stride < cols {
+		Panicf("%s: stride %d < cols %d", name, stride, cols)
 	}
-	if len(g.Data) < (g.Rows-1)*g.Stride+g.Cols {
-		Panicf("%s: data length %d too short for %dx%d stride %d", name, len(g.Data), g.Rows, g.Cols, g.Stride)
+	if n < (rows-1)*stride+cols {
+		Panicf("%s: data length %d too short for %dx%d stride %d", name, n, rows, cols, stride)
 	}
 }
 
