@@ -1,0 +1,91 @@
+//go:build !noasm
+
+package asm
+
+//go:generate go run -C _gen ./vexp32 -out ../exp32_amd64.s -stubs ../exp32_stub_amd64.go -pkg asm
+
+var (
+	avx2Kernels32   = kernels32{exp: exp32Vec, gauss: gauss32Vec}
+	avx512Kernels32 = kernels32{exp: exp32Vec512, gauss: gauss32Vec512}
+)
+
+// cpuKernels32 returns the float32 kernels of the named code path (nil for
+// "generic"). The paths are those of impl: a path is only active when the
+// CPU has its instructions.
+func cpuKernels32(path string) *kernels32 {
+	switch path {
+	case "avx512":
+		return &avx512Kernels32
+	case "avx2":
+		return &avx2Kernels32
+	}
+	return nil
+}
+
+// exp32Vec runs the AVX2 kernel on whole groups of eight and the last one to
+// seven elements through a padded group, so every element gets the same
+// algorithm.
+func exp32Vec(dst, src []float32) { exp32Lanes(dst, src, 8, exp32AVX2) }
+
+// exp32Vec512 is exp32Vec with sixteen lanes.
+func exp32Vec512(dst, src []float32) { exp32Lanes(dst, src, 16, exp32AVX512) }
+
+// exp32Lanes runs kern (lanes = 8 or 16 elements per step; it handles
+// len(src) rounded down to a multiple of lanes) on src, and the last
+// len(src) mod lanes elements through a zero-padded group.
+func exp32Lanes(dst, src []float32, lanes int, kern func(dst, src []float32)) {
+	n := len(src)
+	dst = dst[:n]
+	if n >= lanes {
+		kern(dst, src)
+	}
+	if r := n % lanes; r != 0 {
+		var buf [16]float32
+		copy(buf[:lanes], src[n-r:])
+		kern(buf[:lanes], buf[:lanes])
+		copy(dst[n-r:], buf[:r])
+	}
+}
+
+func gauss32Vec(c []float32, rows, cols, ldc int, xn, yn []float32, gamma float32) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	_ = c[(rows-1)*ldc+cols-1]
+	_ = xn[rows-1]
+	_ = yn[cols-1]
+	c8 := cols &^ 7
+	if c8 > 0 {
+		gauss32AVX2(&c[0], ldc, rows, c8, &xn[0], &yn[0], gamma)
+	}
+	if c8 == cols {
+		return
+	}
+	// Remaining columns: the same arithmetic, exp through a padded group.
+	ng := -gamma
+	var buf [8]float32
+	for i := 0; i < rows; i++ {
+		row := c[i*ldc+c8 : i*ldc+cols]
+		for j, v := range row {
+			buf[j] = gaussArg32(xn[i], yn[c8+j], v, ng)
+		}
+		exp32AVX2(buf[:], buf[:])
+		copy(row, buf[:len(row)])
+	}
+}
+
+func gauss32Vec512(c []float32, rows, cols, ldc int, xn, yn []float32, gamma float32) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	_ = c[(rows-1)*ldc+cols-1]
+	_ = xn[rows-1]
+	_ = yn[cols-1]
+	c16 := cols &^ 15
+	if c16 > 0 {
+		gauss32AVX512(&c[0], ldc, rows, c16, &xn[0], &yn[0], gamma)
+	}
+	if c16 < cols {
+		gauss32Vec(c[c16:], rows, cols-c16, ldc, xn, yn[c16:], gamma)
+	}
+}
