@@ -28,8 +28,8 @@ func Exp32(dst, src []float32) {
 // Constants of the float32 exp algorithm, shared with the generator in
 // _gen/vexp32.
 const (
-	exp32Hi      float32 = 89   // e^89 overflows; keeps n <= 128
-	exp32Lo      float32 = -104 // e^-104 < 2^-150 rounds to 0; keeps n >= -150
+	exp32Hi      float32 = 89       // e^89 overflows; keeps n <= 128
+	exp32Lo      float32 = -104     // e^-104 < 2^-150 rounds to 0; keeps n >= -150
 	exp32Shifter float32 = 12582912 // 1.5*2^23: x + shifter rounds x to an integer
 	exp32Log2E   float32 = math.Log2E
 	// exp32Ln2Hi has 16 significant bits, so n*exp32Ln2Hi (|n| <= 150) and
