@@ -12,9 +12,12 @@ import "math"
 // and difference are exact), e^r by a degree-7 polynomial in Horner form with
 // FMAs (approximation error below 2.2e-9 relative, see exp32Poly), and the
 // scaling by 2^n as two multiplications by exact powers of two, so that
-// subnormal results are rounded once. The error is below 2 ulp of the exact
-// e^x over the whole float32 range (measured by TestExp32 against float64
-// math.Exp: about 1 ulp); the special cases are exact:
+// subnormal results are rounded once. The error is below 1 ulp of the exact
+// e^x over the whole float32 range: at most 0.894 ulp, measured against
+// float64 math.Exp on all 2^32 arguments (TestExp32Exhaustive; the estimate
+// from the steps above is 0.5 for the last rounding, under 0.2 for the
+// rounding of r and under 0.2 for the rest of the polynomial). The special
+// cases are exact:
 //
 //   - Exp32(NaN) = NaN, Exp32(+Inf) = +Inf, Exp32(-Inf) = 0;
 //   - +Inf for x >= 88.72283935546875 (the float32 just above

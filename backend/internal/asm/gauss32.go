@@ -7,7 +7,7 @@ package asm
 //	c[i*ldc+j] = exp(-gamma * max(0, (xnorm2[i] + ynorm2[j]) + c[i*ldc+j])),
 //
 // every operation in float32 (two additions, the clamp, the product with
-// -gamma, then Exp32's algorithm, so the exponential adds at most 2 ulp).
+// -gamma, then Exp32's algorithm, so the exponential adds under 1 ulp).
 // Squared distances that come out negative through rounding are clamped to
 // 0; NaN gives NaN. Every code path gives the same bits. The arguments are
 // validated by the caller: c holds (m-1)*ldc+n values, xnorm2 m and ynorm2 n.

@@ -51,7 +51,7 @@ func newGauss32Case(rng *rand.Rand, m, n, d, ldc int, scale float64) gauss32Case
 // on the same float32 inputs. The argument -gamma*((xn+yn)+c) is formed
 // with three float32 roundings, each at most 2^-24 of the largest term, so
 // the kernel value is within gamma*3*2^-24*(xn+yn+|c|) relative from the
-// argument, plus Exp32's 2 ulp (2^-22 relative).
+// argument, plus Exp32's 1 ulp (2^-23 relative).
 func TestGaussianFromProduct32(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(71, 72))
@@ -83,7 +83,7 @@ func TestGaussianFromProduct32(t *testing.T) {
 					s := float64(g.xn[i]) + float64(g.yn[j]) + float64(g.c[i*ldc+j])
 					want := math.Exp(-float64(gamma) * max(0, s))
 					scale := float64(g.xn[i]) + float64(g.yn[j]) + math.Abs(float64(g.c[i*ldc+j]))
-					tol := want*(float64(gamma)*3*0x1p-24*scale+0x1p-22) + 0x1p-148
+					tol := want*(float64(gamma)*3*0x1p-24*scale+0x1p-23) + 0x1p-149
 					if math.Abs(float64(got)-want) > tol {
 						t.Fatalf("%v: K[%d,%d] = %v, want %v (tol %g)", sh, i, j, got, want, tol)
 					}
