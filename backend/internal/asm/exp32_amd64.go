@@ -25,25 +25,42 @@ func cpuKernels32(path string) *kernels32 {
 // exp32Vec runs the AVX2 kernel on whole groups of eight and the last one to
 // seven elements through a padded group, so every element gets the same
 // algorithm.
-func exp32Vec(dst, src []float32) { exp32Lanes(dst, src, 8, exp32AVX2) }
+func exp32Vec(dst, src []float32) { expLanes(dst, src, 8, exp32AVX2) }
 
 // exp32Vec512 is exp32Vec with sixteen lanes.
-func exp32Vec512(dst, src []float32) { exp32Lanes(dst, src, 16, exp32AVX512) }
+func exp32Vec512(dst, src []float32) { expLanes(dst, src, 16, exp32AVX512) }
 
-// exp32Lanes runs kern (lanes = 8 or 16 elements per step; it handles
+// expLanes runs kern (lanes = 4 to 16 elements per step; it handles
 // len(src) rounded down to a multiple of lanes) on src, and the last
-// len(src) mod lanes elements through a zero-padded group.
-func exp32Lanes(dst, src []float32, lanes int, kern func(dst, src []float32)) {
+// len(src) mod lanes elements through a zero-padded group. The float64 and
+// float32 exponentials share it.
+func expLanes[T float32 | float64](dst, src []T, lanes int, kern func(dst, src []T)) {
 	n := len(src)
 	dst = dst[:n]
 	if n >= lanes {
 		kern(dst, src)
 	}
 	if r := n % lanes; r != 0 {
-		var buf [16]float32
+		var buf [16]T
 		copy(buf[:lanes], src[n-r:])
 		kern(buf[:lanes], buf[:lanes])
 		copy(dst[n-r:], buf[:r])
+	}
+}
+
+// gaussTail finishes the Gaussian epilogue on columns [c0, cols) (fewer than
+// lanes, the vector width of kern) with the kernel's arithmetic: the
+// argument -gamma*max(0, (xn[i]+yn[j]) + c[i,j]) formed in scalar code, the
+// exponential by kern on a padded group.
+func gaussTail[T float32 | float64](c []T, rows, c0, cols, ldc int, xn, yn []T, gamma T, lanes int, kern func(dst, src []T)) {
+	var buf [16]T
+	for i := 0; i < rows; i++ {
+		row := c[i*ldc+c0 : i*ldc+cols]
+		for j, v := range row {
+			buf[j] = gaussArg(xn[i], yn[c0+j], v, -gamma)
+		}
+		kern(buf[:lanes], buf[:lanes])
+		copy(row, buf[:len(row)])
 	}
 }
 
@@ -58,19 +75,8 @@ func gauss32Vec(c []float32, rows, cols, ldc int, xn, yn []float32, gamma float3
 	if c8 > 0 {
 		gauss32AVX2(&c[0], ldc, rows, c8, &xn[0], &yn[0], gamma)
 	}
-	if c8 == cols {
-		return
-	}
-	// Remaining columns: the same arithmetic, exp through a padded group.
-	ng := -gamma
-	var buf [8]float32
-	for i := 0; i < rows; i++ {
-		row := c[i*ldc+c8 : i*ldc+cols]
-		for j, v := range row {
-			buf[j] = gaussArg32(xn[i], yn[c8+j], v, ng)
-		}
-		exp32AVX2(buf[:], buf[:])
-		copy(row, buf[:len(row)])
+	if c8 < cols {
+		gaussTail(c, rows, c8, cols, ldc, xn, yn, gamma, 8, exp32AVX2)
 	}
 }
 

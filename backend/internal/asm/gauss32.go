@@ -18,8 +18,9 @@ func GaussianFromProduct32(c []float32, ldc, m, n int, xnorm2, ynorm2 []float32,
 	k32().gauss(c, m, n, ldc, xnorm2[:m], ynorm2[:n], gamma)
 }
 
-// gaussArg32 is the argument of the exponential for one entry.
-func gaussArg32(xi, yj, v, negGamma float32) float32 {
+// gaussArg is the argument of the exponential for one entry,
+// negGamma*max(0, (xi+yj)+v), NaN staying NaN (the vector kernels' order).
+func gaussArg[T float32 | float64](xi, yj, v, negGamma T) T {
 	d2 := (xi + yj) + v
 	if d2 < 0 {
 		d2 = 0
@@ -34,7 +35,7 @@ func gauss32Generic(c []float32, rows, cols, ldc int, xn, yn []float32, gamma fl
 		row := c[i*ldc : i*ldc+cols]
 		x := xn[i]
 		for j, v := range row {
-			row[j] = exp32Scalar(gaussArg32(x, yn[j], v, ng))
+			row[j] = exp32Scalar(gaussArg(x, yn[j], v, ng))
 		}
 	}
 }

@@ -69,23 +69,6 @@ func gaussVec512(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float
 // algorithm.
 func expVec(dst, src []float64) { expLanes(dst, src, 4, expAVX2) }
 
-// expLanes runs kern (lanes = 4 or 8 elements per step; it handles
-// len(src) rounded down to a multiple of lanes) on src, and the last
-// len(src) mod lanes elements through a zero-padded group.
-func expLanes(dst, src []float64, lanes int, kern func(dst, src []float64)) {
-	n := len(src)
-	dst = dst[:n]
-	if n >= lanes {
-		kern(dst, src)
-	}
-	if r := n % lanes; r != 0 {
-		var buf [8]float64
-		copy(buf[:lanes], src[n-r:])
-		kern(buf[:lanes], buf[:lanes])
-		copy(dst[n-r:], buf[:r])
-	}
-}
-
 func gaussVec(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float64) {
 	if rows == 0 || cols == 0 {
 		return
@@ -97,22 +80,8 @@ func gaussVec(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float64)
 	if c4 > 0 {
 		gaussAVX2(&c[0], ldc, rows, c4, &xn[0], &yn[0], gamma)
 	}
-	if c4 == cols {
-		return
-	}
-	// Remaining columns: the same arithmetic, exp through the padded path.
-	var buf [4]float64
-	for i := 0; i < rows; i++ {
-		row := c[i*ldc+c4 : i*ldc+cols]
-		for j, v := range row {
-			d2 := (xn[i] + yn[c4+j]) + v
-			if d2 < 0 {
-				d2 = 0
-			}
-			buf[j] = -gamma * d2
-		}
-		expAVX2(buf[:], buf[:])
-		copy(row, buf[:len(row)])
+	if c4 < cols {
+		gaussTail(c, rows, c4, cols, ldc, xn, yn, gamma, 4, expAVX2)
 	}
 }
 
