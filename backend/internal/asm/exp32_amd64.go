@@ -48,16 +48,37 @@ func expLanes[T float32 | float64](dst, src []T, lanes int, kern func(dst, src [
 	}
 }
 
-// gaussTail finishes the Gaussian epilogue on columns [c0, cols) (fewer than
-// lanes, the vector width of kern) with the kernel's arithmetic: the
-// argument -gamma*max(0, (xn[i]+yn[j]) + c[i,j]) formed in scalar code, the
+// gaussLanes runs the Gaussian epilogue kernel kern (lanes elements per
+// vector; it handles cols rounded down to a multiple of lanes) on c, and
+// rest on the remaining columns. The float64 and float32 paths share it.
+func gaussLanes[T float32 | float64](c []T, rows, cols, ldc int, xn, yn []T, gamma T, lanes int,
+	kern func(c *T, ldc, rows, cols int, xn, yn *T, gamma T),
+	rest func(c []T, rows, cols, ldc int, xn, yn []T, gamma T)) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	_ = c[(rows-1)*ldc+cols-1]
+	_ = xn[rows-1]
+	_ = yn[cols-1]
+	cv := cols &^ (lanes - 1)
+	if cv > 0 {
+		kern(&c[0], ldc, rows, cv, &xn[0], &yn[0], gamma)
+	}
+	if cv < cols {
+		rest(c[cv:], rows, cols-cv, ldc, xn, yn[cv:], gamma)
+	}
+}
+
+// gaussTail is the epilogue on fewer columns than lanes, the vector width
+// of kern, with the vector kernels' arithmetic: the argument
+// -gamma*max(0, (xn[i]+yn[j]) + c[i,j]) formed in scalar code, the
 // exponential by kern on a padded group.
-func gaussTail[T float32 | float64](c []T, rows, c0, cols, ldc int, xn, yn []T, gamma T, lanes int, kern func(dst, src []T)) {
+func gaussTail[T float32 | float64](c []T, rows, cols, ldc int, xn, yn []T, gamma T, lanes int, kern func(dst, src []T)) {
 	var buf [16]T
 	for i := 0; i < rows; i++ {
-		row := c[i*ldc+c0 : i*ldc+cols]
+		row := c[i*ldc : i*ldc+cols]
 		for j, v := range row {
-			buf[j] = gaussArg(xn[i], yn[c0+j], v, -gamma)
+			buf[j] = gaussArg(xn[i], yn[j], v, -gamma)
 		}
 		kern(buf[:lanes], buf[:lanes])
 		copy(row, buf[:len(row)])
@@ -65,33 +86,11 @@ func gaussTail[T float32 | float64](c []T, rows, c0, cols, ldc int, xn, yn []T, 
 }
 
 func gauss32Vec(c []float32, rows, cols, ldc int, xn, yn []float32, gamma float32) {
-	if rows == 0 || cols == 0 {
-		return
-	}
-	_ = c[(rows-1)*ldc+cols-1]
-	_ = xn[rows-1]
-	_ = yn[cols-1]
-	c8 := cols &^ 7
-	if c8 > 0 {
-		gauss32AVX2(&c[0], ldc, rows, c8, &xn[0], &yn[0], gamma)
-	}
-	if c8 < cols {
-		gaussTail(c, rows, c8, cols, ldc, xn, yn, gamma, 8, exp32AVX2)
-	}
+	gaussLanes(c, rows, cols, ldc, xn, yn, gamma, 8, gauss32AVX2, func(c []float32, rows, cols, ldc int, xn, yn []float32, gamma float32) {
+		gaussTail(c, rows, cols, ldc, xn, yn, gamma, 8, exp32AVX2)
+	})
 }
 
 func gauss32Vec512(c []float32, rows, cols, ldc int, xn, yn []float32, gamma float32) {
-	if rows == 0 || cols == 0 {
-		return
-	}
-	_ = c[(rows-1)*ldc+cols-1]
-	_ = xn[rows-1]
-	_ = yn[cols-1]
-	c16 := cols &^ 15
-	if c16 > 0 {
-		gauss32AVX512(&c[0], ldc, rows, c16, &xn[0], &yn[0], gamma)
-	}
-	if c16 < cols {
-		gauss32Vec(c[c16:], rows, cols-c16, ldc, xn, yn[c16:], gamma)
-	}
+	gaussLanes(c, rows, cols, ldc, xn, yn, gamma, 16, gauss32AVX512, gauss32Vec)
 }

@@ -49,19 +49,7 @@ func avx512Impl() *impl {
 func expVec512(dst, src []float64) { expLanes(dst, src, 8, expAVX512) }
 
 func gaussVec512(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float64) {
-	if rows == 0 || cols == 0 {
-		return
-	}
-	_ = c[(rows-1)*ldc+cols-1]
-	_ = xn[rows-1]
-	_ = yn[cols-1]
-	c8 := cols &^ 7
-	if c8 > 0 {
-		gaussAVX512(&c[0], ldc, rows, c8, &xn[0], &yn[0], gamma)
-	}
-	if c8 < cols {
-		gaussVec(c[c8:], rows, cols-c8, ldc, xn, yn[c8:], gamma)
-	}
+	gaussLanes(c, rows, cols, ldc, xn, yn, gamma, 8, gaussAVX512, gaussVec)
 }
 
 // expVec runs the vector kernel on whole groups of four and the last one to
@@ -70,19 +58,9 @@ func gaussVec512(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float
 func expVec(dst, src []float64) { expLanes(dst, src, 4, expAVX2) }
 
 func gaussVec(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float64) {
-	if rows == 0 || cols == 0 {
-		return
-	}
-	_ = c[(rows-1)*ldc+cols-1]
-	_ = xn[rows-1]
-	_ = yn[cols-1]
-	c4 := cols &^ 3
-	if c4 > 0 {
-		gaussAVX2(&c[0], ldc, rows, c4, &xn[0], &yn[0], gamma)
-	}
-	if c4 < cols {
-		gaussTail(c, rows, c4, cols, ldc, xn, yn, gamma, 4, expAVX2)
-	}
+	gaussLanes(c, rows, cols, ldc, xn, yn, gamma, 4, gaussAVX2, func(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float64) {
+		gaussTail(c, rows, cols, ldc, xn, yn, gamma, 4, expAVX2)
+	})
 }
 
 func gegenVec(dst, t, p1, p2 []float64, a, b float64) {
