@@ -26,7 +26,6 @@ import (
 	"math"
 
 	. "github.com/mmcloughlin/avo/build"
-	. "github.com/mmcloughlin/avo/operand"
 
 	"github.com/zonal-ml/zonal/backend/internal/asm/_gen/internal/vexpgen"
 )
@@ -69,32 +68,17 @@ var polyCoef = []float64{
 
 func main() {
 	ConstraintExpr("!noasm")
-	table := GLOBL("expconst", RODATA|NOPTR)
-	off := 0
-	put := func(v float64) {
-		for l := 0; l < 4; l++ {
-			DATA(off, U64(math.Float64bits(v))) // bit patterns: avo prints integral F64 values as integers
-			off += 8
-		}
-	}
 	var names []string
+	var bits []uint64
 	for _, c := range consts {
-		put(c.v)
 		names = append(names, c.name)
+		bits = append(bits, math.Float64bits(c.v))
 	}
 	for _, v := range polyCoef {
-		put(v)
+		bits = append(bits, math.Float64bits(v))
 	}
-	cst, poly := vexpgen.Table(table, names)
-	p := &vexpgen.Prec{
-		Elem: "float64", Size: 8, W2: 4, W512: 8,
-		Min: VMINPD, Max: VMAXPD, Add: VADDPD, Sub: VSUBPD, Mul: VMULPD, MovU: VMOVUPD, Xor: VXORPD, XorWide: VPXORQ,
-		Fmadd231: VFMADD231PD, Fnmadd231: VFNMADD231PD, Fmadd213: VFMADD213PD,
-		Fmadd231B: VFMADD231PD_BCST, SubB: VSUBPD_BCST, Fnmadd231B: VFNMADD231PD_BCST, Fmadd213B: VFMADD213PD_BCST,
-		Bcast: VBROADCASTSD, Scalef: VSCALEFPD, Round: VROUNDPD,
-		ShiftLeft: VPSLLQ, ExpShift: 52,
-		Cst: cst, Poly: poly, Degree: len(polyCoef) - 1,
-	}
+	p := vexpgen.Float64()
+	p.Table("expconst", names, bits)
 	p.ExpKernel("expAVX2", false)
 	p.GaussKernel("gaussAVX2", false)
 	p.ExpKernel("expAVX512", true)

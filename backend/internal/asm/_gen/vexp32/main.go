@@ -29,7 +29,6 @@ import (
 	"math"
 
 	. "github.com/mmcloughlin/avo/build"
-	. "github.com/mmcloughlin/avo/operand"
 
 	"github.com/zonal-ml/zonal/backend/internal/asm/_gen/internal/vexpgen"
 )
@@ -69,32 +68,17 @@ var polyCoef = []float32{
 
 func main() {
 	ConstraintExpr("!noasm")
-	table := GLOBL("exp32const", RODATA|NOPTR)
-	off := 0
-	put := func(v float32) {
-		for l := 0; l < 8; l++ {
-			DATA(off, U32(math.Float32bits(v)))
-			off += 4
-		}
-	}
 	var names []string
+	var bits []uint64
 	for _, c := range consts {
-		put(c.v)
 		names = append(names, c.name)
+		bits = append(bits, uint64(math.Float32bits(c.v)))
 	}
 	for _, v := range polyCoef {
-		put(v)
+		bits = append(bits, uint64(math.Float32bits(v)))
 	}
-	cst, poly := vexpgen.Table(table, names)
-	p := &vexpgen.Prec{
-		Elem: "float32", Size: 4, W2: 8, W512: 16,
-		Min: VMINPS, Max: VMAXPS, Add: VADDPS, Sub: VSUBPS, Mul: VMULPS, MovU: VMOVUPS, Xor: VXORPS, XorWide: VPXORD,
-		Fmadd231: VFMADD231PS, Fnmadd231: VFNMADD231PS, Fmadd213: VFMADD213PS,
-		Fmadd231B: VFMADD231PS_BCST, SubB: VSUBPS_BCST, Fnmadd231B: VFNMADD231PS_BCST, Fmadd213B: VFMADD213PS_BCST,
-		Bcast: VBROADCASTSS, Scalef: VSCALEFPS, Round: VROUNDPS,
-		ShiftLeft: VPSLLD, ExpShift: 23,
-		Cst: cst, Poly: poly, Degree: len(polyCoef) - 1,
-	}
+	p := vexpgen.Float32()
+	p.Table("exp32const", names, bits)
 	p.ExpKernel("exp32AVX2", false)
 	p.GaussKernel("gauss32AVX2", false)
 	p.ExpKernel("exp32AVX512", true)

@@ -258,18 +258,57 @@ func ParamAddr(name string) Mem {
 	return b.Addr
 }
 
-// Table returns the lookups of a constant table laid out as names (one
-// 32-byte AVX2 vector each, in order) followed by the polynomial
-// coefficients.
-func Table(t Mem, names []string) (cst func(string) Mem, poly func(int) Mem) {
-	cst = func(name string) Mem {
+// Table emits the constant table name: the values of names (their bit
+// patterns, in order) and then the polynomial coefficients, each replicated
+// across one 32-byte AVX2 vector (the AVX-512 kernels broadcast the first
+// lane), and points Cst, Poly and Degree at it.
+func (p *Prec) Table(name string, names []string, bits []uint64) {
+	t := GLOBL(name, RODATA|NOPTR)
+	off := 0
+	for _, b := range bits {
+		for l := 0; l < 32/p.Size; l++ {
+			if p.Size == 8 {
+				DATA(off, U64(b)) // bit patterns: avo prints integral F64 values as integers
+			} else {
+				DATA(off, U32(uint32(b)))
+			}
+			off += p.Size
+		}
+	}
+	p.Cst = func(c string) Mem {
 		for i, n := range names {
-			if n == name {
+			if n == c {
 				return t.Offset(32 * i)
 			}
 		}
-		panic(name)
+		panic(c)
 	}
-	poly = func(k int) Mem { return t.Offset(32 * (len(names) + k)) }
-	return cst, poly
+	p.Poly = func(k int) Mem { return t.Offset(32 * (len(names) + k)) }
+	p.Degree = len(bits) - len(names) - 1
+}
+
+// Float64 returns the double-precision instruction set (PD forms, four
+// AVX2 lanes, eight AVX-512 lanes); Table completes it.
+func Float64() *Prec {
+	return &Prec{
+		Elem: "float64", Size: 8, W2: 4, W512: 8,
+		Min: VMINPD, Max: VMAXPD, Add: VADDPD, Sub: VSUBPD, Mul: VMULPD, MovU: VMOVUPD, Xor: VXORPD, XorWide: VPXORQ,
+		Fmadd231: VFMADD231PD, Fnmadd231: VFNMADD231PD, Fmadd213: VFMADD213PD,
+		Fmadd231B: VFMADD231PD_BCST, SubB: VSUBPD_BCST, Fnmadd231B: VFNMADD231PD_BCST, Fmadd213B: VFMADD213PD_BCST,
+		Bcast: VBROADCASTSD, Scalef: VSCALEFPD, Round: VROUNDPD,
+		ShiftLeft: VPSLLQ, ExpShift: 52,
+	}
+}
+
+// Float32 returns the single-precision instruction set (PS forms, eight
+// AVX2 lanes, sixteen AVX-512 lanes); Table completes it.
+func Float32() *Prec {
+	return &Prec{
+		Elem: "float32", Size: 4, W2: 8, W512: 16,
+		Min: VMINPS, Max: VMAXPS, Add: VADDPS, Sub: VSUBPS, Mul: VMULPS, MovU: VMOVUPS, Xor: VXORPS, XorWide: VPXORD,
+		Fmadd231: VFMADD231PS, Fnmadd231: VFNMADD231PS, Fmadd213: VFMADD213PS,
+		Fmadd231B: VFMADD231PS_BCST, SubB: VSUBPS_BCST, Fnmadd231B: VFNMADD231PS_BCST, Fmadd213B: VFMADD213PS_BCST,
+		Bcast: VBROADCASTSS, Scalef: VSCALEFPS, Round: VROUNDPS,
+		ShiftLeft: VPSLLD, ExpShift: 23,
+	}
 }
