@@ -106,6 +106,33 @@ func NewCenters32(k Kernel, y mat.Matrix, opt Options) (*Centers32, error) {
 // Dims returns ny and d.
 func (c *Centers32) Dims() (ny, d int) { return c.ny, c.d }
 
+// Computes32 reports whether blocks against these centres are computed in
+// float32 for a dense X (the Gaussian kernel on a dense Y of moderate norm);
+// otherwise they are evaluated in float64 by MatrixInto, a strip of at most
+// 4 blockRows GOMAXPROCS rows at a time, and rounded.
+func (c *Centers32) Computes32() bool { return c.y32.Data != nil }
+
+// ScratchBytes is the scratch memory a MatrixInto32 call on nx rows
+// allocates beyond dst (the float32 row blocks of the workers, or the
+// float64 strip), for budgets that callers keep; it does not count the
+// O(nx + ny) norms. The size of the float32 copy of Y itself is Bytes.
+func (c *Centers32) ScratchBytes(nx int) int64 {
+	w := runtime.GOMAXPROCS(0)
+	if c.Computes32() {
+		return int64(w) * budget.Floats(blockRows, c.d+1) / 2
+	}
+	return budget.Floats(min(nx, blockRows*4*w), c.ny)
+}
+
+// Bytes is the memory held by c beyond Y itself: the float32 copy of Y and
+// its norms (0 when blocks are evaluated in float64).
+func (c *Centers32) Bytes() int64 {
+	if !c.Computes32() {
+		return 0
+	}
+	return budget.Floats(c.ny, c.d+1) / 2
+}
+
 // MatrixInto32 writes the single-precision kernel block K(X, Y) of kernel k,
 // K_ij = k(x_i, y_j) for the rows of X (nx x d) and Y (ny x d), into dst
 // (nx x ny, row-major, dst.Stride >= ny): NewCenters32(k, y, opt) followed
@@ -161,6 +188,27 @@ func (c *Centers32) MatrixInto32(ctx context.Context, dst blas32.General, x mat.
 	return c.viaFloat64(ctx, dst, x, opt)
 }
 
+// RowsInto32 is MatrixInto32 for rows [i0, i1) of x only (dst is
+// (i1-i0) x ny): a view of a *mat.Dense, the sparse rows of a
+// *dataset.CSR, a read-through strip of any other matrix. Only those rows
+// are checked and converted.
+//
+// Errors: zonal.ErrShape for a range outside x's rows; those of
+// MatrixInto32.
+func (c *Centers32) RowsInto32(ctx context.Context, dst blas32.General, x mat.Matrix, i0, i1 int, opt Options) error {
+	if x == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	if n, _ := x.Dims(); i0 < 0 || i1 > n || i0 >= i1 {
+		return fmt.Errorf("%w: rows [%d, %d) of a %d-row matrix", zonal.ErrShape, i0, i1, n)
+	}
+	xs, err := rowStrip(x, i0, i1)
+	if err != nil {
+		return err
+	}
+	return c.MatrixInto32(ctx, dst, xs, opt)
+}
+
 // gaussian32 is the float32 route of MatrixInto32 for a dense, finite X with
 // squared row norms xn.
 func (c *Centers32) gaussian32(ctx context.Context, dst blas32.General, xg blas64.General, xn []float64, opt Options) error {
@@ -209,7 +257,7 @@ func (c *Centers32) viaFloat64(ctx context.Context, dst blas32.General, x mat.Ma
 		return err
 	}
 	limit := budget.Or(opt.MemoryBudget)
-	rows := min(nx, blockRows*4*runtime.GOMAXPROCS(0), int(min(limit/rowBytes, math.MaxInt32)))
+	rows := min(nx, blockRows*4*runtime.GOMAXPROCS(0), int(min(limit/rowBytes, math.MaxInt32))) // see ScratchBytes
 	rows = max(rows, 1)
 	scratch := mat.NewDense(rows, c.ny, nil)
 	inner := opt.quiet()

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -23,12 +24,13 @@ const predictBlock = 1024
 // expansion is f(x) = mean + sum_j k(x, c_j) alpha_j: the predictor of exact
 // KRR (centres = training rows), FALKON and every ParK cell.
 type expansion struct {
-	kern    kernels.Kernel
-	centers *mat.Dense      // M x d
-	alpha   *mat.Dense      // M x k
-	mean    []float64       // k
-	be      backend.Backend // large-batch prediction; never nil
-	pool    sync.Pool       // *[]float64 of length M: kernel row scratch
+	kern        kernels.Kernel
+	centers     *mat.Dense      // M x d
+	alpha       *mat.Dense      // M x k
+	mean        []float64       // k
+	be          backend.Backend // large-batch prediction; never nil
+	pool        sync.Pool       // *[]float64 of length M: kernel row scratch
+	expansion32                 // precision; float32 centres (falkon32.go)
 }
 
 // newExpansion makes the expansion of kernel k on the given centres,
@@ -74,6 +76,9 @@ func (e *expansion) predictRow(out, x []float64) {
 // predictBatch writes f(x_i) to the rows of dst for a large batch, with
 // kernel blocks and Gemm on the expansion's backend.
 func (e *expansion) predictBatch(dst, x *mat.Dense) error {
+	if e.prec == zonal.Float32 {
+		return e.predictBatch32(dst, x)
+	}
 	be := e.be
 	n, _ := x.Dims()
 	m, _, k := e.dims()
