@@ -24,13 +24,14 @@ const predictBlock = 1024
 // expansion is f(x) = mean + sum_j k(x, c_j) alpha_j: the predictor of exact
 // KRR (centres = training rows), FALKON and every ParK cell.
 type expansion struct {
-	kern        kernels.Kernel
-	centers     *mat.Dense      // M x d
-	alpha       *mat.Dense      // M x k
-	mean        []float64       // k
-	be          backend.Backend // large-batch prediction; never nil
-	pool        sync.Pool       // *[]float64 of length M: kernel row scratch
-	expansion32                 // precision; float32 centres (falkon32.go)
+	kern    kernels.Kernel
+	centers *mat.Dense      // M x d
+	alpha   *mat.Dense      // M x k
+	mean    []float64       // k
+	be      backend.Backend // large-batch prediction; never nil
+	pool    sync.Pool       // *[]float64 of length M: kernel row scratch
+
+	expansion32 // precision; float32 centres (falkon32.go)
 }
 
 // newExpansion makes the expansion of kernel k on the given centres,

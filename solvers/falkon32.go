@@ -20,31 +20,39 @@ import (
 // Mixed-precision FALKON (FalkonOptions.Precision = zonal.Float32, issue
 // 19). Where the line is drawn:
 //
-//   - single precision: the entries of K_nM (cached or streamed), computed
-//     by kernels.Centers32 (for the Gaussian kernel by float32 products and
-//     a float32 exponential, other kernels evaluated in float64 and
-//     rounded), and the two products of each row block b of a CG pass,
-//     t_b = K_b w and o_b = K_b^T t_b, with w (M x k) and the targets
-//     rounded to float32 for them. Each float32 sum therefore runs over at
-//     most M terms (t_b) or one block's rows (o_b), never over all n rows.
-//   - double precision: the sum over blocks, out = sum_b o_b, K_MM, its
-//     Cholesky factor T and the factor A of T T^T / M + lambda I, every CG
-//     vector, dot product and triangular solve, and the coefficients alpha.
+//   - single precision: the storage of K_nM (cached or streamed blocks,
+//     4 bytes an entry) and its computation, by kernels.Centers32: for the
+//     Gaussian kernel float32 products x_i.c_j and a float32 exponential
+//     (other kernels are evaluated in float64 and rounded).
+//   - double precision: everything else. K_MM, its Cholesky factor T and
+//     the factor A of T T^T / M + lambda I; every CG vector, dot product
+//     and triangular solve; the coefficients alpha; and the two products
+//     of each CG pass, K_b w and K_b^T (K_b w), which run on the float32
+//     rows of K_nM widened to float64 a cache-sized block at a time (about
+//     passBlockBytes), so that their sums over M terms and over n rows are
+//     float64 sums.
 //
-// Why there: K_nM is the only object of size n M, and its products are
-// where the time goes (n M d to form, 4 n M k per CG iteration), so both
-// memory and time halve. The float32 rounding of an entry (relative 2^-24
-// beyond the kernel's own evaluation error, 6e-8) is far below the
-// regularisation the solution is computed with, so it perturbs the system
-// like a tiny change of the data. The preconditioner is different: T is
-// the Cholesky factor of K_MM, whose condition number reaches 1e10 and more
-// for M in the thousands, and factoring it in float32 (condition limit
-// about 1e7) would fail or need a jitter that changes the model; CG's
-// recurrences and dot products likewise lose orthogonality in float32
-// within a few iterations. Accumulating the blocks' partial products in
-// float64 keeps the error of K_nM^T (K_nM w) independent of n: on digits
-// (1437 rows, M = 300, 10 outputs) the float32 fit predicts the float64
-// fit's labels on every test row (TestFalkonFloat32Digits).
+// Why there. K_nM is the only object of size n M, and forming it (n M d
+// multiply-adds and n M exponentials) is the long phase of a fit, so the
+// float32 storage halves the memory and the float32 products speed up that
+// phase. Rounding the entries once perturbs the system like a tiny,
+// fixed, symmetric change of the kernel, which CG solves as accurately as
+// the original. Float32 products in the CG passes are different: their
+// error, about 2^-24 sum_j |K_ij| |w_j| per entry, changes at every
+// iteration and is not symmetric, and w = T^-1 A^-1 u has large entries of
+// both signs (T^-1 grows like K_MM's condition number), so CG stalls at
+// that level. Measured on synthetic regression data (n = 3000, d = 4,
+// Gaussian sigma 1.5, M = 250, 100 iterations; TestFalkonFloat32Products'
+// problem): with float32 products (Sgemm, sums of one row block added in
+// float64) CG stalls at relative residual 2e-3 to 5e-3 for lambda 1e-5 to
+// 1e-8 where float64 reaches 1e-11 to 3e-4, and the predictions differ
+// from float64's by 1e-3 to 1e-2 relative RMS; splitting w into two
+// float32 parts does not help (the float32 sums are the cause). With the
+// products in float64 on the widened float32 entries, CG converges like
+// float64's and the predictions agree within 1e-5 (2e-4 at lambda 1e-8).
+// Factoring K_MM in float32 (condition limit about 1e7, while K_MM's
+// reaches 1e10 and more for M in the thousands) would fail or need a
+// jitter that changes the model.
 
 // knm32 is K_nM in float32: cached whole, or recomputed in row blocks at
 // every pass.
@@ -59,9 +67,21 @@ type knm32 struct {
 	cache      blas32.General // n x M; Data nil when streaming
 	blk        blas32.General // bs x M streaming block; Data nil when cached
 	w32, o32   blas32.General // M x kout
-	t32        blas32.General // bs x kout
+	t32        blas32.General // bs x kout (products32 only)
+	wide       *mat.Dense     // wr x M: float32 rows widened for the products
+	wt         *mat.Dense     // wr x kout: K_b w
 	cached     bool
 }
+
+// products32 switches the CG passes of float32 FALKON to float32 products
+// (Sgemm on the float32 blocks, w and the targets rounded, each block's sum
+// added into the float64 result): the variant measured in the note above,
+// kept for that comparison (TestFalkonFloat32Products); it is not exposed.
+var products32 = false
+
+// widenRows is the number of rows of K_nM widened to float64 at a time in
+// a pass: about passBlockBytes of float64, at least 16 rows.
+func widenRows(n, M int) int { return min(n, max(16, int(passBlockBytes/(int64(M)*8)))) }
 
 // newKnM32 returns nil when opts.Precision is Float64. Otherwise it prepares
 // K_nM in float32 for x (n x d) and the centres, caching it (and computing
@@ -87,7 +107,8 @@ func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.M
 	q := &knm32{be: be, ko: ko, c32: c32, x: x, yc: yc, n: n, M: M, kout: kout}
 	// Always held: the centres in float32, w and o_b in float32, the
 	// scratch of one block computation.
-	held := satAdd(fixed, c32.Bytes(), budget.Floats(2, M, kout)/2, c32.ScratchBytes(min(n, fillRows32)))
+	wr := widenRows(n, M)
+	held := satAdd(fixed, c32.Bytes(), budget.Floats(2, M, kout)/2, c32.ScratchBytes(min(n, fillRows32)), budget.Floats(wr, M+kout))
 	cacheBS := min(n, max(16, int(passBlockBytes/(int64(M)*4))))
 	if satAdd(held, budget.Floats(n, M)/2, budget.Floats(cacheBS, kout)/2) <= limit {
 		q.bs, q.cached = cacheBS, true
@@ -102,7 +123,10 @@ func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.M
 	}
 	q.w32 = newGeneral32(M, kout)
 	q.o32 = newGeneral32(M, kout)
-	q.t32 = newGeneral32(q.bs, kout)
+	if products32 {
+		q.t32 = newGeneral32(q.bs, kout)
+	}
+	q.wide, q.wt = mat.NewDense(wr, M, nil), mat.NewDense(wr, kout, nil)
 	if !q.cached {
 		q.blk = newGeneral32(q.bs, M)
 		return q, nil
@@ -128,54 +152,83 @@ const fillRows32 = 4096
 // isCached reports whether q holds K_nM whole (false for a nil q).
 func (q *knm32) isCached() bool { return q != nil && q.cached }
 
-// pass is FALKON's pass in float32 storage: out = K_nM^T (K_nM w), or
-// out = K_nM^T yc when w is nil, as sum over row blocks b of float32
-// products o_b = K_b^T t_b (t_b = K_b w32, or the rounded rows of yc)
-// added into out in float64.
+// pass is FALKON's pass on the float32 K_nM: out = K_nM^T (K_nM w), or
+// out = K_nM^T yc when w is nil, block by block: each block's rows are
+// widened to float64 widenRows at a time and multiplied in float64 (or, with
+// products32, multiplied in float32; see the note above).
 func (q *knm32) pass(ctx context.Context, out blas64.General, w *blas64.General) error {
 	zeroGeneral(out)
-	if w != nil {
+	if products32 && w != nil {
 		for i := 0; i < q.M; i++ {
 			for j := 0; j < q.kout; j++ {
 				q.w32.Data[i*q.kout+j] = float32(w.Data[i*w.Stride+j])
 			}
 		}
 	}
-	yr := q.yc.RawMatrix()
 	for i0 := 0; i0 < q.n; i0 += q.bs {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("solvers: FALKON canceled: %w", err)
 		}
 		i1 := min(i0+q.bs, q.n)
-		m := i1 - i0
 		var kv blas32.General
 		if q.cached {
 			kv = rows32(q.cache, i0, i1)
 		} else {
-			kv = rows32(q.blk, 0, m)
+			kv = rows32(q.blk, 0, i1-i0)
 			if err := q.c32.RowsInto32(ctx, kv, q.x, i0, i1, q.ko); err != nil {
 				return err
 			}
 		}
-		t := rows32(q.t32, 0, m)
-		if w == nil {
-			for i := 0; i < m; i++ {
-				for j := 0; j < q.kout; j++ {
-					t.Data[i*t.Stride+j] = float32(yr.Data[(i0+i)*yr.Stride+j])
+		if products32 {
+			q.pass32(kv, i0, out, w != nil)
+			continue
+		}
+		wr, _ := q.wide.Dims()
+		for r0 := 0; r0 < i1-i0; r0 += wr {
+			r1 := min(r0+wr, i1-i0)
+			kw := q.wide.Slice(0, r1-r0, 0, q.M).(*mat.Dense).RawMatrix()
+			for i := r0; i < r1; i++ {
+				dst := kw.Data[(i-r0)*kw.Stride : (i-r0)*kw.Stride+q.M]
+				for j, v := range kv.Data[i*kv.Stride : i*kv.Stride+q.M] {
+					dst[j] = float64(v)
 				}
 			}
-		} else {
-			backend.Sgemm(q.be, blas.NoTrans, blas.NoTrans, 1, kv, q.w32, 0, t)
-		}
-		backend.Sgemm(q.be, blas.Trans, blas.NoTrans, 1, kv, t, 0, q.o32)
-		for i := 0; i < q.M; i++ {
-			o := out.Data[i*out.Stride : i*out.Stride+q.kout]
-			for j, v := range q.o32.Data[i*q.kout : (i+1)*q.kout] {
-				o[j] += float64(v)
+			var t blas64.General
+			if w == nil {
+				t = q.yc.Slice(i0+r0, i0+r1, 0, q.kout).(*mat.Dense).RawMatrix()
+			} else {
+				t = q.wt.Slice(0, r1-r0, 0, q.kout).(*mat.Dense).RawMatrix()
+				q.be.Gemm(blas.NoTrans, blas.NoTrans, 1, kw, *w, 0, t)
 			}
+			q.be.Gemm(blas.Trans, blas.NoTrans, 1, kw, t, 1, out)
 		}
 	}
 	return nil
+}
+
+// pass32 adds K_b^T (K_b w32) (w32 already rounded), or K_b^T yc_b when
+// !useW, for the float32 block kv of rows i0..., to out: float32 products,
+// the block's sum added in float64 (the products32 variant).
+func (q *knm32) pass32(kv blas32.General, i0 int, out blas64.General, useW bool) {
+	m := kv.Rows
+	t := rows32(q.t32, 0, m)
+	if useW {
+		backend.Sgemm(q.be, blas.NoTrans, blas.NoTrans, 1, kv, q.w32, 0, t)
+	} else {
+		yr := q.yc.RawMatrix()
+		for i := 0; i < m; i++ {
+			for j := 0; j < q.kout; j++ {
+				t.Data[i*t.Stride+j] = float32(yr.Data[(i0+i)*yr.Stride+j])
+			}
+		}
+	}
+	backend.Sgemm(q.be, blas.Trans, blas.NoTrans, 1, kv, t, 0, q.o32)
+	for i := 0; i < q.M; i++ {
+		o := out.Data[i*out.Stride : i*out.Stride+q.kout]
+		for j, v := range q.o32.Data[i*q.kout : (i+1)*q.kout] {
+			o[j] += float64(v)
+		}
+	}
 }
 
 // Precision reports the precision of the model's kernel blocks: Float32
