@@ -322,3 +322,51 @@ func TestFalkonFloat32Products(t *testing.T) {
 		t.Fatalf("float32 products reach residual %.3g, float64 products %.3g: the note in falkon32.go is out of date", p32, wide)
 	}
 }
+
+// TestFalkonFloat32Cancel: cancelling during the CG of a float32 fit (cached
+// or streamed K_nM) returns an error wrapping context.Canceled.
+func TestFalkonFloat32Cancel(t *testing.T) {
+	x, y := synth(2000, 3, 81)
+	for _, budget := range []int64{0, 1 << 19} { // cached, streamed
+		ctx, cancel := context.WithCancel(context.Background())
+		opts := FalkonOptions{Centers: 100, Precision: zonal.Float32, Options: Options{MemoryBudget: budget, Progress: func(p zonal.Progress) {
+			if p.Stage == "cg" {
+				cancel()
+			}
+		}}}
+		_, err := FitFalkon(ctx, kernels.Gaussian{Sigma: 1}, x, y, 1e-6, opts)
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("budget %d: %v, want context.Canceled", budget, err)
+		}
+	}
+}
+
+// TestFalkonFloat32ConcurrentPredict: batch predictions of one float32
+// model from several goroutines (the float32 centres are prepared once,
+// lazily) equal the sequential ones.
+func TestFalkonFloat32ConcurrentPredict(t *testing.T) {
+	x, y := synth(500, 3, 91)
+	xt, _ := synth(400, 3, 92)
+	f, err := FitFalkon(context.Background(), kernels.Gaussian{Sigma: 1}, x, y, 1e-5, FalkonOptions{Centers: 50, Precision: zonal.Float32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := make([]*mat.Dense, 4)
+	errs := make(chan error, 4)
+	for g := range outs {
+		outs[g] = mat.NewDense(400, 1, nil)
+		go func() { errs <- f.Predict(outs[g], xt) }()
+	}
+	for range outs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := predictAll(t, f, xt)
+	for g, o := range outs {
+		if d := maxAbsDiff(o, want); d != 0 {
+			t.Fatalf("goroutine %d: predictions differ by %g", g, d)
+		}
+	}
+}
