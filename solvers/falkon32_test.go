@@ -327,7 +327,7 @@ func TestFalkonFloat32Products(t *testing.T) {
 // or streamed K_nM) returns an error wrapping context.Canceled.
 func TestFalkonFloat32Cancel(t *testing.T) {
 	x, y := synth(2000, 3, 81)
-	for _, budget := range []int64{0, 1 << 19} { // cached, streamed
+	for _, budget := range []int64{0, 900 << 10} { // cached, streamed (K_nM 800 KB, the rest 690 KB)
 		ctx, cancel := context.WithCancel(context.Background())
 		opts := FalkonOptions{Centers: 100, Precision: zonal.Float32, Options: Options{MemoryBudget: budget, Progress: func(p zonal.Progress) {
 			if p.Stage == "cg" {
