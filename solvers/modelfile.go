@@ -67,7 +67,9 @@ func Save(w io.Writer, p *Pipeline) error {
 	return err
 }
 
-// MarshalPipeline encodes p in the versioned model format. The model must be
+// MarshalPipeline encodes p in the versioned model format: version 2 when
+// the model records float32 precision, else version 1 (which earlier builds
+// read). The model must be
 // a PersistentModel whose kind is registered (RegisterModel), so that the
 // file can be loaded again.
 //
@@ -111,8 +113,8 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 //
 // Errors: zonal.ErrFormat for a file that is truncated, has a wrong checksum
 // or inconsistent contents (an unknown model, kernel or map kind wraps
-// zonal.ErrUnknown too); zonal.ErrVersion for a file of another format
-// version; r's read error.
+// zonal.ErrUnknown too); zonal.ErrVersion for a format version other than 1
+// to FormatVersion; r's read error.
 func Load(r io.Reader, opts Options) (*Pipeline, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
@@ -129,7 +131,9 @@ func Load(r io.Reader, opts Options) (*Pipeline, error) {
 //
 // Errors: zonal.ErrFormat for bytes that are truncated, have a wrong checksum
 // or inconsistent contents (an unknown model, kernel or map kind wraps
-// zonal.ErrUnknown too); zonal.ErrVersion for another format version.
+// zonal.ErrUnknown too, and a version that does not match the model, e.g. a
+// float32 model in a version-1 file); zonal.ErrVersion for a format version
+// other than 1 to FormatVersion.
 func UnmarshalPipeline(b []byte, opts Options) (*Pipeline, error) {
 	if len(b) < len(fileMagic) || !bytes.Equal(b[:len(fileMagic)], []byte(fileMagic)) {
 		return nil, fmt.Errorf("%w: not a zonal model file (bad magic)", zonal.ErrFormat)
