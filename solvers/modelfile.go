@@ -10,6 +10,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -27,7 +28,10 @@ import (
 //	kind string (Model.Kind: "ridge", "krr", "falkon", "park", or any
 //	        kind registered with RegisterModel)
 //	task uint8, classes []float64
-//	scaler: uint8 present, then mean []float64, scale []float64
+//	inputs: uint8 flags (bit 0 scaler, bit 1 text transform; version 1
+//	        files only know bit 0), then with bit 0 the scaler's
+//	        mean []float64, scale []float64, then with bit 1 the bytes of
+//	        dataset.TextTransform.MarshalBinary (applied before the scaler)
 //	model: the bytes of PersistentModel.MarshalBinary, up to the crc
 //
 // The model bytes of this package's kinds (written by the MarshalBinary
@@ -41,9 +45,15 @@ import (
 //	        then optionally (capped partitions) uint8 1, offsets []float64
 const (
 	fileMagic = "ZONALMDL"
-	// FormatVersion is the model-file format version this package writes
-	// and reads.
-	FormatVersion = 1
+	// FormatVersion is the newest model-file format version this package
+	// writes; it reads every version from 1 to FormatVersion. Version 2
+	// added the text transform; a pipeline without one is written as
+	// version 1, byte for byte as before, so older builds still read it.
+	FormatVersion = 2
+	// formatV1 is the version of files without a text transform.
+	formatV1 = 1
+	inputScaler = 1 << 0 // input flags: a scaler follows
+	inputText   = 1 << 1 // input flags: a text transform follows (version 2)
 )
 
 // Save writes p to w in the versioned model format (see MarshalPipeline).
@@ -82,17 +92,33 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	var text []byte
+	version := uint16(formatV1)
+	if p.Text != nil {
+		if text, err = p.Text.MarshalBinary(); err != nil {
+			return nil, err
+		}
+		version = FormatVersion
+	}
 	e := &enc{b: []byte(fileMagic)}
-	e.b = binary.LittleEndian.AppendUint16(e.b, FormatVersion)
+	e.b = binary.LittleEndian.AppendUint16(e.b, version)
 	e.str(kind)
 	e.u8(uint8(p.Encoding.Task))
 	e.floats(p.Encoding.Classes)
+	var flags uint8
 	if p.Scaler != nil {
-		e.u8(1)
+		flags |= inputScaler
+	}
+	if p.Text != nil {
+		flags |= inputText
+	}
+	e.u8(flags)
+	if p.Scaler != nil {
 		e.floats(p.Scaler.Mean)
 		e.floats(p.Scaler.Scale)
-	} else {
-		e.u8(0)
+	}
+	if p.Text != nil {
+		e.bytes(text)
 	}
 	e.b = append(e.b, body...)
 	return binary.LittleEndian.AppendUint32(e.b, crc32.ChecksumIEEE(e.b)), nil
@@ -128,8 +154,9 @@ func UnmarshalPipeline(b []byte, opts Options) (*Pipeline, error) {
 	if len(b) < len(fileMagic)+2 {
 		return nil, fmt.Errorf("%w: truncated header (%d bytes)", zonal.ErrFormat, len(b))
 	}
-	if v := binary.LittleEndian.Uint16(b[len(fileMagic):]); v != FormatVersion {
-		return nil, fmt.Errorf("%w: file has format version %d, this build reads version %d", zonal.ErrVersion, v, FormatVersion)
+	version := binary.LittleEndian.Uint16(b[len(fileMagic):])
+	if version < formatV1 || version > FormatVersion {
+		return nil, fmt.Errorf("%w: file has format version %d, this build reads versions %d to %d", zonal.ErrVersion, version, formatV1, FormatVersion)
 	}
 	if len(b) < len(fileMagic)+2+4 {
 		return nil, fmt.Errorf("%w: truncated (%d bytes)", zonal.ErrFormat, len(b))
@@ -139,10 +166,10 @@ func UnmarshalPipeline(b []byte, opts Options) (*Pipeline, error) {
 		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x): the file is truncated or corrupted", zonal.ErrFormat, sum, got)
 	}
 	d := &dec{b: body[len(fileMagic)+2:]}
-	return decodeBody(d, opts.backend())
+	return decodeBody(d, version, opts.backend())
 }
 
-func decodeBody(d *dec, be backend.Backend) (*Pipeline, error) {
+func decodeBody(d *dec, version uint16, be backend.Backend) (*Pipeline, error) {
 	kind := d.str("model kind")
 	var encg Encoding
 	encg.Task = Task(d.u8("task"))
@@ -151,9 +178,16 @@ func decodeBody(d *dec, be backend.Backend) (*Pipeline, error) {
 		encg.Classes = nil
 	}
 	var sc *Scaler
-	switch d.u8("scaler flag") {
-	case 0:
-	case 1:
+	var text *dataset.TextTransform
+	flags := d.u8("input flags")
+	known := uint8(inputScaler)
+	if version >= 2 {
+		known |= inputText
+	}
+	if flags&^known != 0 {
+		d.fail("bad input flags %#x for format version %d", flags, version)
+	}
+	if d.err == nil && flags&inputScaler != 0 {
 		mean, scale := d.floats("scaler mean"), d.floats("scaler scale")
 		if d.err == nil {
 			var err error
@@ -161,8 +195,15 @@ func decodeBody(d *dec, be backend.Backend) (*Pipeline, error) {
 				return nil, fmt.Errorf("%w: %w", zonal.ErrFormat, err)
 			}
 		}
-	default:
-		d.fail("bad scaler flag")
+	}
+	if d.err == nil && flags&inputText != 0 {
+		tb := d.bytes("text transform")
+		if d.err == nil {
+			text = new(dataset.TextTransform)
+			if err := text.UnmarshalBinary(tb); err != nil {
+				return nil, fmt.Errorf("%w: %w", zonal.ErrFormat, err)
+			}
+		}
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -197,6 +238,9 @@ func decodeBody(d *dec, be backend.Backend) (*Pipeline, error) {
 		return nil, asFormatError(kind, err)
 	}
 	p, err := NewPipeline(sc, encg, m)
+	if err == nil && text != nil {
+		p, err = p.WithText(text)
+	}
 	if err != nil {
 		return nil, asFormatError(kind, err)
 	}
