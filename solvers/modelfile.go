@@ -51,7 +51,7 @@ const (
 	// version 1, byte for byte as before, so older builds still read it.
 	FormatVersion = 2
 	// formatV1 is the version of files without a text transform.
-	formatV1 = 1
+	formatV1    = 1
 	inputScaler = 1 << 0 // input flags: a scaler follows
 	inputText   = 1 << 1 // input flags: a text transform follows (version 2)
 )
