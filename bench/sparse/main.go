@@ -592,14 +592,9 @@ func pick(y []float64, rows []int) []float64 {
 	return out
 }
 
+// splitList splits a comma-separated flag value, dropping blanks.
 func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
 }
 
 func parseInts(s string) ([]int, error) {

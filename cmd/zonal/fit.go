@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/internal/budget"
@@ -234,14 +236,9 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	}
 	ntr, d := train.X.Dims()
 	nte, _ := test.X.Dims()
-	if c.task == solvers.TaskClassification {
-		if err := checkClassLabels(train.Y); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.train, err)
-		}
-	}
-	enc, err := solvers.NewEncoding(train.Y, c.task)
+	enc, err := fitEncoding(c, train.Y)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.train, err)
+		return nil, err
 	}
 	bar := newProgressBar(e.stderr)
 	defer bar.done()
@@ -264,39 +261,13 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := fitResult{Method: c.method, Task: enc.Task.String(), NTrain: ntr, NTest: nte, D: d,
-		Kernel: c.kernel.Name, Lambda: c.lambda, Standardize: c.standardize, Chosen: chosen, Seed: c.seed, Backend: be.Name()}
-	if kk, _ := lookupKernel(c.kernel.Name); kk.bandwidth {
-		res.Sigma = &c.kernel.Sigma
-	} else {
-		res.Gamma, res.Coef0, res.Degree = &c.kernel.Gamma, &c.kernel.Coef0, &c.kernel.Degree
-	}
+	res := newFitResult(c, enc, ntr, nte, d, chosen, be)
 	y, err := enc.Targets(train.Y)
 	if err != nil {
 		return nil, err
 	}
-	var model solvers.Model
-	switch c.method {
-	case "exact":
-		model, err = solvers.FitKRR(ctx, k, xtr, y, c.lambda, opts)
-	case "ridge":
-		spec := mapSpec{Method: c.mapName, Kernel: k, KernelID: c.kernel.Name, Sigma: c.kernel.Sigma, Gamma: c.kernel.Gamma,
-			Coef0: c.kernel.Coef0, Degree: c.kernel.Degree, Features: c.features, Lambda: c.lambda, Seed: c.seed, Backend: be}
-		var fm kernels.FeatureMap
-		if fm, err = buildMap(ctx, spec, xtr); err == nil {
-			model, err = solvers.FitRidge(ctx, fm, xtr, y, c.lambda, opts)
-			D := fm.Dim()
-			res.Map, res.Features = &c.mapName, &D
-		}
-	case "falkon":
-		model, err = solvers.FitFalkon(ctx, k, xtr, y, c.lambda, solvers.FalkonOptions{Options: opts,
-			Centers: c.centers, Sampling: c.sampling, Iterations: c.iterations, Seed: c.seed})
-		res.Centers = &c.centers
-	case "park":
-		model, err = solvers.FitParK(ctx, k, xtr, y, c.lambda, c.park.options(solvers.ParKOptions{Options: opts,
-			Cells: c.cells, Centers: c.centers, Iterations: c.iterations, Seed: c.seed, Workers: c.workers}))
-		res.Centers, res.Cells = &c.centers, &c.cells
-	}
+	spec := newMapSpec(c, k, be)
+	model, err := fitMethod(ctx, c, k, xtr, y, opts, &res, func() (kernels.FeatureMap, error) { return buildMap(ctx, spec, xtr) })
 	if err != nil {
 		return nil, err
 	}
@@ -313,10 +284,80 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.TFIDF, res.Normalize, res.Density = c.text.TFIDF, c.text.Normalize, density
+	res.Density = density
 	res.FitSeconds = time.Since(start).Seconds()
 	bar.done()
 	return evaluateFit(e, c, res, k, model, pipe, test.Y, func(pred []float64) error { return pipe.PredictLabels(pred, test.X) })
+}
+
+// fitMethod fits the model of -method on x (dense; CSR once the solvers
+// take it, see solverInput), with the map that build makes for -method
+// ridge, and records the sizes in res.
+func fitMethod(ctx context.Context, c fitConfig, k kernels.Kernel, x mat.Matrix, y *mat.Dense, opts solvers.Options,
+	res *fitResult, build func() (kernels.FeatureMap, error)) (solvers.Model, error) {
+	var fm kernels.FeatureMap
+	if c.method == "ridge" {
+		var err error
+		if fm, err = build(); err != nil {
+			return nil, err
+		}
+		D := fm.Dim()
+		res.Map, res.Features = &c.mapName, &D
+	}
+	xs, err := solverInput(c.method, x)
+	if err != nil {
+		return nil, err
+	}
+	switch c.method {
+	case "exact":
+		return solvers.FitKRR(ctx, k, xs, y, c.lambda, opts)
+	case "ridge":
+		return solvers.FitRidge(ctx, fm, xs, y, c.lambda, opts)
+	case "falkon":
+		res.Centers = &c.centers
+		return solvers.FitFalkon(ctx, k, xs, y, c.lambda, solvers.FalkonOptions{Options: opts,
+			Centers: c.centers, Sampling: c.sampling, Iterations: c.iterations, Seed: c.seed})
+	case "park":
+		res.Centers, res.Cells = &c.centers, &c.cells
+		return solvers.FitParK(ctx, k, xs, y, c.lambda, c.park.options(solvers.ParKOptions{Options: opts,
+			Cells: c.cells, Centers: c.centers, Iterations: c.iterations, Seed: c.seed, Workers: c.workers}))
+	}
+	return nil, usagef("unknown -method %q (%s)", c.method, strings.Join(fitMethods, ", "))
+}
+
+// newMapSpec is the -map request of c with kernel k.
+func newMapSpec(c fitConfig, k kernels.Kernel, be backend.Backend) mapSpec {
+	return mapSpec{Method: c.mapName, Kernel: k, KernelID: c.kernel.Name, Sigma: c.kernel.Sigma, Gamma: c.kernel.Gamma,
+		Coef0: c.kernel.Coef0, Degree: c.kernel.Degree, Features: c.features, Lambda: c.lambda, Seed: c.seed, Backend: be}
+}
+
+// fitEncoding checks the labels of a forced classification and returns the
+// label encoding of the task.
+func fitEncoding(c fitConfig, y []float64) (solvers.Encoding, error) {
+	if c.task == solvers.TaskClassification {
+		if err := checkClassLabels(y); err != nil {
+			return solvers.Encoding{}, fmt.Errorf("%s: %w", c.train, err)
+		}
+	}
+	enc, err := solvers.NewEncoding(y, c.task)
+	if err != nil {
+		return enc, fmt.Errorf("%s: %w", c.train, err)
+	}
+	return enc, nil
+}
+
+// newFitResult fills the settings of the -json result (c completed with
+// the chosen values).
+func newFitResult(c fitConfig, enc solvers.Encoding, ntr, nte, d int, chosen fitChoices, be backend.Backend) fitResult {
+	res := fitResult{Method: c.method, Task: enc.Task.String(), NTrain: ntr, NTest: nte, D: d,
+		Kernel: c.kernel.Name, Lambda: c.lambda, Standardize: c.standardize, Chosen: chosen, Seed: c.seed, Backend: be.Name(),
+		TFIDF: c.text.TFIDF, Normalize: c.text.Normalize}
+	if kk, _ := lookupKernel(c.kernel.Name); kk.bandwidth {
+		res.Sigma = &c.kernel.Sigma
+	} else {
+		res.Gamma, res.Coef0, res.Degree = &c.kernel.Gamma, &c.kernel.Coef0, &c.kernel.Degree
+	}
+	return res
 }
 
 // evaluateFit predicts the test rows (predict), scores them against testY,

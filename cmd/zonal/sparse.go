@@ -126,14 +126,9 @@ func runSparseFit(ctx context.Context, e *env, c fitConfig, train, test *dataset
 	}
 	ntr, d := train.Sparse.Dims()
 	nte, _ := test.Sparse.Dims()
-	if c.task == solvers.TaskClassification {
-		if err := checkClassLabels(train.Y); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.train, err)
-		}
-	}
-	enc, err := solvers.NewEncoding(train.Y, c.task)
+	enc, err := fitEncoding(c, train.Y)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.train, err)
+		return nil, err
 	}
 	bar := newProgressBar(e.stderr)
 	defer bar.done()
@@ -175,62 +170,24 @@ func runSparseFit(ctx context.Context, e *env, c fitConfig, train, test *dataset
 	if err != nil {
 		return nil, err
 	}
-	res := fitResult{Method: c.method, Task: enc.Task.String(), NTrain: ntr, NTest: nte, D: d,
-		Kernel: c.kernel.Name, Lambda: c.lambda, Chosen: chosen, Seed: c.seed, Backend: be.Name(),
-		TFIDF: c.text.TFIDF, Normalize: c.text.Normalize, Sparse: true, Density: density}
-	if kk, _ := lookupKernel(c.kernel.Name); kk.bandwidth {
-		res.Sigma = &c.kernel.Sigma
-	} else {
-		res.Gamma, res.Coef0, res.Degree = &c.kernel.Gamma, &c.kernel.Coef0, &c.kernel.Degree
-	}
+	res := newFitResult(c, enc, ntr, nte, d, chosen, be)
+	res.Sparse, res.Density = true, density
 	y, err := enc.Targets(train.Y)
 	if err != nil {
 		return nil, err
 	}
-	var model solvers.Model
-	switch c.method {
-	case "ridge":
-		build, ok := sparseMapBuilders[c.mapName]
+	build := func() (kernels.FeatureMap, error) {
+		b, ok := sparseMapBuilders[c.mapName]
 		if !ok {
 			// after #18 merge: when mapBuilder takes a mat.Matrix, use buildMap(ctx, spec, xtr) for every map.
 			return nil, fmt.Errorf("-map %s needs dense rows in this build; for sparse input use tensorsketch, polysketch or adaptive (or -sparse no)", c.mapName)
 		}
-		spec := mapSpec{Method: c.mapName, Kernel: k, KernelID: c.kernel.Name, Sigma: c.kernel.Sigma, Gamma: c.kernel.Gamma,
-			Coef0: c.kernel.Coef0, Degree: c.kernel.Degree, Features: c.features, Lambda: c.lambda, Seed: c.seed, Backend: be}
-		fm, err := build(ctx, spec, xtr)
-		if err != nil {
-			return nil, err
-		}
-		D := fm.Dim()
-		res.Map, res.Features = &c.mapName, &D
-		x, err := solverInput(c.method, xtr)
-		if err != nil {
-			return nil, err
-		}
-		model, err = solvers.FitRidge(ctx, fm, x, y, c.lambda, opts)
-		if err != nil {
-			return nil, err
-		}
-	case "exact", "falkon", "park":
-		x, err := solverInput(c.method, xtr)
-		if err != nil {
-			return nil, err
-		}
-		switch c.method {
-		case "exact":
-			model, err = solvers.FitKRR(ctx, k, x, y, c.lambda, opts)
-		case "falkon":
-			model, err = solvers.FitFalkon(ctx, k, x, y, c.lambda, solvers.FalkonOptions{Options: opts,
-				Centers: c.centers, Sampling: c.sampling, Iterations: c.iterations, Seed: c.seed})
-			res.Centers = &c.centers
-		case "park":
-			model, err = solvers.FitParK(ctx, k, x, y, c.lambda, c.park.options(solvers.ParKOptions{Options: opts,
-				Cells: c.cells, Centers: c.centers, Iterations: c.iterations, Seed: c.seed, Workers: c.workers}))
-			res.Centers, res.Cells = &c.centers, &c.cells
-		}
-		if err != nil {
-			return nil, err
-		}
+		spec := newMapSpec(c, k, be)
+		return b(ctx, spec, xtr)
+	}
+	model, err := fitMethod(ctx, c, k, xtr, y, opts, &res, build)
+	if err != nil {
+		return nil, err
 	}
 	pipe, err := solvers.NewPipeline(nil, enc, model)
 	if err == nil {
