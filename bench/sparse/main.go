@@ -399,13 +399,15 @@ type ridgeOnMap struct {
 // fitRidgeOnMap fits ridge regression on fm(x). solvers.FitRidge takes
 // dense x in this build, so the n x D features Z = fm(x) are formed here
 // (fm reads x's nonzeros) and the ridge fitted on Z through the identity
-// map; after the #18 merge FitRidge streams fm over the CSR rows itself.
+// map. The same numbers as FitRidge(fm, x) once that takes a CSR (which
+// would stream Z in row blocks instead of holding n x D floats); the fit
+// time includes computing Z.
 func fitRidgeOnMap(ctx context.Context, fm kernels.FeatureMap, x *dataset.CSR, y *mat.Dense, lambda float64, opts solvers.Options) (*ridgeOnMap, error) {
 	z := mat.NewDense(x.Rows, fm.Dim(), nil)
 	if err := fm.Transform(z, x); err != nil {
 		return nil, err
 	}
-	r, err := solvers.FitRidge(ctx, identity(fm.Dim()), z, y, lambda, opts) // after #18 merge: r, err := solvers.FitRidge(ctx, fm, x, y, lambda, opts), without z
+	r, err := solvers.FitRidge(ctx, identity(fm.Dim()), z, y, lambda, opts)
 	if err != nil {
 		return nil, err
 	}
