@@ -53,7 +53,10 @@ func FitTextTransform(x mat.Matrix, opts TextOptions) (*TextTransform, error) {
 	if !opts.TFIDF && !opts.Normalize {
 		return nil, fmt.Errorf("%w: FitTextTransform: neither TFIDF nor Normalize is set", zonal.ErrParam)
 	}
-	if x == nil {
+	if c, ok := x.(*CSR); x == nil || ok && c == nil {
+		return nil, fmt.Errorf("%w: FitTextTransform: nil matrix", zonal.ErrEmpty)
+	}
+	if m, ok := x.(*mat.Dense); ok && m == nil {
 		return nil, fmt.Errorf("%w: FitTextTransform: nil matrix", zonal.ErrEmpty)
 	}
 	n, d := x.Dims()

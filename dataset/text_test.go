@@ -146,6 +146,10 @@ func TestTextTransformErrors(t *testing.T) {
 	if _, err := FitTextTransform(neg, TextOptions{}); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("no transform selected: %v, want ErrParam", err)
 	}
+	var nilCSR *CSR
+	if _, err := FitTextTransform(nilCSR, TextOptions{TFIDF: true}); !errors.Is(err, zonal.ErrEmpty) {
+		t.Errorf("nil CSR: %v, want ErrEmpty", err)
+	}
 	tr, err := FitTextTransform(textCounts(), TextOptions{TFIDF: true})
 	if err != nil {
 		t.Fatal(err)
