@@ -1,6 +1,7 @@
 // Package dataset reads data sets for zonal's kernel methods and prepares
 // them: LIBSVM and CSV readers (plain or gzip), a CSR sparse matrix,
-// standardization, seeded splits, and an embedded default data set.
+// standardization, text transforms (tf-idf, L2 rows), seeded splits, and
+// an embedded default data set.
 //
 // # Data
 //
@@ -50,6 +51,16 @@
 // MinMaxScaler maps column j to (x_j - min_j) / (max_j - min_j). Both are
 // fitted on training rows and applied unchanged to test rows; their
 // parameters are exported so models can store them.
+//
+// # Text
+//
+// TextTransform (FitTextTransform) is for count data such as bag-of-words
+// rows: tf-idf, x_ij idf_j with the smoothed idf_j = ln((1+n)/(1+df_j)) + 1
+// of the training rows (df_j the rows where word j occurs), then, when
+// asked, division of every row by its Euclidean norm. Both keep zeros
+// zero, so ApplyCSR transforms a CSR in O(nnz) and keeps it sparse (unlike
+// Standardizer, whose centring would make every row dense). MarshalBinary
+// stores it with a model (`zonal fit -tfidf -normalize`).
 //
 // # Splits
 //

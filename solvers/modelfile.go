@@ -10,6 +10,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -27,7 +28,10 @@ import (
 //	kind string (Model.Kind: "ridge", "krr", "falkon", "park", or any
 //	        kind registered with RegisterModel)
 //	task uint8, classes []float64
-//	scaler: uint8 present, then mean []float64, scale []float64
+//	inputs: uint8 flags (bit 0 scaler, bit 1 text transform; version 1
+//	        files only know bit 0), then with bit 0 the scaler's
+//	        mean []float64, scale []float64, then with bit 1 the bytes of
+//	        dataset.TextTransform.MarshalBinary (applied before the scaler)
 //	model: the bytes of PersistentModel.MarshalBinary, up to the crc
 //
 // The model bytes of this package's kinds (written by the MarshalBinary
@@ -44,15 +48,21 @@ import (
 //	        precision
 //
 // Version 2 differs from version 1 only by the precision sections of
-// float32 models (zonal.Float32); files without one are written as version
-// 1, byte for byte as before, so that earlier builds read every float64
-// model, and tell a float32 one apart by its version.
+// float32 models (zonal.Float32) and the text transform (input flag bit 1);
+// files with neither are written as version 1, byte for byte as before, so
+// that earlier builds read them, and tell the others apart by the version.
 const (
 	fileMagic = "ZONALMDL"
-	// FormatVersion is the newest model-file format version, the one files
-	// with a float32 model are written with; this package reads versions 1
-	// to FormatVersion.
+	// FormatVersion is the newest model-file format version this package
+	// writes; it reads every version from 1 to FormatVersion. Version 2
+	// added the precision section of float32 models and the text transform
+	// of pipelines; a file with neither is written as version 1, byte for
+	// byte as before, so older builds still read it.
 	FormatVersion = 2
+	// formatV1 is the version of files with neither.
+	formatV1    = 1
+	inputScaler = 1 << 0 // input flags: a scaler follows
+	inputText   = 1 << 1 // input flags: a text transform follows (version 2)
 )
 
 // Save writes p to w in the versioned model format (see MarshalPipeline).
@@ -93,17 +103,32 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	var text []byte
+	if p.Text != nil {
+		if text, err = p.Text.MarshalBinary(); err != nil {
+			return nil, err
+		}
+	}
+	version := pipelineVersion(p)
 	e := &enc{b: []byte(fileMagic)}
-	e.b = binary.LittleEndian.AppendUint16(e.b, modelFormatVersion(p.Model))
+	e.b = binary.LittleEndian.AppendUint16(e.b, version)
 	e.str(kind)
 	e.u8(uint8(p.Encoding.Task))
 	e.floats(p.Encoding.Classes)
+	var flags uint8
 	if p.Scaler != nil {
-		e.u8(1)
+		flags |= inputScaler
+	}
+	if p.Text != nil {
+		flags |= inputText
+	}
+	e.u8(flags)
+	if p.Scaler != nil {
 		e.floats(p.Scaler.Mean)
 		e.floats(p.Scaler.Scale)
-	} else {
-		e.u8(0)
+	}
+	if p.Text != nil {
+		e.bytes(text)
 	}
 	e.b = append(e.b, body...)
 	return binary.LittleEndian.AppendUint32(e.b, crc32.ChecksumIEEE(e.b)), nil
@@ -141,9 +166,9 @@ func UnmarshalPipeline(b []byte, opts Options) (*Pipeline, error) {
 	if len(b) < len(fileMagic)+2 {
 		return nil, fmt.Errorf("%w: truncated header (%d bytes)", zonal.ErrFormat, len(b))
 	}
-	v := binary.LittleEndian.Uint16(b[len(fileMagic):])
-	if v < 1 || v > FormatVersion {
-		return nil, fmt.Errorf("%w: file has format version %d, this build reads versions 1 to %d", zonal.ErrVersion, v, FormatVersion)
+	version := binary.LittleEndian.Uint16(b[len(fileMagic):])
+	if version < formatV1 || version > FormatVersion {
+		return nil, fmt.Errorf("%w: file has format version %d, this build reads versions %d to %d", zonal.ErrVersion, version, formatV1, FormatVersion)
 	}
 	if len(b) < len(fileMagic)+2+4 {
 		return nil, fmt.Errorf("%w: truncated (%d bytes)", zonal.ErrFormat, len(b))
@@ -153,17 +178,17 @@ func UnmarshalPipeline(b []byte, opts Options) (*Pipeline, error) {
 		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x): the file is truncated or corrupted", zonal.ErrFormat, sum, got)
 	}
 	d := &dec{b: body[len(fileMagic)+2:]}
-	p, err := decodeBody(d, opts.backend())
+	p, err := decodeBody(d, version, opts.backend())
 	if err != nil {
 		return nil, err
 	}
-	if want := modelFormatVersion(p.Model); v != want {
-		return nil, fmt.Errorf("%w: a %s model in a format-%d file (written as format %d)", zonal.ErrFormat, p.Model.Kind(), v, want)
+	if want := pipelineVersion(p); version != want {
+		return nil, fmt.Errorf("%w: a %s model in a format-%d file (written as format %d)", zonal.ErrFormat, p.Model.Kind(), version, want)
 	}
 	return p, nil
 }
 
-func decodeBody(d *dec, be backend.Backend) (*Pipeline, error) {
+func decodeBody(d *dec, version uint16, be backend.Backend) (*Pipeline, error) {
 	kind := d.str("model kind")
 	var encg Encoding
 	encg.Task = Task(d.u8("task"))
@@ -172,9 +197,16 @@ func decodeBody(d *dec, be backend.Backend) (*Pipeline, error) {
 		encg.Classes = nil
 	}
 	var sc *Scaler
-	switch d.u8("scaler flag") {
-	case 0:
-	case 1:
+	var text *dataset.TextTransform
+	flags := d.u8("input flags")
+	known := uint8(inputScaler)
+	if version >= 2 {
+		known |= inputText
+	}
+	if flags&^known != 0 {
+		d.fail("bad input flags %#x for format version %d", flags, version)
+	}
+	if d.err == nil && flags&inputScaler != 0 {
 		mean, scale := d.floats("scaler mean"), d.floats("scaler scale")
 		if d.err == nil {
 			var err error
@@ -182,8 +214,15 @@ func decodeBody(d *dec, be backend.Backend) (*Pipeline, error) {
 				return nil, fmt.Errorf("%w: %w", zonal.ErrFormat, err)
 			}
 		}
-	default:
-		d.fail("bad scaler flag")
+	}
+	if d.err == nil && flags&inputText != 0 {
+		tb := d.bytes("text transform")
+		if d.err == nil {
+			text = new(dataset.TextTransform)
+			if err := text.UnmarshalBinary(tb); err != nil {
+				return nil, fmt.Errorf("%w: %w", zonal.ErrFormat, err)
+			}
+		}
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -218,6 +257,9 @@ func decodeBody(d *dec, be backend.Backend) (*Pipeline, error) {
 		return nil, asFormatError(kind, err)
 	}
 	p, err := NewPipeline(sc, encg, m)
+	if err == nil && text != nil {
+		p, err = p.WithText(text)
+	}
 	if err != nil {
 		return nil, asFormatError(kind, err)
 	}
@@ -318,4 +360,14 @@ func expansionDecoder(mk func(lambda float64, e *expansion) Model) ModelDecoder 
 		}
 		return mk(lambda, e), nil
 	}
+}
+
+// pipelineVersion is the format version p is written with: 2 when its model
+// is float32 or it has a text transform, else 1.
+func pipelineVersion(p *Pipeline) uint16 {
+	v := modelFormatVersion(p.Model)
+	if p.Text != nil {
+		v = max(v, 2)
+	}
+	return v
 }

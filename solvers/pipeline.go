@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/dataset"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -38,10 +39,13 @@ func (s *Scaler) applyRow(dst, x []float64) {
 }
 
 // Pipeline is what a model file holds and `zonal predict` serves: an
-// optional input scaler, a fitted model and the label encoding of its task.
-// It is immutable after construction and safe for concurrent use.
+// optional text transform (tf-idf and/or L2 row normalization), an optional
+// input scaler, a fitted model and the label encoding of its task. An input
+// row x goes through Text, then Scaler, then Model. It is immutable after
+// construction and safe for concurrent use.
 type Pipeline struct {
-	Scaler   *Scaler // nil: inputs are used as they are
+	Text     *dataset.TextTransform // nil: no text transform (set by WithText)
+	Scaler   *Scaler                // nil: inputs are used as they are
 	Encoding Encoding
 	Model    Model
 	pool     sync.Pool // *pipeScratch
@@ -76,22 +80,43 @@ func NewPipeline(s *Scaler, enc Encoding, m Model) (*Pipeline, error) {
 	return p, nil
 }
 
+// WithText returns a pipeline like p whose inputs first go through the
+// fitted text transform t (before p's scaler); t nil removes it. p itself
+// is unchanged.
+//
+// Errors: zonal.ErrShape when t was fitted on another number of columns
+// than the model's InputDim.
+func (p *Pipeline) WithText(t *dataset.TextTransform) (*Pipeline, error) {
+	if t != nil && t.Cols != p.InputDim() {
+		return nil, fmt.Errorf("%w: text transform for %d columns, model takes %d", zonal.ErrShape, t.Cols, p.InputDim())
+	}
+	q, err := NewPipeline(p.Scaler, p.Encoding, p.Model)
+	if err != nil {
+		return nil, err
+	}
+	q.Text = t
+	return q, nil
+}
+
 // InputDim is the number of input columns d.
 func (p *Pipeline) InputDim() int { return p.Model.InputDim() }
 
 // Outputs is the number of model outputs k.
 func (p *Pipeline) Outputs() int { return p.Model.Outputs() }
 
-// PredictOutputs scales x (n x d) and writes the raw model outputs to dst
-// (n x k). Batches of at most 32 rows do not allocate after warm-up.
+// PredictOutputs transforms x (n x d: Text, then Scaler) and writes the raw
+// model outputs to dst (n x k). Batches of at most 32 rows do not allocate
+// after warm-up.
 //
-// Errors: zonal.ErrShape unless x is n x d and dst n x k; the model's
-// Predict errors (zonal.ErrNonFinite for NaN or Inf in x).
+// Errors: zonal.ErrShape unless x is n x d and dst n x k; the text
+// transform's errors (zonal.ErrRange for a negative count under tf-idf,
+// zonal.ErrNonFinite); the model's Predict errors (zonal.ErrNonFinite for
+// NaN or Inf in x).
 func (p *Pipeline) PredictOutputs(dst, x *mat.Dense) error {
 	if dst == nil || x == nil {
 		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
 	}
-	if p.Scaler == nil {
+	if p.Scaler == nil && p.Text == nil {
 		return p.Model.Predict(dst, x)
 	}
 	n, d := x.Dims()
@@ -113,9 +138,102 @@ func (p *Pipeline) PredictOutputs(dst, x *mat.Dense) error {
 		}
 	}
 	for i := 0; i < n; i++ {
-		p.Scaler.applyRow(rowOf(xs, i), rowOf(x, i))
+		if err := p.inputRow(rowOf(xs, i), rowOf(x, i)); err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
 	}
 	return p.Model.Predict(dst, xs)
+}
+
+// inputRow writes the transformed input row x to dst (len d each).
+func (p *Pipeline) inputRow(dst, x []float64) error {
+	copy(dst, x)
+	if p.Text != nil {
+		if err := p.Text.ApplyVec(dst); err != nil {
+			return err
+		}
+	}
+	if p.Scaler != nil {
+		p.Scaler.applyRow(dst, dst)
+	}
+	return nil
+}
+
+// csrBlockBytes bounds the dense row block PredictOutputsCSR hands the
+// model: rows = csrBlockBytes / (8 d), between 1 and smallBatch*32.
+const csrBlockBytes = 32 << 20
+
+// PredictOutputsCSR is PredictOutputs for sparse rows x (n x d CSR): the
+// text transform runs on the nonzeros (O(nnz)); the model gets the rows in
+// dense blocks of at most csrBlockBytes (32 MiB), so no dense n x d matrix
+// is formed.
+//
+// Errors: as PredictOutputs; a malformed CSR's Validate error.
+func (p *Pipeline) PredictOutputsCSR(dst *mat.Dense, x *dataset.CSR) error {
+	if dst == nil || x == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+	}
+	n, d := x.Dims()
+	k := p.Outputs()
+	if d != p.InputDim() {
+		return fmt.Errorf("%w: model expects %d features, input has %d", zonal.ErrShape, p.InputDim(), d)
+	}
+	if dn, dk := dst.Dims(); dn != n || dk != k {
+		return fmt.Errorf("%w: dst is %d x %d, want %d x %d", zonal.ErrShape, dn, dk, n, k)
+	}
+	if err := x.Validate(); err != nil {
+		return err
+	}
+	if p.Text != nil {
+		var err error
+		if x, err = p.Text.ApplyCSR(x); err != nil {
+			return err
+		}
+	}
+	// after #18 merge: when Model.Predict takes a mat.Matrix and p.Scaler is nil, return p.Model.Predict(dst, x) here (no dense blocks).
+	bs := max(1, min(n, smallBatch*32, csrBlockBytes/(8*d)))
+	block := mat.NewDense(bs, d, nil)
+	for i0 := 0; i0 < n; i0 += bs {
+		i1 := min(i0+bs, n)
+		xb := block
+		if i1-i0 != bs {
+			xb = block.Slice(0, i1-i0, 0, d).(*mat.Dense)
+		}
+		xb.Zero()
+		for i := i0; i < i1; i++ {
+			row := rowOf(xb, i-i0)
+			cols, vals := x.Row(i)
+			for t, j := range cols {
+				row[j] = vals[t]
+			}
+			if p.Scaler != nil {
+				p.Scaler.applyRow(row, row)
+			}
+		}
+		if err := p.Model.Predict(dst.Slice(i0, i1, 0, k).(*mat.Dense), xb); err != nil {
+			return fmt.Errorf("rows %d..%d: %w", i0, i1-1, err)
+		}
+	}
+	return nil
+}
+
+// PredictLabelsCSR is PredictLabels for sparse rows (see
+// PredictOutputsCSR).
+func (p *Pipeline) PredictLabelsCSR(dst []float64, x *dataset.CSR) error {
+	if x == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+	}
+	if len(dst) != x.Rows {
+		return fmt.Errorf("%w: dst has %d entries for %d rows", zonal.ErrShape, len(dst), x.Rows)
+	}
+	if x.Rows == 0 {
+		return nil
+	}
+	out := mat.NewDense(x.Rows, p.Outputs(), nil)
+	if err := p.PredictOutputsCSR(out, x); err != nil {
+		return err
+	}
+	return p.Encoding.Decode(dst, out)
 }
 
 // PredictLabels writes the prediction for every row of x to dst (length n):

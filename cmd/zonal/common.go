@@ -117,7 +117,8 @@ func newKernel(p kernelParams) (kernels.Kernel, error) {
 }
 
 // readData reads the data file given to flag -flagName ("-" for standard
-// input) in the format of df, with opts for the rest.
+// input) in the format of df, with opts for the rest. With opts.NoDense a
+// LIBSVM file gives only Sparse (X nil).
 func readData(e *env, df dataFlags, flagName, path string, opts dataset.Options) (*dataset.Data, error) {
 	format, err := df.formatOf(flagName, path)
 	if err != nil {
@@ -147,7 +148,7 @@ func readData(e *env, df dataFlags, flagName, path string, opts dataset.Options)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if d.X == nil {
+	if d.X == nil && !opts.NoDense {
 		return nil, fmt.Errorf("%s: no dense feature matrix", name)
 	}
 	return d, nil

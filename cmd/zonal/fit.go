@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
@@ -21,7 +23,7 @@ import (
 	"github.com/zonal-ml/zonal/solvers"
 )
 
-const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-standardize=false] [-task auto|regression|classification] " +
+const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-tfidf] [-normalize] [-standardize=false] [-task auto|regression|classification] " +
 	"[-kernel gaussian] [-sigma auto|scale|S] [-lambda auto|L] (-method exact | -method ridge -map NAME -features D | -method falkon [-centers auto|M] | " +
 	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-precision float64|float32] [-iterations T] [-seed N] [-model out.zonal] [-json]"
 
@@ -56,6 +58,8 @@ type fitConfig struct {
 	workers                  int
 	model                    string
 	json                     bool
+	text                     dataset.TextOptions // -tfidf, -normalize
+	sparse                   string              // -sparse auto, yes or no
 }
 
 // fitResult is the -json object of `zonal fit`; absent values are null.
@@ -84,6 +88,10 @@ type fitResult struct {
 	metricsJSON
 	FitSeconds     float64 `json:"fit_seconds"`
 	PredictSeconds float64 `json:"predict_seconds"`
+	TFIDF          bool    `json:"tfidf"`
+	Normalize      bool    `json:"normalize"`
+	Sparse         bool    `json:"sparse"`
+	Density        float64 `json:"density"` // nnz / (n d) of the training file (LIBSVM), 0 for CSV
 }
 
 // fitOutcome is what runFit hands to reportFit.
@@ -142,8 +150,14 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	fs.IntVar(&c.workers, "workers", 0, "ParK cells fitted at once (0 = GOMAXPROCS)")
 	fs.StringVar(&c.model, "model", "", "write the fitted model (with its scaler and classes) to this file")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object instead of text")
+	fs.BoolVar(&c.text.TFIDF, "tfidf", false, "weight each feature (a count >= 0) by its smoothed inverse document frequency ln((1+n)/(1+df_j)) + 1 on the training rows (scikit-learn's TfidfTransformer); stored in the model")
+	fs.BoolVar(&c.text.Normalize, "normalize", false, "divide each row (after -tfidf) by its Euclidean norm; stored in the model")
+	fs.StringVar(&c.sparse, "sparse", "auto", fmt.Sprintf("keep LIBSVM input as sparse CSR rows: auto (when its density nnz/(n d) is below %g%%), yes or no; sparse input is not standardized (centering would make every row dense)", 100*sparseDensity))
 	if err := parseFlags(fs, args); err != nil {
 		return c, err
+	}
+	if c.sparse != "auto" && c.sparse != "yes" && c.sparse != "no" {
+		return c, usagef("-sparse %q: want auto, yes or no", c.sparse)
 	}
 	if c.train == "" {
 		return c, usagef("-train is required")
@@ -219,20 +233,22 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	train, test, err := loadFitData(e, c)
+	train, test, density, err := loadFitData(e, c)
+	if err != nil {
+		return nil, err
+	}
+	if train.X == nil {
+		return runSparseFit(ctx, e, c, train, test, density, be)
+	}
+	text, err := fitText(c, train.X)
 	if err != nil {
 		return nil, err
 	}
 	ntr, d := train.X.Dims()
 	nte, _ := test.X.Dims()
-	if c.task == solvers.TaskClassification {
-		if err := checkClassLabels(train.Y); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.train, err)
-		}
-	}
-	enc, err := solvers.NewEncoding(train.Y, c.task)
+	enc, err := fitEncoding(c, train.Y)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.train, err)
+		return nil, err
 	}
 	bar := newProgressBar(e.stderr)
 	defer bar.done()
@@ -255,39 +271,13 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := fitResult{Method: c.method, Task: enc.Task.String(), NTrain: ntr, NTest: nte, D: d,
-		Kernel: c.kernel.Name, Lambda: c.lambda, Standardize: c.standardize, Chosen: chosen, Seed: c.seed, Backend: be.Name()}
-	if kk, _ := lookupKernel(c.kernel.Name); kk.bandwidth {
-		res.Sigma = &c.kernel.Sigma
-	} else {
-		res.Gamma, res.Coef0, res.Degree = &c.kernel.Gamma, &c.kernel.Coef0, &c.kernel.Degree
-	}
+	res := newFitResult(c, enc, ntr, nte, d, chosen, be)
 	y, err := enc.Targets(train.Y)
 	if err != nil {
 		return nil, err
 	}
-	var model solvers.Model
-	switch c.method {
-	case "exact":
-		model, err = solvers.FitKRR(ctx, k, xtr, y, c.lambda, opts)
-	case "ridge":
-		spec := mapSpec{Method: c.mapName, Kernel: k, KernelID: c.kernel.Name, Sigma: c.kernel.Sigma, Gamma: c.kernel.Gamma,
-			Coef0: c.kernel.Coef0, Degree: c.kernel.Degree, Features: c.features, Lambda: c.lambda, Seed: c.seed, Backend: be}
-		var fm kernels.FeatureMap
-		if fm, err = buildMap(ctx, spec, xtr); err == nil {
-			model, err = solvers.FitRidge(ctx, fm, xtr, y, c.lambda, opts)
-			D := fm.Dim()
-			res.Map, res.Features = &c.mapName, &D
-		}
-	case "falkon":
-		model, err = solvers.FitFalkon(ctx, k, xtr, y, c.lambda, solvers.FalkonOptions{Options: opts,
-			Centers: c.centers, Sampling: c.sampling, Iterations: c.iterations, Seed: c.seed, Precision: c.precision})
-		res.Centers, res.Precision = &c.centers, ptr(c.precision.String())
-	case "park":
-		model, err = solvers.FitParK(ctx, k, xtr, y, c.lambda, c.park.options(solvers.ParKOptions{Options: opts,
-			Cells: c.cells, Centers: c.centers, Iterations: c.iterations, Seed: c.seed, Workers: c.workers, Precision: c.precision}))
-		res.Centers, res.Cells, res.Precision = &c.centers, &c.cells, ptr(c.precision.String())
-	}
+	spec := newMapSpec(c, k, be)
+	model, err := fitMethod(ctx, c, k, xtr, y, opts, &res, func() (kernels.FeatureMap, error) { return buildMap(ctx, spec, xtr) })
 	if err != nil {
 		return nil, err
 	}
@@ -298,19 +288,99 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 		}
 	}
 	pipe, err := solvers.NewPipeline(scaler, enc, model)
+	if err == nil {
+		pipe, err = pipe.WithText(text)
+	}
 	if err != nil {
 		return nil, err
 	}
+	res.Density = density
 	res.FitSeconds = time.Since(start).Seconds()
 	bar.done()
+	return evaluateFit(e, c, res, k, model, pipe, test.Y, func(pred []float64) error { return pipe.PredictLabels(pred, test.X) })
+}
 
-	start = time.Now()
-	pred := make([]float64, nte)
-	if err := pipe.PredictLabels(pred, test.X); err != nil {
+// fitMethod fits the model of -method on x (dense; CSR once the solvers
+// take it, see solverInput), with the map that build makes for -method
+// ridge, and records the sizes in res.
+func fitMethod(ctx context.Context, c fitConfig, k kernels.Kernel, x mat.Matrix, y *mat.Dense, opts solvers.Options,
+	res *fitResult, build func() (kernels.FeatureMap, error)) (solvers.Model, error) {
+	var fm kernels.FeatureMap
+	if c.method == "ridge" {
+		var err error
+		if fm, err = build(); err != nil {
+			return nil, err
+		}
+		D := fm.Dim()
+		res.Map, res.Features = &c.mapName, &D
+	}
+	xs, err := solverInput(c.method, x)
+	if err != nil {
+		return nil, err
+	}
+	switch c.method {
+	case "exact":
+		return solvers.FitKRR(ctx, k, xs, y, c.lambda, opts)
+	case "ridge":
+		return solvers.FitRidge(ctx, fm, xs, y, c.lambda, opts)
+	case "falkon":
+		res.Centers, res.Precision = &c.centers, ptr(c.precision.String())
+		return solvers.FitFalkon(ctx, k, xs, y, c.lambda, solvers.FalkonOptions{Options: opts,
+			Centers: c.centers, Sampling: c.sampling, Iterations: c.iterations, Seed: c.seed, Precision: c.precision})
+	case "park":
+		res.Centers, res.Cells, res.Precision = &c.centers, &c.cells, ptr(c.precision.String())
+		return solvers.FitParK(ctx, k, xs, y, c.lambda, c.park.options(solvers.ParKOptions{Options: opts,
+			Cells: c.cells, Centers: c.centers, Iterations: c.iterations, Seed: c.seed, Workers: c.workers, Precision: c.precision}))
+	}
+	return nil, usagef("unknown -method %q (%s)", c.method, strings.Join(fitMethods, ", "))
+}
+
+// newMapSpec is the -map request of c with kernel k.
+func newMapSpec(c fitConfig, k kernels.Kernel, be backend.Backend) mapSpec {
+	return mapSpec{Method: c.mapName, Kernel: k, KernelID: c.kernel.Name, Sigma: c.kernel.Sigma, Gamma: c.kernel.Gamma,
+		Coef0: c.kernel.Coef0, Degree: c.kernel.Degree, Features: c.features, Lambda: c.lambda, Seed: c.seed, Backend: be}
+}
+
+// fitEncoding checks the labels of a forced classification and returns the
+// label encoding of the task.
+func fitEncoding(c fitConfig, y []float64) (solvers.Encoding, error) {
+	if c.task == solvers.TaskClassification {
+		if err := checkClassLabels(y); err != nil {
+			return solvers.Encoding{}, fmt.Errorf("%s: %w", c.train, err)
+		}
+	}
+	enc, err := solvers.NewEncoding(y, c.task)
+	if err != nil {
+		return enc, fmt.Errorf("%s: %w", c.train, err)
+	}
+	return enc, nil
+}
+
+// newFitResult fills the settings of the -json result (c completed with
+// the chosen values).
+func newFitResult(c fitConfig, enc solvers.Encoding, ntr, nte, d int, chosen fitChoices, be backend.Backend) fitResult {
+	res := fitResult{Method: c.method, Task: enc.Task.String(), NTrain: ntr, NTest: nte, D: d,
+		Kernel: c.kernel.Name, Lambda: c.lambda, Standardize: c.standardize, Chosen: chosen, Seed: c.seed, Backend: be.Name(),
+		TFIDF: c.text.TFIDF, Normalize: c.text.Normalize}
+	if kk, _ := lookupKernel(c.kernel.Name); kk.bandwidth {
+		res.Sigma = &c.kernel.Sigma
+	} else {
+		res.Gamma, res.Coef0, res.Degree = &c.kernel.Gamma, &c.kernel.Coef0, &c.kernel.Degree
+	}
+	return res
+}
+
+// evaluateFit predicts the test rows (predict), scores them against testY,
+// and writes the model file of -model.
+func evaluateFit(e *env, c fitConfig, res fitResult, k kernels.Kernel, model solvers.Model, pipe *solvers.Pipeline,
+	testY []float64, predict func(pred []float64) error) (*fitOutcome, error) {
+	start := time.Now()
+	pred := make([]float64, len(testY))
+	if err := predict(pred); err != nil {
 		return nil, err
 	}
 	res.PredictSeconds = time.Since(start).Seconds()
-	m := enc.Evaluate(pred, test.Y)
+	m := pipe.Encoding.Evaluate(pred, testY)
 	res.metricsJSON = newMetricsJSON(m)
 	out := &fitOutcome{res: res, kernel: k, metrics: m, cfg: c}
 	if pk, ok := model.(*solvers.ParK); ok {
@@ -364,6 +434,9 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 		if v := cellValidation(r); len(v) > 0 {
 			fmt.Fprintf(w, "cell validation RMSE: min %.4g, median %.4g, max %.4g\n", v[0], v[len(v)/2], v[len(v)-1])
 		}
+	}
+	if res.TFIDF || res.Normalize {
+		fmt.Fprintf(w, "text transform: %s\n", textDesc(c.text))
 	}
 	if out.modelSaved {
 		fmt.Fprintf(w, "model written to %s\n", c.model)
@@ -483,51 +556,88 @@ func parseBytes(flagValue string) (int64, error) {
 
 // loadFitData reads the training data and the test data (from -test, or
 // a seeded -split of -train), then applies -subsample to the training part.
-func loadFitData(e *env, c fitConfig) (train, test *dataset.Data, err error) {
-	all, err := readData(e, c.data, "train", c.train, dataset.Options{})
+// LIBSVM input is read as CSR; it stays so (X nil, Sparse set) when
+// keepSparse says so, else X is filled and Sparse dropped. density is
+// nnz / (n d) of the training file (0 for CSV).
+func loadFitData(e *env, c fitConfig) (train, test *dataset.Data, density float64, err error) {
+	train, test, density, err = readFitData(e, c)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
+	}
+	if train.X == nil && !keepSparse(e, c, train, density) {
+		for _, p := range []*dataset.Data{train, test} {
+			if p.X, err = denseOf(p.Sparse); err != nil {
+				return nil, nil, 0, fmt.Errorf("%s: %w", c.train, err)
+			}
+		}
+	}
+	if train.X != nil {
+		train.Sparse, test.Sparse = nil, nil
+	}
+	runtime.GC()
+	return train, test, density, nil
+}
+
+func readFitData(e *env, c fitConfig) (train, test *dataset.Data, density float64, err error) {
+	format, err := c.data.formatOf("train", c.train)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	// LIBSVM is read as CSR only: the dense matrix is built after the split,
+	// and only when the rows are not kept sparse.
+	ropts := dataset.Options{NoDense: format == "libsvm"}
+	all, err := readData(e, c.data, "train", c.train, ropts)
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	if all.Y == nil {
-		return nil, nil, fmt.Errorf("%s: no labelled dense data", c.train)
+		return nil, nil, 0, fmt.Errorf("%s: no labelled dense data", c.train)
 	}
-	n, d := all.X.Dims()
+	n, d := all.Dims()
+	if all.Sparse != nil {
+		density = float64(all.Sparse.NNZ()) / (float64(n) * float64(d))
+	}
 	if c.test != "" {
 		train = all
 		// A LIBSVM test file may stop below column d (zeros are omitted):
 		// pad it; an index beyond d, or a CSV with another column count,
 		// is an error.
-		test, err = readData(e, c.data, "test", c.test, dataset.Options{MinCols: d, MaxCols: d})
+		topts := dataset.Options{MinCols: d, MaxCols: d}
+		if tf, err := c.data.formatOf("test", c.test); err == nil && tf == "libsvm" && all.X == nil {
+			topts.NoDense = true
+		}
+		test, err = readData(e, c.data, "test", c.test, topts)
 		if err != nil {
-			return nil, nil, fmt.Errorf("test data for a model of %d features: %w", d, err)
+			return nil, nil, 0, fmt.Errorf("test data for a model of %d features: %w", d, err)
 		}
 		if test.Y == nil {
-			return nil, nil, fmt.Errorf("%s: test data has no labels", c.test)
+			return nil, nil, 0, fmt.Errorf("%s: test data has no labels", c.test)
+		}
+		if (test.X == nil) != (all.X == nil) {
+			return nil, nil, 0, fmt.Errorf("%s and %s: give both in LIBSVM or both in CSV", c.train, c.test)
 		}
 	} else {
 		tr, te := dataset.Split(n, c.split, c.seed)
 		if len(tr) == 0 || len(te) == 0 {
-			return nil, nil, fmt.Errorf("%s: %d rows are too few to split", c.train, n)
+			return nil, nil, 0, fmt.Errorf("%s: %d rows are too few to split", c.train, n)
 		}
 		if train, err = all.Subset(tr); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		if test, err = all.Subset(te); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 	}
-	if ntr, _ := train.X.Dims(); c.subsample > 0 && c.subsample < ntr {
+	if ntr, _ := train.Dims(); c.subsample > 0 && c.subsample < ntr {
 		rows, err := dataset.Subsample(ntr, c.subsample, c.seed)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		if train, err = train.Subset(rows); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 	}
-	train.Sparse, test.Sparse = nil, nil
-	runtime.GC()
-	return train, test, nil
+	return train, test, density, nil
 }
 
 func saveModel(e *env, path string, p *solvers.Pipeline) error {

@@ -31,6 +31,12 @@ func buildSketchMap(ctx context.Context, spec mapSpec, train *mat.Dense) (kernel
 	if train == nil {
 		return nil, fmt.Errorf("%s: no training data", spec.Method)
 	}
+	return sketchMap(ctx, spec, train)
+}
+
+// sketchMap builds the sketch of spec from training rows that may be a
+// *dataset.CSR (read through its nonzeros) or dense.
+func sketchMap(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
 	_, d := train.Dims()
 	so := tensorsketch.SketchOptions{Features: spec.Features, Seed: spec.Seed}
 	var k kernels.Kernel

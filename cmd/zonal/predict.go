@@ -101,18 +101,26 @@ func runPredict(ctx context.Context, e *env, c predictConfig) (*predictResult, *
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	n, _ := data.X.Dims()
+	n, _ := data.Dims()
 	start := time.Now()
 	pred := make([]float64, n)
-	if err := pipe.PredictLabels(pred, data.X); err != nil {
-		return nil, nil, err
-	}
 	var scores *mat.Dense
 	if c.scores {
 		scores = mat.NewDense(n, pipe.Outputs(), nil)
-		if err := pipe.PredictOutputs(scores, data.X); err != nil {
-			return nil, nil, err
+	}
+	if data.X != nil {
+		err = pipe.PredictLabels(pred, data.X)
+		if err == nil && scores != nil {
+			err = pipe.PredictOutputs(scores, data.X)
 		}
+	} else { // LIBSVM rows stay sparse: the pipeline reads their nonzeros
+		err = pipe.PredictLabelsCSR(pred, data.Sparse)
+		if err == nil && scores != nil {
+			err = pipe.PredictOutputsCSR(scores, data.Sparse)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	res := &predictResult{Model: pipe.Model.Kind(), Task: pipe.Encoding.Task.String(), N: n, D: d, Predictions: pred,
 		PredictSeconds: time.Since(start).Seconds()}
@@ -173,7 +181,8 @@ func derefOr(p *float64) float64 {
 }
 
 // readPredictData reads rows for a model of d features. LIBSVM rows are
-// padded to d (omitted trailing zeros) and an index beyond d is an error.
+// padded to d (omitted trailing zeros), kept as CSR (Data.X nil), and an
+// index beyond d is an error.
 // A CSV must have d feature columns plus a target column, or exactly d
 // columns and no target. Standard input is read once, into memory, so that
 // both readings can be tried.
@@ -188,7 +197,12 @@ func readPredictData(e *env, c predictConfig, d int) (*dataset.Data, error) {
 		}
 		e = &env{stdin: bytes.NewReader(b), stdout: e.stdout, stderr: e.stderr}
 	}
-	data, err := readData(e, c.data, "data", c.path, dataset.Options{MinCols: d, MaxCols: d})
+	// LIBSVM rows are read as CSR only (no dense n x d matrix).
+	format, err := c.data.formatOf("data", c.path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := readData(e, c.data, "data", c.path, dataset.Options{MinCols: d, MaxCols: d, NoDense: format == "libsvm"})
 	if err != nil && errors.Is(err, zonal.ErrRange) {
 		if r, ok := e.stdin.(*bytes.Reader); ok {
 			r.Seek(0, io.SeekStart)

@@ -320,7 +320,7 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	train, test, err := loadFitData(e, fitConfig{data: c.data, train: c.train, test: c.test, split: c.split, seed: c.seed})
+	train, test, _, err := loadFitData(e, fitConfig{data: c.data, train: c.train, test: c.test, split: c.split, seed: c.seed})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeCountsLIBSVM writes n rows of word counts over d = 300 columns in 3
+// classes: each row has 6 nonzeros (density 2%), 5 of them in its class's
+// block of 100 columns and one anywhere.
+func writeCountsLIBSVM(t *testing.T, dir string, n int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 8))
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		c := i % 3
+		cols := map[int]int{}
+		for len(cols) < 5 {
+			cols[1+100*c+rng.IntN(100)] = 1 + rng.IntN(4)
+		}
+		for len(cols) < 6 {
+			cols[1+rng.IntN(300)] = 1
+		}
+		fmt.Fprintf(&b, "%d", c)
+		for j := 1; j <= 300; j++ {
+			if v, ok := cols[j]; ok {
+				fmt.Fprintf(&b, " %d:%d", j, v)
+			}
+		}
+		b.WriteString("\n")
+	}
+	p := filepath.Join(dir, "counts.libsvm")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestFitTextTransformStoredInModel(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCountsLIBSVM(t, dir, 240)
+	model := filepath.Join(dir, "m.zonal")
+	out, errs, code := runCmd("fit", "-train", data, "-sparse", "no", "-tfidf", "-normalize", "-standardize=false",
+		"-method", "ridge", "-map", "tensorsketch", "-kernel", "polynomial", "-degree", "2", "-features", "512",
+		"-lambda", "1e-4", "-json", "-model", model)
+	if code != 0 {
+		t.Fatalf("fit: code %d, stderr %s", code, errs)
+	}
+	var res struct {
+		Accuracy  float64 `json:"accuracy"`
+		TFIDF     bool    `json:"tfidf"`
+		Normalize bool    `json:"normalize"`
+		Sparse    bool    `json:"sparse"`
+		Density   float64 `json:"density"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !res.TFIDF || !res.Normalize || res.Sparse || res.Density != 0.02 {
+		t.Errorf("JSON %+v, want tfidf, normalize, dense, density 0.02", res)
+	}
+	// 5 of 6 words come from the class's block: a quadratic model separates them.
+	if res.Accuracy < 0.9 {
+		t.Errorf("test accuracy %.3f < 0.9", res.Accuracy)
+	}
+	b, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint16(b[8:]); v != 2 {
+		t.Errorf("model file version %d, want 2 (text transform)", v)
+	}
+	// predict applies the stored transform to the raw counts (read as CSR).
+	pout, perrs, code := runCmd("predict", "-model", model, "-data", data, "-json")
+	if code != 0 {
+		t.Fatalf("predict: code %d, stderr %s", code, perrs)
+	}
+	var pres struct {
+		Accuracy float64 `json:"accuracy"`
+	}
+	if err := json.Unmarshal([]byte(pout), &pres); err != nil {
+		t.Fatal(err)
+	}
+	if pres.Accuracy < 0.9 {
+		t.Errorf("predict accuracy on all rows %.3f < 0.9: the transform was not applied?", pres.Accuracy)
+	}
+}
+
+func TestFitSparseInputKeptAsCSR(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCountsLIBSVM(t, dir, 240)
+	_, errs, code := runCmd("fit", "-train", data, "-tfidf", "-normalize",
+		"-method", "ridge", "-map", "tensorsketch", "-kernel", "polynomial", "-features", "256", "-lambda", "1e-4")
+	if !strings.Contains(errs, "input is sparse (density 2.00%): kept as CSR") {
+		t.Errorf("stderr does not say the input is kept sparse: %s", errs)
+	}
+	if !strings.Contains(errs, "standardize off for sparse input") {
+		t.Errorf("stderr does not say standardizing is off: %s", errs)
+	}
+	// after #18 merge: FitRidge takes the CSR; expect code 0 and an accuracy above 0.9 here instead.
+	if code == 0 || !strings.Contains(errs, "issue 18") {
+		t.Errorf("code %d, stderr %s: want the clear pre-#18 refusal", code, errs)
+	}
+	_, errs, code = runCmd("fit", "-train", data, "-lambda", "1e-4", "-method", "ridge", "-map", "nystrom", "-kernel", "polynomial")
+	if code == 0 || !strings.Contains(errs, "-map nystrom needs dense rows") {
+		t.Errorf("nystrom on CSR: code %d, stderr %s", code, errs)
+	}
+	_, errs, code = runCmd("fit", "-train", data, "-method", "ridge", "-map", "tensorsketch", "-kernel", "polynomial")
+	if code != 2 || !strings.Contains(errs, "-lambda auto needs dense rows") {
+		t.Errorf("lambda auto on CSR: code %d, stderr %s", code, errs)
+	}
+	_, errs, code = runCmd("fit", "-train", data, "-sparse", "maybe")
+	if code != 2 || !strings.Contains(errs, "-sparse") {
+		t.Errorf("-sparse maybe: code %d, stderr %s", code, errs)
+	}
+}
