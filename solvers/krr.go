@@ -48,7 +48,7 @@ type KRR struct {
 // features so large that the kernel values overflow, zonal.ErrParam for a
 // kernel that underflows to 0 between all (sampled) rows, both naming the
 // kernel and the data's scale.
-func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts Options) (*KRR, error) {
+func FitKRR(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, lambda float64, opts Options) (*KRR, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
@@ -85,7 +85,7 @@ func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float
 	}
 	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
 	be.CholSolve(kmat.RawMatrix(), yc.RawMatrix())
-	xc := mat.DenseCopyOf(x)
+	xc := copyInput(x)
 	return &KRR{exp: newExpansion(be, k, xc, yc, mean), lambda: lambda, jitter: jit}, nil
 }
 
@@ -109,9 +109,9 @@ func (m *KRR) Alpha() *mat.Dense { return m.exp.alpha }
 //
 // Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
 // for NaN or Inf in x.
-func (m *KRR) Predict(dst, x *mat.Dense) error { return predictExpansion(m.exp, dst, x) }
+func (m *KRR) Predict(dst *mat.Dense, x mat.Matrix) error { return predictExpansion(m.exp, dst, x) }
 
-func predictExpansion(e *expansion, dst, x *mat.Dense) error {
+func predictExpansion(e *expansion, dst *mat.Dense, x mat.Matrix) error {
 	_, d, k := e.dims()
 	if err := checkPredict(dst, x, d, k); err != nil {
 		return err
@@ -120,10 +120,13 @@ func predictExpansion(e *expansion, dst, x *mat.Dense) error {
 		return err
 	}
 	n, _ := x.Dims()
-	if n <= smallBatch {
+	if xd, ok := x.(*mat.Dense); ok && n <= smallBatch && e.denseCenters() {
 		for i := 0; i < n; i++ {
-			e.predictRow(rowOf(dst, i), rowOf(x, i))
+			e.predictRow(rowOf(dst, i), rowOf(xd, i))
 		}
+		return nil
+	}
+	if n == 0 {
 		return nil
 	}
 	return e.predictBatch(dst, x)

@@ -244,7 +244,7 @@ func (d *dec) kernel() kernels.Kernel {
 // expansion appends an expansion's centres, coefficients and mean (not its
 // kernel).
 func (e *enc) expansion(x *expansion) {
-	e.dense(x.centers)
+	e.matrix(x.centers)
 	e.dense(x.alpha)
 	e.floats(x.mean)
 }
@@ -252,7 +252,7 @@ func (e *enc) expansion(x *expansion) {
 // expansion reads what enc.expansion wrote, for kernel k and inputs of
 // dimension d0 (0: any).
 func (d *dec) expansion(be backend.Backend, k kernels.Kernel, d0 int) *expansion {
-	c, a, mean := d.dense("centres"), d.dense("alpha"), d.floats("mean")
+	c, a, mean := d.matrix("centres"), d.dense("alpha"), d.floats("mean")
 	if d.err != nil {
 		return nil
 	}

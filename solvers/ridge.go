@@ -50,7 +50,7 @@ type ridgeScratch struct {
 // opts.MemoryBudget; zonal.ErrNotPositiveDefinite when a factorisation fails
 // even with jitter; the map's Transform errors; ctx.Err() (wrapped) when
 // canceled.
-func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.Dense, lambda float64, opts Options) (*Ridge, error) {
+func FitRidge(ctx context.Context, fm kernels.FeatureMap, x mat.Matrix, y *mat.Dense, lambda float64, opts Options) (*Ridge, error) {
 	if fm == nil {
 		return nil, fmt.Errorf("%w: nil feature map", zonal.ErrParam)
 	}
@@ -93,7 +93,7 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.D
 		// returns at once and the abandoned block finishes on its own.
 		var berr error
 		if err := interrupt.Do(ctx, func() {
-			if err := fm.Transform(zv, x.Slice(i0, i1, 0, d)); err != nil {
+			if err := fm.Transform(zv, rowRange(x, i0, i1)); err != nil {
 				berr = fmt.Errorf("solvers: feature map on rows %d..%d: %w", i0, i1-1, err)
 				return
 			}
@@ -156,7 +156,7 @@ func (r *Ridge) Weights() *mat.Dense { return r.w }
 //
 // Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
 // for NaN or Inf in x; the map's Transform errors.
-func (r *Ridge) Predict(dst, x *mat.Dense) error {
+func (r *Ridge) Predict(dst *mat.Dense, x mat.Matrix) error {
 	d, k := r.InputDim(), r.Outputs()
 	if err := checkPredict(dst, x, d, k); err != nil {
 		return err
@@ -197,7 +197,7 @@ func (r *Ridge) Predict(dst, x *mat.Dense) error {
 	for i0 := 0; i0 < n; i0 += bs {
 		i1 := min(i0+bs, n)
 		zv := zb.Slice(0, i1-i0, 0, D).(*mat.Dense)
-		if err := r.fm.Transform(zv, x.Slice(i0, i1, 0, d)); err != nil {
+		if err := r.fm.Transform(zv, rowRange(x, i0, i1)); err != nil {
 			return err
 		}
 		dv := dst.Slice(i0, i1, 0, k).(*mat.Dense)
