@@ -69,9 +69,16 @@ type Falkon struct {
 // K_MM has (near-)duplicate centres. Linear algebra runs on opts.Backend, at
 // prediction time too.
 //
+// x is a *mat.Dense or a *dataset.CSR (any other matrix type is refused).
+// A CSR x is never densified: its row blocks are CSR views handed to
+// kernels.MatrixInto, the centres kept in the model are its rows as a CSR
+// (dataset.CSR.Subset), and the model predicts dense and CSR rows alike.
+//
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
-// Centers outside 1..n, an unknown Sampling; zonal.ErrShape for nil inputs or
-// a label count other than the row count; zonal.ErrEmpty for no rows or
+// Centers outside 1..n, an unknown Sampling; zonal.ErrShape for nil inputs,
+// x neither a *mat.Dense nor a *dataset.CSR, a CSR whose parts disagree with
+// its shape, or a label count other than the row count; zonal.ErrRange for
+// a CSR column index outside [0, d) or not increasing within its row; zonal.ErrEmpty for no rows or
 // columns; zonal.ErrNonFinite for NaN or Inf in x or y; zonal.ErrTooLarge when
 // the working arrays exceed opts.MemoryBudget; zonal.ErrNotPositiveDefinite
 // when a factorisation fails even with jitter; the kernel's and leverage-score
@@ -305,7 +312,8 @@ func (m *Falkon) InputDim() int { _, d, _ := m.exp.dims(); return d }
 // Outputs is k.
 func (m *Falkon) Outputs() int { _, _, k := m.exp.dims(); return k }
 
-// Centers returns the M x d centres (not a copy).
+// Centers returns the M x d centres (not a copy): a *mat.Dense, or a
+// *dataset.CSR when the model was fitted on (or assembled from) CSR rows.
 func (m *Falkon) Centers() mat.Matrix { return m.exp.centers }
 
 // CenterIndices returns the training-row indices of the centres (nil after
@@ -322,10 +330,14 @@ func (m *Falkon) CG() CGResult { return m.cg }
 func (m *Falkon) CachedKnM() bool { return m.caching }
 
 // Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
-// allocate after warm-up.
+// allocate after warm-up when x and the centres are dense. x is a *mat.Dense
+// or a *dataset.CSR (CSR rows, or any rows against CSR centres, go through
+// kernel blocks: dense rows are then converted to CSR, never the reverse).
 //
-// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
-// for NaN or Inf in x.
+// Errors: zonal.ErrShape unless x is n x d and dst n x k, or when x is
+// neither a *mat.Dense nor a *dataset.CSR or a CSR with inconsistent parts;
+// zonal.ErrRange for a CSR column index out of range; zonal.ErrNonFinite
+// for NaN or Inf in x; the kernel's errors.
 func (m *Falkon) Predict(dst *mat.Dense, x mat.Matrix) error { return predictExpansion(m.exp, dst, x) }
 
 // MarshalBinary encodes the model for a model file: lambda, the kernel's

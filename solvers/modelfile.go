@@ -23,6 +23,11 @@ import (
 // The body is a sequence of fields: strings and byte strings are a uint64
 // length then the bytes; float slices a uint64 length then IEEE-754 bits;
 // matrices uint64 rows, uint64 cols, then rows*cols floats row by row.
+// Centres and centroids are input-space matrices: dense as above, or, for
+// a model fitted on CSR rows, uint64 0 (no dense matrix has 0 rows, so
+// files written before CSR existed read unchanged), uint64 1 (the CSR tag),
+// uint64 rows, cols, nnz, then RowPtr (rows+1 uint64), Col (nnz uint64) and
+// Val (nnz floats).
 //
 //	kind string (Model.Kind: "ridge", "krr", "falkon", "park", or any
 //	        kind registered with RegisterModel)

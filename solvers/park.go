@@ -163,12 +163,24 @@ type ParK struct {
 // Linear algebra runs on opts.Backend, at prediction time too. Report
 // describes the partition and the cells.
 //
+// x is a *mat.Dense or a *dataset.CSR (any other matrix type is refused).
+// A CSR x is never densified. Every partition strategy keeps centroids that
+// are training rows and measures distances in the RKHS by kernel values
+// only, so on CSR rows the centroids are CSR rows too (dataset.CSR.Subset),
+// never dense d-vectors, whatever d: no mean of rows in the input space, and
+// hence no sketch of the rows, is needed. k(x_i, x_i) of CSR rows comes from
+// the diagonals of 32 x 32 kernel blocks; the cells' rows, centres, halo and
+// validation rows are CSR subsets, and the model predicts dense and CSR rows
+// alike.
+//
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
 // Cells outside 1..n, Centers outside Cells..n, an unknown Partition or
 // Budget, Cap in (0, 1) or not finite, Overlap outside [0, 1], Validation
 // outside [0, 0.5], fewer
 // distinct points in feature space than Cells; zonal.ErrShape for nil
-// inputs or a label count other than the row count; zonal.ErrEmpty for no
+// inputs, x neither a *mat.Dense nor a *dataset.CSR, a CSR whose parts
+// disagree with its shape, or a label count other than the row count;
+// zonal.ErrRange for a CSR column index outside [0, d) or not increasing; zonal.ErrEmpty for no
 // rows or columns; zonal.ErrNonFinite for NaN or Inf in x or y;
 // zonal.ErrTooLarge when the working arrays exceed opts.MemoryBudget;
 // zonal.ErrNotPositiveDefinite when a factorisation fails even with jitter;
@@ -574,7 +586,8 @@ func (p *ParK) Cells() int { return len(p.cells) }
 // CellSizes returns n_q for every cell (nil after loading from a file).
 func (p *ParK) CellSizes() []int { return p.sizes }
 
-// Centroids returns the Q x d centroids (not a copy).
+// Centroids returns the Q x d centroids (not a copy): a *mat.Dense, or a
+// *dataset.CSR when the model was fitted on CSR rows.
 func (p *ParK) Centroids() mat.Matrix { return p.centroids }
 
 // Cell returns the index of the cell of point x (length d): the q

@@ -43,13 +43,20 @@ type ridgeScratch struct {
 // opts.Backend, at prediction time too (the map's Transform uses its own).
 //
 // Errors: zonal.ErrParam for a nil map, lambda not positive and finite;
-// zonal.ErrShape for nil inputs, a label count other than the row count or a
-// map whose input dimension is not x's column count; zonal.ErrEmpty for no
+// zonal.ErrShape for nil inputs, x neither a *mat.Dense nor a *dataset.CSR,
+// a CSR whose parts disagree with its shape, a label count other than the
+// row count or a map whose input dimension is not x's column count;
+// zonal.ErrRange for a CSR column index outside [0, d) or not increasing; zonal.ErrEmpty for no
 // rows or columns; zonal.ErrNonFinite for NaN or Inf in x or y or in the
 // features; zonal.ErrTooLarge when the working arrays exceed
 // opts.MemoryBudget; zonal.ErrNotPositiveDefinite when a factorisation fails
 // even with jitter; the map's Transform errors; ctx.Err() (wrapped) when
 // canceled.
+//
+// x is a *mat.Dense or a *dataset.CSR (any other matrix type is refused);
+// a CSR x is handed to fm.Transform in row blocks of CSR views, never
+// densified here (whether the map's Transform densifies a block is the
+// map's business).
 func FitRidge(ctx context.Context, fm kernels.FeatureMap, x mat.Matrix, y *mat.Dense, lambda float64, opts Options) (*Ridge, error) {
 	if fm == nil {
 		return nil, fmt.Errorf("%w: nil feature map", zonal.ErrParam)
@@ -153,8 +160,11 @@ func (r *Ridge) Weights() *mat.Dense { return r.w }
 
 // Predict writes f(x_i) to the rows of dst (n x k). Batches of at most 32
 // rows do not allocate after warm-up when the map's Transform does not.
+// x is a *mat.Dense or a *dataset.CSR (passed to the map's Transform).
 //
-// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
+// Errors: zonal.ErrShape unless x is n x d and dst n x k, or when x is
+// neither a *mat.Dense nor a *dataset.CSR or a CSR with inconsistent parts;
+// zonal.ErrRange for a CSR column index out of range; zonal.ErrNonFinite
 // for NaN or Inf in x; the map's Transform errors.
 func (r *Ridge) Predict(dst *mat.Dense, x mat.Matrix) error {
 	d, k := r.InputDim(), r.Outputs()
