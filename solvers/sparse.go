@@ -215,12 +215,9 @@ func (d *dec) matrix(what string) mat.Matrix {
 	if tag := d.u64(what + " tag"); d.err == nil && tag != csrTag {
 		d.fail("%s: unknown matrix encoding %d", what, tag)
 	}
-	r, c, nnz := d.u64(what+" rows"), d.u64(what+" cols"), d.u64(what+" nnz")
-	if d.err != nil {
-		return nil
-	}
-	if r == 0 || c == 0 {
-		d.fail("%s is empty (%dx%d)", what, r, c)
+	r, c, ok := d.dims(what)
+	nnz := d.u64(what + " nnz")
+	if !ok || d.err != nil {
 		return nil
 	}
 	left := uint64(len(d.b)) / 8

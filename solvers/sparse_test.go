@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"testing"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/testctx"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -219,30 +219,19 @@ func TestSparseModelRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := NewPipeline(nil, Encoding{Task: TaskRegression}, m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := MarshalPipeline(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, err := UnmarshalPipeline(b, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			q := roundTrip(t, m)
 			var c0, c1 []mat.Matrix
 			switch m := m.(type) {
 			case *ParK:
-				l := q.Model.(*ParK)
+				l := q.(*ParK)
 				c0, c1 = append(c0, m.Centroids()), append(c1, l.Centroids())
 				for i := range m.cells {
 					c0, c1 = append(c0, m.cells[i].centers), append(c1, l.cells[i].centers)
 				}
 			case *KRR:
-				c0, c1 = append(c0, m.exp.centers), append(c1, q.Model.(*KRR).exp.centers)
+				c0, c1 = append(c0, m.exp.centers), append(c1, q.(*KRR).exp.centers)
 			case *Falkon:
-				c0, c1 = append(c0, m.Centers()), append(c1, q.Model.(*Falkon).Centers())
+				c0, c1 = append(c0, m.Centers()), append(c1, q.(*Falkon).Centers())
 			}
 			for i := range c0 {
 				if !isCSR(c1[i]) || !mat.Equal(c0[i], c1[i]) {
@@ -254,17 +243,15 @@ func TestSparseModelRoundTrip(t *testing.T) {
 			if err := m.Predict(a, ts); err != nil {
 				t.Fatal(err)
 			}
-			if err := q.Model.Predict(bb, ts); err != nil {
+			if err := q.Predict(bb, ts); err != nil {
 				t.Fatal(err)
 			}
 			if !mat.Equal(a, bb) {
 				t.Fatalf("loaded model predicts differently (max diff %g)", maxAbsDiff(a, bb))
 			}
-			b2, err := MarshalPipeline(q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(b, b2) {
+			b, err1 := m.(PersistentModel).MarshalBinary()
+			b2, err2 := q.(PersistentModel).MarshalBinary()
+			if err1 != nil || err2 != nil || !bytes.Equal(b, b2) {
 				t.Fatal("re-saving the loaded model changed the bytes")
 			}
 		})
@@ -395,16 +382,6 @@ func TestSparseBadInput(t *testing.T) {
 	}
 }
 
-// allocated returns the bytes allocated while f runs (runtime.MemStats
-// TotalAlloc; the solvers tests do not run in parallel).
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
-
 // TestSparseMemoryBudget fits every solver on 300 CSR rows of dimension
 // d = 10^6 (50 nonzeros a row) under a 16 MiB memory budget and checks that
 // the fit and a prediction succeed while allocating at most 64 MiB in
@@ -427,7 +404,7 @@ func TestSparseMemoryBudget(t *testing.T) {
 	k, _ := kernels.NewGaussian(4)
 	ctx := context.Background()
 	probe := rowRange(xs, 0, 2)
-	if a := allocated(func() {
+	if a := testctx.Allocated(func() {
 		_, _ = kernels.Matrix(ctx, k, probe, probe, kernels.Options{})
 		_ = kernels.CheckScale(k, probe)
 	}); a > 4<<20 {
@@ -463,7 +440,7 @@ func TestSparseMemoryBudget(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var m Model
 			var err error
-			a := allocated(func() {
+			a := testctx.Allocated(func() {
 				if m, err = c.fit(); err != nil {
 					return
 				}
