@@ -523,3 +523,54 @@ func TestPeakHeapSeesAllocation(t *testing.T) {
 		t.Fatalf("peak heap growth %d bytes for a 32 MiB slice", a)
 	}
 }
+
+// TestSparseAssembledModels: NewFalkonModel and NewParKModel take the CSR
+// centres and centroids of a CSR fit, keep them CSR, and predict what the
+// fitted models predict (FALKON bit for bit; ParK within 1e-12 relative,
+// its k(c_q, c_q) being recomputed); a CSR with a NaN is refused.
+func TestSparseAssembledModels(t *testing.T) {
+	xs, _, y := sparseSynth(150, 40, 6, 12, false)
+	ts, _, _ := sparseSynth(40, 40, 6, 13, false)
+	k, _ := kernels.NewGaussian(1.2)
+	ctx := context.Background()
+	f, err := FitFalkon(ctx, k, xs, y, 1e-3, FalkonOptions{Centers: 30, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nf, err := NewFalkonModel(k, f.Centers(), f.Alpha(), f.exp.mean, 1e-3, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isCSR(nf.Centers()) {
+		t.Fatalf("assembled centres are %T", nf.Centers())
+	}
+	if !mat.Equal(predictAll(t, nf, ts), predictAll(t, f, ts)) {
+		t.Fatal("assembled FALKON predicts differently")
+	}
+	p, err := FitParK(ctx, k, xs, y, 1e-3, ParKOptions{Cells: 3, Centers: 45, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := make([]*Falkon, p.Cells())
+	for q, e := range p.cells {
+		if cells[q], err = NewFalkonModel(k, e.centers, e.alpha, e.mean, 1e-3, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	np, err := NewParKModel(k, p.Centroids(), cells, 1e-3, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := relDiff(predictAll(t, np, ts), predictAll(t, p, ts)); !(r <= 1e-12) {
+		t.Fatalf("assembled ParK predictions differ by %.3g relative", r)
+	}
+	bad := f.Centers().(*dataset.CSR)
+	bad = &dataset.CSR{Rows: bad.Rows, Cols: bad.Cols, RowPtr: bad.RowPtr, Col: bad.Col, Val: slices.Clone(bad.Val)}
+	bad.Val[3] = math.NaN()
+	if _, err := NewFalkonModel(k, bad, f.Alpha(), nil, 1e-3, Options{}); !errors.Is(err, zonal.ErrNonFinite) {
+		t.Fatalf("NaN centre: err = %v, want ErrNonFinite", err)
+	}
+	if _, err := NewParKModel(k, bad.T(), cells, 1e-3, Options{}); !errors.Is(err, zonal.ErrShape) {
+		t.Fatalf("transposed centroids: err = %v, want ErrShape", err)
+	}
+}
