@@ -241,10 +241,10 @@ type trapModel struct {
 func (m *trapModel) Kind() string  { return "trap" }
 func (m *trapModel) InputDim() int { return m.d }
 func (m *trapModel) Outputs() int  { return 1 }
-func (m *trapModel) Predict(dst, x *mat.Dense) error {
+func (m *trapModel) Predict(dst *mat.Dense, x mat.Matrix) error {
 	n, _ := x.Dims()
 	for i := 0; i < n; i++ {
-		row := x.RawRowView(i)
+		row := x.(*mat.Dense).RawRowView(i)
 		if m.nanAtZero && slices.Max(row) == 0 && slices.Min(row) == 0 {
 			dst.Set(i, 0, math.NaN())
 			continue

@@ -1,6 +1,7 @@
 package solvers
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -17,7 +18,8 @@ import (
 // like fitted ones.
 
 // NewFalkonModel returns the FALKON-kind model f(x) = mean + K(x, C) alpha
-// for a kernel k, centres C (M x d), coefficients alpha (M x k) and output
+// for a kernel k, centres C (M x d, a *mat.Dense or a *dataset.CSR, which
+// stays sparse), coefficients alpha (M x k) and output
 // means (length k; nil means zeros). lambda is recorded in the model file
 // only. Any alpha solving (K_nM^T K_nM + lambda n K_MM) alpha = K_nM^T (Y -
 // mean) is the model FitFalkon approximates by CG. The matrices are copied.
@@ -27,7 +29,7 @@ import (
 // and finite; zonal.ErrShape for nil or empty matrices, alpha's row count
 // other than M or a mean whose length is not alpha's column count;
 // zonal.ErrNonFinite for NaN or Inf in the centres, alpha or mean.
-func NewFalkonModel(k kernels.Kernel, centers, alpha *mat.Dense, mean []float64, lambda float64, opts Options) (*Falkon, error) {
+func NewFalkonModel(k kernels.Kernel, centers mat.Matrix, alpha *mat.Dense, mean []float64, lambda float64, opts Options) (*Falkon, error) {
 	e, err := newCheckedExpansion(k, centers, alpha, mean, lambda, opts)
 	if err != nil {
 		return nil, err
@@ -69,7 +71,8 @@ func NewRidgeModel(fm kernels.FeatureMap, w *mat.Dense, mean []float64, lambda f
 }
 
 // NewParKModel gathers independently fitted cells into one ParK-kind model:
-// centroids c_q (Q x d, one row per cell) and cell q's FALKON model, which
+// centroids c_q (Q x d, one row per cell; a *mat.Dense or a *dataset.CSR)
+// and cell q's FALKON model, which
 // predicts every point whose nearest centroid in the RKHS of k, by
 // ||phi(x) - phi(c_q)||^2, is c_q (ties to the smaller index). The cells
 // must use kernel k (the same kind and parameters) and have the same input
@@ -83,15 +86,15 @@ func NewRidgeModel(fm kernels.FeatureMap, w *mat.Dense, mean []float64, lambda f
 // or empty centroids, a cell count other than the centroid count, or cells
 // whose dimensions differ from the centroids' or from each other;
 // zonal.ErrNonFinite for NaN or Inf in the centroids.
-func NewParKModel(k kernels.Kernel, centroids *mat.Dense, cells []*Falkon, lambda float64, opts Options) (*ParK, error) {
+func NewParKModel(k kernels.Kernel, centroids mat.Matrix, cells []*Falkon, lambda float64, opts Options) (*ParK, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
 	if err := checkLambda(lambda); err != nil {
 		return nil, err
 	}
-	if centroids == nil || centroids.IsEmpty() {
-		return nil, fmt.Errorf("%w: nil or empty centroids", zonal.ErrShape)
+	if err := checkNonEmptyInput("centroids", centroids); err != nil {
+		return nil, err
 	}
 	q, d := centroids.Dims()
 	if len(cells) != q {
@@ -105,8 +108,12 @@ func NewParKModel(k kernels.Kernel, centroids *mat.Dense, cells []*Falkon, lambd
 		return nil, fmt.Errorf("solvers: encoding kernel %s: %w", k.Kind(), err)
 	}
 	be := opts.backend()
-	c := mat.DenseCopyOf(centroids)
-	p := &ParK{kern: k, centroids: c, cdiag: make([]float64, q), cells: make([]*expansion, q), lambda: lambda}
+	c := copyInput(centroids)
+	cdiag, err := kernelDiag(context.Background(), be, k, c)
+	if err != nil {
+		return nil, err
+	}
+	p := &ParK{kern: k, centroids: c, cdiag: cdiag, cells: make([]*expansion, q), lambda: lambda}
 	for i, f := range cells {
 		if f == nil {
 			return nil, fmt.Errorf("%w: cell %d is nil", zonal.ErrParam, i)
@@ -124,22 +131,23 @@ func NewParKModel(k kernels.Kernel, centroids *mat.Dense, cells []*Falkon, lambd
 			return nil, fmt.Errorf("%w: cell %d has precision %v, cell 0 %v", zonal.ErrParam, i, f.exp.prec, cells[0].exp.prec)
 		}
 		p.cells[i] = withPrecision(newExpansion(be, k, f.exp.centers, f.exp.alpha, f.exp.mean), f.exp.prec)
-		r := rowOf(c, i)
-		p.cdiag[i] = k.Eval(r, r)
 	}
 	return p, nil
 }
 
 // newCheckedExpansion checks and copies the parts of an expansion.
-func newCheckedExpansion(k kernels.Kernel, centers, alpha *mat.Dense, mean []float64, lambda float64, opts Options) (*expansion, error) {
+func newCheckedExpansion(k kernels.Kernel, centers mat.Matrix, alpha *mat.Dense, mean []float64, lambda float64, opts Options) (*expansion, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
 	if err := checkLambda(lambda); err != nil {
 		return nil, err
 	}
-	if centers == nil || alpha == nil || centers.IsEmpty() || alpha.IsEmpty() {
-		return nil, fmt.Errorf("%w: nil or empty centres or alpha", zonal.ErrShape)
+	if err := checkNonEmptyInput("centres", centers); err != nil {
+		return nil, err
+	}
+	if alpha == nil || alpha.IsEmpty() {
+		return nil, fmt.Errorf("%w: nil or empty alpha", zonal.ErrShape)
 	}
 	m, _ := centers.Dims()
 	ma, ka := alpha.Dims()
@@ -156,7 +164,7 @@ func newCheckedExpansion(k kernels.Kernel, centers, alpha *mat.Dense, mean []flo
 	if err := checkFinite("alpha", alpha); err != nil {
 		return nil, err
 	}
-	return newExpansion(opts.backend(), k, mat.DenseCopyOf(centers), mat.DenseCopyOf(alpha), mean), nil
+	return newExpansion(opts.backend(), k, copyInput(centers), mat.DenseCopyOf(alpha), mean), nil
 }
 
 // checkMean returns a copy of mean (zeros when nil) after checking its

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/dataset"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -16,11 +17,15 @@ func checkLambda(lambda float64) error {
 	return nil
 }
 
-// checkXY validates training data: n >= 1 rows, finite entries, Y with n rows
-// (zonal.ErrShape, zonal.ErrEmpty, zonal.ErrNonFinite).
-func checkXY(x, y *mat.Dense) (n, d, k int, err error) {
-	if x == nil || y == nil {
+// checkXY validates training data: x a *mat.Dense or a valid *dataset.CSR
+// (checkInput), n >= 1 rows, finite entries, Y with n rows (zonal.ErrShape,
+// zonal.ErrRange, zonal.ErrEmpty, zonal.ErrNonFinite).
+func checkXY(x mat.Matrix, y *mat.Dense) (n, d, k int, err error) {
+	if y == nil {
 		return 0, 0, 0, fmt.Errorf("%w: nil input", zonal.ErrShape)
+	}
+	if err := checkInput("training matrix", x); err != nil {
+		return 0, 0, 0, err
 	}
 	n, d = x.Dims()
 	if n == 0 || d == 0 {
@@ -39,8 +44,12 @@ func checkXY(x, y *mat.Dense) (n, d, k int, err error) {
 	return n, d, k, nil
 }
 
-// checkFinite: no NaN or Inf in m (zonal.ErrNonFinite, naming the entry).
+// checkFinite: no NaN or Inf in m (zonal.ErrNonFinite, naming the entry);
+// O(nnz) for a CSR.
 func checkFinite(what string, m mat.Matrix) error {
+	if s, ok := m.(*dataset.CSR); ok {
+		return checkFiniteCSR(what, s)
+	}
 	r, c := m.Dims()
 	if d, ok := m.(*mat.Dense); ok {
 		raw := d.RawMatrix()
@@ -64,11 +73,14 @@ func checkFinite(what string, m mat.Matrix) error {
 	return nil
 }
 
-// checkPredict validates Predict's arguments: dst n x k for x n x d
-// (zonal.ErrShape).
-func checkPredict(dst *mat.Dense, x *mat.Dense, d, k int) error {
-	if dst == nil || x == nil {
+// checkPredict validates Predict's arguments: dst n x k for x n x d, x a
+// *mat.Dense or a valid *dataset.CSR (zonal.ErrShape, zonal.ErrRange).
+func checkPredict(dst *mat.Dense, x mat.Matrix, d, k int) error {
+	if dst == nil {
 		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+	}
+	if err := checkInput("input", x); err != nil {
+		return err
 	}
 	n, dx := x.Dims()
 	if dx != d {

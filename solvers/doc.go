@@ -43,6 +43,18 @@
 // feature map (Nystrom on all training points, Z Z^T = K) ridge regression on
 // features gives the exact KRR predictor; both identities are tests.
 //
+// # Sparse input
+//
+// Every fit and every model's Predict take x as a *mat.Dense or a
+// *dataset.CSR (other matrix types are refused with zonal.ErrShape). A CSR x
+// is never densified: row blocks are CSR views, kernel blocks come from
+// kernels.MatrixInto with the CSR passed through, and the centres a fit keeps
+// (KRR's training rows, FALKON's centres, ParK's centroids and cells) are
+// CSR rows (dataset.CSR.Subset) that stay CSR in the model and its file.
+// Memory then follows nnz(X), the M x M factors and the n x M kernel blocks.
+// A model predicts dense and CSR rows alike; dense rows against CSR centres
+// are converted to CSR, never the reverse.
+//
 // # Tasks
 //
 // Regression predicts the outputs directly (metrics RMSE, MAE, R^2).

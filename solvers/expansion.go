@@ -25,7 +25,7 @@ const predictBlock = 1024
 // KRR (centres = training rows), FALKON and every ParK cell.
 type expansion struct {
 	kern    kernels.Kernel
-	centers *mat.Dense      // M x d
+	centers mat.Matrix      // M x d: *mat.Dense, or *dataset.CSR after a fit on CSR rows
 	alpha   *mat.Dense      // M x k
 	mean    []float64       // k
 	be      backend.Backend // large-batch prediction; never nil
@@ -34,9 +34,9 @@ type expansion struct {
 	expansion32 // precision; float32 centres (falkon32.go)
 }
 
-// newExpansion makes the expansion of kernel k on the given centres,
-// predicting large batches on be (not nil).
-func newExpansion(be backend.Backend, k kernels.Kernel, centers, alpha *mat.Dense, mean []float64) *expansion {
+// newExpansion makes the expansion of kernel k on the given centres (a
+// *mat.Dense or a *dataset.CSR), predicting large batches on be (not nil).
+func newExpansion(be backend.Backend, k kernels.Kernel, centers mat.Matrix, alpha *mat.Dense, mean []float64) *expansion {
 	e := &expansion{kern: k, centers: centers, alpha: alpha, mean: mean, be: be}
 	m, _ := centers.Dims()
 	e.pool.New = func() any { s := make([]float64, m); return &s }
@@ -53,12 +53,12 @@ func (e *expansion) dims() (m, d, k int) {
 func (e *expansion) Outputs() int { _, _, k := e.dims(); return k }
 
 // predictRow writes f(x) for one row x (length d) to out (length k).
-// It does not allocate.
+// It does not allocate. The centres must be dense (see denseCenters).
 func (e *expansion) predictRow(out, x []float64) {
 	m, d, k := e.dims()
 	sp := e.pool.Get().(*[]float64)
 	kr := *sp
-	c := e.centers.RawMatrix()
+	c := e.centers.(*mat.Dense).RawMatrix()
 	for j := 0; j < m; j++ {
 		kr[j] = e.kern.Eval(x, c.Data[j*c.Stride:j*c.Stride+d])
 	}
@@ -74,13 +74,19 @@ func (e *expansion) predictRow(out, x []float64) {
 	e.pool.Put(sp)
 }
 
-// predictBatch writes f(x_i) to the rows of dst for a large batch, with
-// kernel blocks and Gemm on the expansion's backend.
-func (e *expansion) predictBatch(dst, x *mat.Dense) error {
+// denseCenters reports whether the centres are a *mat.Dense (rows can then
+// be predicted one by one with Eval, predictRow).
+func (e *expansion) denseCenters() bool { _, ok := e.centers.(*mat.Dense); return ok }
+
+// predictBatch writes f(x_i) to the rows of dst for a large batch (or any
+// batch with CSR rows or centres), with kernel blocks and Gemm on the
+// expansion's backend. x is a *mat.Dense or a *dataset.CSR.
+func (e *expansion) predictBatch(dst *mat.Dense, x mat.Matrix) error {
 	if e.prec == zonal.Float32 {
 		return e.predictBatch32(dst, x)
 	}
 	be := e.be
+	x = likeCenters(x, e.centers)
 	n, _ := x.Dims()
 	m, _, k := e.dims()
 	bs := min(predictBlock, n)
@@ -88,7 +94,7 @@ func (e *expansion) predictBatch(dst, x *mat.Dense) error {
 	for i0 := 0; i0 < n; i0 += bs {
 		i1 := min(i0+bs, n)
 		kv := kb.Slice(0, i1-i0, 0, m).(*mat.Dense)
-		if err := kernels.MatrixInto(context.Background(), kv, e.kern, x.Slice(i0, i1, 0, x.RawMatrix().Cols), e.centers, kernels.Options{Backend: be}); err != nil {
+		if err := kernels.MatrixInto(context.Background(), kv, e.kern, rowRange(x, i0, i1), e.centers, kernels.Options{Backend: be}); err != nil {
 			return err
 		}
 		dv := dst.Slice(i0, i1, 0, k).(*mat.Dense)

@@ -77,9 +77,16 @@ type Falkon struct {
 // K_MM has (near-)duplicate centres. Linear algebra runs on opts.Backend, at
 // prediction time too.
 //
+// x is a *mat.Dense or a *dataset.CSR (any other matrix type is refused).
+// A CSR x is never densified: its row blocks are CSR views handed to
+// kernels.MatrixInto, the centres kept in the model are its rows as a CSR
+// (dataset.CSR.Subset), and the model predicts dense and CSR rows alike.
+//
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
-// Centers outside 1..n, an unknown Sampling or Precision; zonal.ErrShape for nil inputs or
-// a label count other than the row count; zonal.ErrEmpty for no rows or
+// Centers outside 1..n, an unknown Sampling or Precision; zonal.ErrShape for nil inputs,
+// x neither a *mat.Dense nor a *dataset.CSR, a CSR whose parts disagree with
+// its shape, or a label count other than the row count; zonal.ErrRange for
+// a CSR column index outside [0, d) or not increasing within its row; zonal.ErrEmpty for no rows or
 // columns; zonal.ErrNonFinite for NaN or Inf in x or y; zonal.ErrTooLarge when
 // the working arrays exceed opts.MemoryBudget; zonal.ErrNotPositiveDefinite
 // when a factorisation fails even with jitter; the kernel's and leverage-score
@@ -89,7 +96,7 @@ type Falkon struct {
 // features so large that the kernel values overflow, zonal.ErrParam for a
 // kernel that underflows to 0 between all (sampled) rows, both naming the
 // kernel and the data's scale.
-func FitFalkon(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts FalkonOptions) (*Falkon, error) {
+func FitFalkon(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, lambda float64, opts FalkonOptions) (*Falkon, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
@@ -131,8 +138,8 @@ func uniformCenters(n, M int, seed uint64) []int {
 	return idx
 }
 
-func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, mean []float64, lambda float64, idx []int, opts FalkonOptions) (*Falkon, error) {
-	n, d := x.Dims()
+func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *mat.Dense, mean []float64, lambda float64, idx []int, opts FalkonOptions) (*Falkon, error) {
+	n, _ := x.Dims()
 	_, kout := yc.Dims()
 	M := len(idx)
 	be := opts.backend()
@@ -153,7 +160,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	if tol <= 0 {
 		tol = 1e-9
 	}
-	centers := gatherRows(x, idx)
+	centers := subsetRows(x, idx)
 
 	// T: L L^T = K_MM + eps M I (L = T^T).
 	L := mat.NewDense(M, M, nil)
@@ -190,7 +197,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 				return nil, fmt.Errorf("solvers: FALKON canceled: %w", err)
 			}
 			i1 := min(i0+cb, n)
-			if err := kernels.MatrixInto(ctx, knm.Slice(i0, i1, 0, M).(*mat.Dense), k, x.Slice(i0, i1, 0, d), centers, kernels.Options{Backend: be}); err != nil {
+			if err := kernels.MatrixInto(ctx, knm.Slice(i0, i1, 0, M).(*mat.Dense), k, rowRange(x, i0, i1), centers, kernels.Options{Backend: be}); err != nil {
 				return nil, err
 			}
 			opts.report(zonal.Progress{Stage: "kernel", Done: i1, Total: n})
@@ -226,7 +233,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 				kv = knm.Slice(i0, i1, 0, M).(*mat.Dense)
 			} else {
 				kv = kb.Slice(0, i1-i0, 0, M).(*mat.Dense)
-				if err := kernels.MatrixInto(ctx, kv, k, x.Slice(i0, i1, 0, d), centers, kernels.Options{Backend: be}); err != nil {
+				if err := kernels.MatrixInto(ctx, kv, k, rowRange(x, i0, i1), centers, kernels.Options{Backend: be}); err != nil {
 					return err
 				}
 			}
@@ -325,8 +332,9 @@ func (m *Falkon) InputDim() int { _, d, _ := m.exp.dims(); return d }
 // Outputs is k.
 func (m *Falkon) Outputs() int { _, _, k := m.exp.dims(); return k }
 
-// Centers returns the M x d centres (not a copy).
-func (m *Falkon) Centers() *mat.Dense { return m.exp.centers }
+// Centers returns the M x d centres (not a copy): a *mat.Dense, or a
+// *dataset.CSR when the model was fitted on (or assembled from) CSR rows.
+func (m *Falkon) Centers() mat.Matrix { return m.exp.centers }
 
 // CenterIndices returns the training-row indices of the centres (nil after
 // loading from a file).
@@ -342,11 +350,15 @@ func (m *Falkon) CG() CGResult { return m.cg }
 func (m *Falkon) CachedKnM() bool { return m.caching }
 
 // Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
-// allocate after warm-up.
+// allocate after warm-up when x and the centres are dense. x is a *mat.Dense
+// or a *dataset.CSR (CSR rows, or any rows against CSR centres, go through
+// kernel blocks: dense rows are then converted to CSR, never the reverse).
 //
-// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
-// for NaN or Inf in x.
-func (m *Falkon) Predict(dst, x *mat.Dense) error { return predictExpansion(m.exp, dst, x) }
+// Errors: zonal.ErrShape unless x is n x d and dst n x k, or when x is
+// neither a *mat.Dense nor a *dataset.CSR or a CSR with inconsistent parts;
+// zonal.ErrRange for a CSR column index out of range; zonal.ErrNonFinite
+// for NaN or Inf in x; the kernel's errors.
+func (m *Falkon) Predict(dst *mat.Dense, x mat.Matrix) error { return predictExpansion(m.exp, dst, x) }
 
 // MarshalBinary encodes the model for a model file: lambda, the kernel's
 // kind and parameters, the centres, alpha and the output means (not the
@@ -356,7 +368,7 @@ func (m *Falkon) Predict(dst, x *mat.Dense) error { return predictExpansion(m.ex
 func (m *Falkon) MarshalBinary() ([]byte, error) { return marshalExpansionModel(m.lambda, m.exp) }
 
 // rlsCenters draws M centres by recursive ridge leverage scores, sorted.
-func rlsCenters(ctx context.Context, ko kernels.Options, k kernels.Kernel, x *mat.Dense, M int, lambda float64, seed uint64) ([]int, error) {
+func rlsCenters(ctx context.Context, ko kernels.Options, k kernels.Kernel, x mat.Matrix, M int, lambda float64, seed uint64) ([]int, error) {
 	idx, err := kernels.RecursiveRLS(ctx, k, x, M, kernels.RLSOptions{Options: ko, Lambda: lambda, Seed: seed})
 	if err != nil {
 		return nil, err

@@ -251,7 +251,7 @@ const predictWiden = 64
 // model), then widened to float64 predictWiden rows at a time and
 // multiplied by alpha in float64, so that the coefficients, which may be
 // large and of both signs, are not rounded.
-func (e *expansion) predictBatch32(dst, x *mat.Dense) error {
+func (e *expansion) predictBatch32(dst *mat.Dense, x mat.Matrix) error {
 	e.c32once.Do(func() {
 		// The model holds the M x d centres in float64 already; the float32
 		// copy is half that, so no budget beyond it applies.

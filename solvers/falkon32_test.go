@@ -18,7 +18,7 @@ import (
 
 // relDiff is |a - b|_F / |b - mean(b)|_F: the difference of two predictions
 // relative to the spread of the reference.
-func relDiff(a, b *mat.Dense) float64 {
+func relRMSDiff(a, b *mat.Dense) float64 {
 	n, k := b.Dims()
 	var num, den float64
 	for j := 0; j < k; j++ {
@@ -85,12 +85,12 @@ func TestFalkonFloat32Synthetic(t *testing.T) {
 	}
 	for name, m := range map[string]*Falkon{"cached": cached, "streamed": streamed} {
 		got := predictAll(t, m, xt)
-		if r := relDiff(got, want); r > 1e-4 {
+		if r := relRMSDiff(got, want); r > 1e-4 {
 			t.Errorf("%s float32: relative RMS difference %.3g from float64, want <= 1e-4", name, r)
 		} else {
 			t.Logf("%s float32: relative RMS difference %.3g from float64", name, r)
 		}
-		if r := relDiff(got, want); r == 0 {
+		if r := relRMSDiff(got, want); r == 0 {
 			t.Errorf("%s float32 predicts exactly as float64: no float32 arithmetic?", name)
 		}
 	}
@@ -144,7 +144,7 @@ func TestFalkonFloat32Digits(t *testing.T) {
 		}
 	}
 	frac := float64(agree) / float64(len(l64))
-	t.Logf("digits: labels agree on %d of %d test rows; relative RMS difference of outputs %.3g", agree, len(l64), relDiff(p32, p64))
+	t.Logf("digits: labels agree on %d of %d test rows; relative RMS difference of outputs %.3g", agree, len(l64), relRMSDiff(p32, p64))
 	if frac < 0.999 {
 		t.Fatalf("float32 and float64 FALKON agree on %.4f of the labels, want >= 0.999", frac)
 	}

@@ -123,7 +123,7 @@ func synth(n, d int, seed uint64) (*mat.Dense, *mat.Dense) {
 	return x, y
 }
 
-func predictAll(t testing.TB, m Model, x *mat.Dense) *mat.Dense {
+func predictAll(t testing.TB, m Model, x mat.Matrix) *mat.Dense {
 	t.Helper()
 	n, _ := x.Dims()
 	out := mat.NewDense(n, m.Outputs(), nil)

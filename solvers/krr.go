@@ -34,11 +34,20 @@ type KRR struct {
 // wrapping zonal.ErrTooLarge that names the bytes needed. If the factorisation fails
 // (lambda n below the rounding level of K) a jitter of 1e-12..1e-4 times the
 // mean diagonal is added in steps; past that the error wraps zonal.ErrNotPositiveDefinite.
-// The training rows are kept as the expansion's centres. Linear algebra runs
-// on opts.Backend, at prediction time too.
+// The training rows are kept as the expansion's centres (a copy, of the
+// same storage as x). Linear algebra runs on opts.Backend, at prediction
+// time too.
+//
+// x is a *mat.Dense or a *dataset.CSR (any other matrix type is refused).
+// A CSR x is never densified: its row blocks are CSR views handed to
+// kernels.MatrixInto, the centres kept in the model are its rows as a CSR
+// (dataset.CSR.Subset), and the model predicts dense and CSR rows alike.
 //
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite;
-// zonal.ErrShape for nil inputs or a label count other than the row count;
+// zonal.ErrShape for nil inputs, x neither a *mat.Dense nor a *dataset.CSR,
+// a CSR whose parts disagree with its shape, or a label count other than the
+// row count; zonal.ErrRange for a CSR column index outside [0, d) or not
+// increasing within its row;
 // zonal.ErrEmpty for no rows or columns; zonal.ErrNonFinite for NaN or Inf in
 // x or y; zonal.ErrTooLarge when the working arrays exceed opts.MemoryBudget;
 // zonal.ErrNotPositiveDefinite when a factorisation fails even with jitter;
@@ -48,7 +57,7 @@ type KRR struct {
 // features so large that the kernel values overflow, zonal.ErrParam for a
 // kernel that underflows to 0 between all (sampled) rows, both naming the
 // kernel and the data's scale.
-func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts Options) (*KRR, error) {
+func FitKRR(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, lambda float64, opts Options) (*KRR, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
@@ -85,7 +94,7 @@ func FitKRR(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float
 	}
 	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
 	be.CholSolve(kmat.RawMatrix(), yc.RawMatrix())
-	xc := mat.DenseCopyOf(x)
+	xc := copyInput(x)
 	return &KRR{exp: newExpansion(be, k, xc, yc, mean), lambda: lambda, jitter: jit}, nil
 }
 
@@ -105,13 +114,17 @@ func (m *KRR) Jitter() float64 { return m.jitter }
 func (m *KRR) Alpha() *mat.Dense { return m.exp.alpha }
 
 // Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
-// allocate after warm-up.
+// allocate after warm-up when x and the centres are dense. x is a *mat.Dense
+// or a *dataset.CSR (CSR rows, or any rows against CSR centres, go through
+// kernel blocks: dense rows are then converted to CSR, never the reverse).
 //
-// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
-// for NaN or Inf in x.
-func (m *KRR) Predict(dst, x *mat.Dense) error { return predictExpansion(m.exp, dst, x) }
+// Errors: zonal.ErrShape unless x is n x d and dst n x k, or when x is
+// neither a *mat.Dense nor a *dataset.CSR or a CSR with inconsistent parts;
+// zonal.ErrRange for a CSR column index out of range; zonal.ErrNonFinite
+// for NaN or Inf in x; the kernel's errors.
+func (m *KRR) Predict(dst *mat.Dense, x mat.Matrix) error { return predictExpansion(m.exp, dst, x) }
 
-func predictExpansion(e *expansion, dst, x *mat.Dense) error {
+func predictExpansion(e *expansion, dst *mat.Dense, x mat.Matrix) error {
 	_, d, k := e.dims()
 	if err := checkPredict(dst, x, d, k); err != nil {
 		return err
@@ -120,10 +133,13 @@ func predictExpansion(e *expansion, dst, x *mat.Dense) error {
 		return err
 	}
 	n, _ := x.Dims()
-	if n <= smallBatch {
+	if xd, ok := x.(*mat.Dense); ok && n <= smallBatch && e.denseCenters() {
 		for i := 0; i < n; i++ {
-			e.predictRow(rowOf(dst, i), rowOf(x, i))
+			e.predictRow(rowOf(dst, i), rowOf(xd, i))
 		}
+		return nil
+	}
+	if n == 0 {
 		return nil
 	}
 	return e.predictBatch(dst, x)

@@ -27,8 +27,9 @@ type Model interface {
 	// Outputs is the number of outputs k.
 	Outputs() int
 	// Predict writes the k outputs of every row of x (n x d) to the rows of
-	// dst (n x k).
-	Predict(dst, x *mat.Dense) error
+	// dst (n x k). The models of this package take x as a *mat.Dense or a
+	// *dataset.CSR (never densified) and refuse other matrix types.
+	Predict(dst *mat.Dense, x mat.Matrix) error
 }
 
 // PersistentModel is a Model that can be saved in a model file. Every model

@@ -26,7 +26,7 @@ const constKind = "solvers-test-const"
 func (c *constModel) Kind() string  { return constKind }
 func (c *constModel) InputDim() int { return c.d }
 func (c *constModel) Outputs() int  { return len(c.out) }
-func (c *constModel) Predict(dst, x *mat.Dense) error {
+func (c *constModel) Predict(dst *mat.Dense, x mat.Matrix) error {
 	if err := checkPredict(dst, x, c.d, len(c.out)); err != nil {
 		return err
 	}

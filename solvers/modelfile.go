@@ -24,6 +24,11 @@ import (
 // The body is a sequence of fields: strings and byte strings are a uint64
 // length then the bytes; float slices a uint64 length then IEEE-754 bits;
 // matrices uint64 rows, uint64 cols, then rows*cols floats row by row.
+// Centres and centroids are input-space matrices: dense as above, or, for
+// a model fitted on CSR rows, uint64 0 (no dense matrix has 0 rows, so
+// files written before CSR existed read unchanged), uint64 1 (the CSR tag),
+// uint64 rows, cols, nnz, then RowPtr (rows+1 uint64), Col (nnz uint64) and
+// Val (nnz floats).
 //
 //	kind string (Model.Kind: "ridge", "krr", "falkon", "park", or any
 //	        kind registered with RegisterModel)
@@ -307,7 +312,7 @@ func (d *dec) kernel() kernels.Kernel {
 // expansion appends an expansion's centres, coefficients and mean (not its
 // kernel).
 func (e *enc) expansion(x *expansion) {
-	e.dense(x.centers)
+	e.matrix(x.centers)
 	e.dense(x.alpha)
 	e.floats(x.mean)
 }
@@ -315,7 +320,7 @@ func (e *enc) expansion(x *expansion) {
 // expansion reads what enc.expansion wrote, for kernel k and inputs of
 // dimension d0 (0: any).
 func (d *dec) expansion(be backend.Backend, k kernels.Kernel, d0 int) *expansion {
-	c, a, mean := d.dense("centres"), d.dense("alpha"), d.floats("mean")
+	c, a, mean := d.matrix("centres"), d.dense("alpha"), d.floats("mean")
 	if d.err != nil {
 		return nil
 	}

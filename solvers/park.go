@@ -136,7 +136,7 @@ type ParKReport struct {
 // ||phi(x) - phi(c_q)||^2 + w_q = k(x,x) + k(c_q,c_q) - 2 k(x,c_q) + w_q, only.
 type ParK struct {
 	kern      kernels.Kernel
-	centroids *mat.Dense // Q x d
+	centroids mat.Matrix // Q x d: rows of the training matrix (*mat.Dense or *dataset.CSR)
 	cdiag     []float64  // k(c_q, c_q)
 	offsets   []float64  // w_q; nil: plain nearest centroid
 	cells     []*expansion
@@ -166,12 +166,24 @@ type ParK struct {
 // Linear algebra runs on opts.Backend, at prediction time too. Report
 // describes the partition and the cells.
 //
+// x is a *mat.Dense or a *dataset.CSR (any other matrix type is refused).
+// A CSR x is never densified. Every partition strategy keeps centroids that
+// are training rows and measures distances in the RKHS by kernel values
+// only, so on CSR rows the centroids are CSR rows too (dataset.CSR.Subset),
+// never dense d-vectors, whatever d: no mean of rows in the input space, and
+// hence no sketch of the rows, is needed. k(x_i, x_i) of CSR rows comes from
+// the diagonals of 32 x 32 kernel blocks; the cells' rows, centres, halo and
+// validation rows are CSR subsets, and the model predicts dense and CSR rows
+// alike.
+//
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
 // Cells outside 1..n, Centers outside Cells..n, an unknown Partition or
 // Budget, Cap in (0, 1) or not finite, Overlap outside [0, 1], Validation
 // outside [0, 0.5], fewer
 // distinct points in feature space than Cells; zonal.ErrShape for nil
-// inputs or a label count other than the row count; zonal.ErrEmpty for no
+// inputs, x neither a *mat.Dense nor a *dataset.CSR, a CSR whose parts
+// disagree with its shape, or a label count other than the row count;
+// zonal.ErrRange for a CSR column index outside [0, d) or not increasing; zonal.ErrEmpty for no
 // rows or columns; zonal.ErrNonFinite for NaN or Inf in x or y;
 // zonal.ErrTooLarge when the working arrays exceed opts.MemoryBudget;
 // zonal.ErrNotPositiveDefinite when a factorisation fails even with jitter;
@@ -181,7 +193,7 @@ type ParK struct {
 // features so large that the kernel values overflow, zonal.ErrParam for a
 // kernel that underflows to 0 between all (sampled) rows, both naming the
 // kernel and the data's scale.
-func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda float64, opts ParKOptions) (*ParK, error) {
+func FitParK(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, lambda float64, opts ParKOptions) (*ParK, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
@@ -224,10 +236,9 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 	be := opts.backend()
 
 	start := time.Now()
-	diag := make([]float64, n)
-	for i := range diag {
-		r := rowOf(x, i)
-		diag[i] = k.Eval(r, r)
+	diag, err := kernelDiag(ctx, be, k, x)
+	if err != nil {
+		return nil, err
 	}
 	part, err := makePartition(ctx, be, k, x, diag, opts)
 	if err != nil {
@@ -275,7 +286,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 	}
 	var mq []int
 	if opts.Budget == BudgetEffDim {
-		if mq, err = effDimBudget(ctx, be, k, x, fitRows, M, lambda, n, opts.Seed); err != nil {
+		if mq, err = effDimBudget(ctx, be, k, x, diag, fitRows, M, lambda, n, opts.Seed); err != nil {
 			return nil, err
 		}
 	} else {
@@ -283,7 +294,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 	}
 
 	p := &ParK{
-		kern: k, centroids: gatherRows(x, part.cidx), cdiag: make([]float64, Q), offsets: part.offsets,
+		kern: k, centroids: subsetRows(x, part.cidx), cdiag: make([]float64, Q), offsets: part.offsets,
 		cells: make([]*expansion, Q), sizes: make([]int, Q), lambda: lambda, report: rep,
 	}
 	for q, i := range part.cidx {
@@ -324,7 +335,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 				return
 			}
 			m := mq[q]
-			xq := gatherRows(x, rows)
+			xq := subsetRows(x, rows)
 			yq := gatherRows(y, rows)
 			co := cellOpts
 			co.Centers = m
@@ -348,7 +359,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 			cr.FitSeconds = time.Since(t0).Seconds()
 			if valRows != nil && len(valRows[q]) > 0 {
 				cr.ValidationRows = len(valRows[q])
-				cr.ValidationRMSE, err = cellRMSE(f.exp, gatherRows(x, valRows[q]), gatherRows(y, valRows[q]))
+				cr.ValidationRMSE, err = cellRMSE(f.exp, subsetRows(x, valRows[q]), gatherRows(y, valRows[q]))
 				if err != nil {
 					errs[q] = err
 					cancel()
@@ -390,7 +401,7 @@ func valRowsOf(v [][]int, q int) []int {
 
 // addHalos returns the training rows of every cell with its halo (see
 // ParKOptions.Overlap), sorted.
-func addHalos(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, part *partition, fitRows [][]int, overlap float64) ([][]int, error) {
+func addHalos(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, part *partition, fitRows [][]int, overlap float64) ([][]int, error) {
 	D, err := centroidDists(ctx, be, k, x, diag, part.cidx)
 	if err != nil {
 		return nil, err
@@ -459,7 +470,7 @@ const (
 // N_q(lambda_q) (see BudgetEffDim), lambda_q = lambda n / n_q, within
 // 1..n_q; the centres a capped cell cannot take go to the others in
 // proportion again.
-func effDimBudget(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, rows [][]int, M int, lambda float64, n int, seed uint64) ([]int, error) {
+func effDimBudget(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, rows [][]int, M int, lambda float64, n int, seed uint64) ([]int, error) {
 	Q := len(rows)
 	eff := make([]float64, Q)
 	rng := rand.New(rand.NewPCG(seed, 0x14057b7ef767814f))
@@ -473,7 +484,7 @@ func effDimBudget(ctx context.Context, be backend.Backend, k kernels.Kernel, x *
 		// lambda_q n_q = lambda n: the absolute regulariser of every cell.
 		reg := lambda * float64(n)
 		kss := mat.NewDense(m, m, nil)
-		if err := kernels.MatrixInto(ctx, kss, k, gatherRows(x, S), gatherRows(x, S), kernels.Options{Backend: be}); err != nil {
+		if err := kernels.MatrixInto(ctx, kss, k, subsetRows(x, S), subsetRows(x, S), kernels.Options{Backend: be}); err != nil {
 			return nil, err
 		}
 		for i := 0; i < m; i++ {
@@ -485,9 +496,9 @@ func effDimBudget(ctx context.Context, be backend.Backend, k kernels.Kernel, x *
 		}
 		var L mat.TriDense
 		ch.LTo(&L)
-		xr := gatherRows(x, R)
+		xr := subsetRows(x, R)
 		ksr := mat.NewDense(m, len(R), nil)
-		if err := kernels.MatrixInto(ctx, ksr, k, gatherRows(x, S), xr, kernels.Options{Backend: be}); err != nil {
+		if err := kernels.MatrixInto(ctx, ksr, k, subsetRows(x, S), xr, kernels.Options{Backend: be}); err != nil {
 			return nil, err
 		}
 		var v mat.Dense
@@ -495,9 +506,8 @@ func effDimBudget(ctx context.Context, be backend.Backend, k kernels.Kernel, x *
 			return nil, fmt.Errorf("%w: ParK cell %d: %v", zonal.ErrNotPositiveDefinite, q, err)
 		}
 		sum := 0.0
-		for j := range R {
-			xj := rowOf(xr, j)
-			res := k.Eval(xj, xj)
+		for j, rj := range R {
+			res := diag[rj]
 			for i := 0; i < m; i++ {
 				res -= v.At(i, j) * v.At(i, j)
 			}
@@ -544,7 +554,7 @@ func effDimBudget(ctx context.Context, be backend.Backend, k kernels.Kernel, x *
 }
 
 // cellRMSE is the root mean squared error of e on (x, y) over every output.
-func cellRMSE(e *expansion, x, y *mat.Dense) (float64, error) {
+func cellRMSE(e *expansion, x mat.Matrix, y *mat.Dense) (float64, error) {
 	n, k := y.Dims()
 	out := mat.NewDense(n, k, nil)
 	if err := e.predictBatch(out, x); err != nil {
@@ -583,21 +593,32 @@ func (p *ParK) Cells() int { return len(p.cells) }
 // CellSizes returns n_q for every cell (nil after loading from a file).
 func (p *ParK) CellSizes() []int { return p.sizes }
 
-// Centroids returns the Q x d centroids (not a copy).
-func (p *ParK) Centroids() *mat.Dense { return p.centroids }
+// Centroids returns the Q x d centroids (not a copy): a *mat.Dense, or a
+// *dataset.CSR when the model was fitted on CSR rows.
+func (p *ParK) Centroids() mat.Matrix { return p.centroids }
 
 // Cell returns the index of the cell of point x (length d): the q
 // minimising ||phi(x) - phi(c_q)||^2 + w_q (w_q = 0 unless the fit capped
 // the cells), ties to the smaller index, the rule that assigned the training
-// rows; -1 when x does not have length d.
+// rows; -1 when x does not have length d (or, for CSR centroids, when the
+// kernel row cannot be formed).
 func (p *ParK) Cell(x []float64) int {
-	best, bestD := 0, math.Inf(1)
-	c := p.centroids.RawMatrix()
-	if len(x) != c.Cols {
+	_, d := p.centroids.Dims()
+	if len(x) != d {
 		return -1
 	}
+	c, ok := p.centroids.(*mat.Dense)
+	if !ok {
+		a, err := p.assignRows(mat.NewDense(1, d, x))
+		if err != nil {
+			return -1
+		}
+		return a[0]
+	}
+	best, bestD := 0, math.Inf(1)
+	cr := c.RawMatrix()
 	for q := range p.cells {
-		dq := p.cdiag[q] - 2*p.kern.Eval(x, c.Data[q*c.Stride:q*c.Stride+c.Cols])
+		dq := p.cdiag[q] - 2*p.kern.Eval(x, cr.Data[q*cr.Stride:q*cr.Stride+cr.Cols])
 		if p.offsets != nil {
 			dq += p.offsets[q]
 		}
@@ -608,12 +629,48 @@ func (p *ParK) Cell(x []float64) int {
 	return best
 }
 
+// assignRows returns the cell of every row of x (a *mat.Dense or a
+// *dataset.CSR) by the rule of Cell, from kernel blocks K(x, C) (k(x,x) is
+// the same for every cell and drops out).
+func (p *ParK) assignRows(x mat.Matrix) ([]int, error) {
+	x = likeCenters(x, p.centroids)
+	n, _ := x.Dims()
+	Q := len(p.cells)
+	out := make([]int, n)
+	bs := min(predictBlock, n)
+	kb := mat.NewDense(bs, Q, nil)
+	for i0 := 0; i0 < n; i0 += bs {
+		i1 := min(i0+bs, n)
+		kv := kb.Slice(0, i1-i0, 0, Q).(*mat.Dense)
+		if err := kernels.MatrixInto(context.Background(), kv, p.kern, rowRange(x, i0, i1), p.centroids, kernels.Options{Backend: p.cells[0].be}); err != nil {
+			return nil, err
+		}
+		for i := i0; i < i1; i++ {
+			best, bestD := 0, math.Inf(1)
+			for q, v := range rowOf(kv, i-i0) {
+				dq := p.cdiag[q] - 2*v
+				if p.offsets != nil {
+					dq += p.offsets[q]
+				}
+				if dq < bestD {
+					best, bestD = q, dq
+				}
+			}
+			out[i] = best
+		}
+	}
+	return out, nil
+}
+
 // Predict writes f(x_i) to the rows of dst, each row by its own cell's
-// model only; batches of at most 32 rows do not allocate after warm-up.
+// model only. x is a *mat.Dense or a *dataset.CSR; dense batches of at most
+// 32 rows on dense centroids do not allocate after warm-up.
 //
-// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
-// for NaN or Inf in x.
-func (p *ParK) Predict(dst, x *mat.Dense) error {
+// Errors: zonal.ErrShape unless x is n x d and dst n x k, or when x is
+// neither a *mat.Dense nor a *dataset.CSR; zonal.ErrRange for a CSR with a
+// column index out of range; zonal.ErrNonFinite for NaN or Inf in x; the
+// kernel's errors.
+func (p *ParK) Predict(dst *mat.Dense, x mat.Matrix) error {
 	d, k := p.InputDim(), p.Outputs()
 	if err := checkPredict(dst, x, d, k); err != nil {
 		return err
@@ -622,23 +679,39 @@ func (p *ParK) Predict(dst, x *mat.Dense) error {
 		return err
 	}
 	n, _ := x.Dims()
-	if n <= smallBatch {
+	if n == 0 {
+		return nil
+	}
+	xd, dense := x.(*mat.Dense)
+	_, denseC := p.centroids.(*mat.Dense)
+	if dense && denseC && n <= smallBatch {
 		for i := 0; i < n; i++ {
-			r := rowOf(x, i)
+			r := rowOf(xd, i)
 			p.cells[p.Cell(r)].predictRow(rowOf(dst, i), r)
 		}
 		return nil
 	}
+	var assign []int
+	if dense && denseC {
+		assign = make([]int, n)
+		for i := range assign {
+			assign[i] = p.Cell(rowOf(xd, i))
+		}
+	} else {
+		var err error
+		if assign, err = p.assignRows(x); err != nil {
+			return err
+		}
+	}
 	groups := make([][]int, len(p.cells))
-	for i := 0; i < n; i++ {
-		q := p.Cell(rowOf(x, i))
+	for i, q := range assign {
 		groups[q] = append(groups[q], i)
 	}
 	for q, rows := range groups {
 		if len(rows) == 0 {
 			continue
 		}
-		xq := gatherRows(x, rows)
+		xq := subsetRows(x, rows)
 		out := mat.NewDense(len(rows), k, nil)
 		if err := p.cells[q].predictBatch(out, xq); err != nil {
 			return err
@@ -665,7 +738,7 @@ func (p *ParK) MarshalBinary() ([]byte, error) {
 	if err := e.kernel(p.kern); err != nil {
 		return nil, err
 	}
-	e.dense(p.centroids)
+	e.matrix(p.centroids)
 	e.floats(p.cdiag)
 	for _, c := range p.cells {
 		e.expansion(c)
@@ -693,7 +766,7 @@ func decodeParK(data []byte, be backend.Backend) (Model, error) {
 	d := &dec{b: data}
 	lambda := d.f64("lambda")
 	k := d.kernel()
-	cent := d.dense("centroids")
+	cent := d.matrix("centroids")
 	cdiag := d.floats("centroid norms")
 	if d.err != nil {
 		return nil, d.err

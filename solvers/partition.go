@@ -89,7 +89,7 @@ func partitionRNG(seed uint64) *rand.Rand {
 
 // makePartition runs the strategy of opts on x (n x d) with diag[i] =
 // k(x_i, x_i), then the capped assignment when opts.Cap > 0.
-func makePartition(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, opts ParKOptions) (*partition, error) {
+func makePartition(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, opts ParKOptions) (*partition, error) {
 	n, _ := x.Dims()
 	Q := opts.Cells
 	limit := budget.Or(opts.MemoryBudget)
@@ -126,7 +126,7 @@ func makePartition(ctx context.Context, be backend.Backend, k kernels.Kernel, x 
 }
 
 // greedyPartition is the farthest-point rule on all rows (PartitionGreedy).
-func greedyPartition(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, Q int, opts ParKOptions) (*partition, error) {
+func greedyPartition(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, Q int, opts ParKOptions) (*partition, error) {
 	n, _ := x.Dims()
 	all := make([]int, n)
 	for i := range all {
@@ -143,12 +143,11 @@ func greedyPartition(ctx context.Context, be backend.Backend, k kernels.Kernel, 
 // farthestPoints runs Gonzalez's farthest-point rule among the rows cand of
 // x, starting from cand[first]: it returns Q centroid rows and the nearest
 // centroid of every candidate (ties to the smaller index).
-func farthestPoints(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, cand []int, first, Q int, opts ParKOptions) (cidx, assign []int, err error) {
+func farthestPoints(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, cand []int, first, Q int, opts ParKOptions) (cidx, assign []int, err error) {
 	m := len(cand)
-	_, d := x.Dims()
 	xs := x
-	if m != x.RawMatrix().Rows {
-		xs = gatherRows(x, cand)
+	if n, _ := x.Dims(); m != n {
+		xs = subsetRows(x, cand)
 	}
 	dist := make([]float64, m)
 	for i := range dist {
@@ -164,7 +163,7 @@ func farthestPoints(ctx context.Context, be backend.Backend, k kernels.Kernel, x
 		}
 		ci := cand[next]
 		cidx = append(cidx, ci)
-		if err := kernels.MatrixInto(ctx, col, k, xs, x.Slice(ci, ci+1, 0, d), kernels.Options{Backend: be}); err != nil {
+		if err := kernels.MatrixInto(ctx, col, k, xs, rowRange(x, ci, ci+1), kernels.Options{Backend: be}); err != nil {
 			return nil, nil, err
 		}
 		cr := col.RawMatrix()
@@ -189,7 +188,7 @@ func farthestPoints(ctx context.Context, be backend.Backend, k kernels.Kernel, x
 }
 
 // subsamplePartition is PartitionSubsample.
-func subsamplePartition(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, Q int, opts ParKOptions) (*partition, error) {
+func subsamplePartition(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, Q int, opts ParKOptions) (*partition, error) {
 	n, _ := x.Dims()
 	rng := partitionRNG(opts.Seed)
 	S := min(n, max(1000, 50*Q))
@@ -212,13 +211,13 @@ func subsamplePartition(ctx context.Context, be backend.Backend, k kernels.Kerne
 
 // trimOutliers returns the rows of sample whose RKHS distance to their
 // 10th nearest other sample row is at most median + 3 * 1.4826 * MAD.
-func trimOutliers(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, sample []int) ([]int, error) {
+func trimOutliers(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, sample []int) ([]int, error) {
 	S := len(sample)
 	nn := min(10, S-1)
 	if nn < 1 {
 		return sample, nil
 	}
-	xs := gatherRows(x, sample)
+	xs := subsetRows(x, sample)
 	kss := mat.NewDense(S, S, nil)
 	if err := kernels.MatrixInto(ctx, kss, k, xs, xs, kernels.Options{Backend: be}); err != nil {
 		return nil, err
@@ -261,8 +260,8 @@ func median(v []float64) float64 {
 }
 
 // kmeansPartition is PartitionKMeans.
-func kmeansPartition(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, Q int, opts ParKOptions) (*partition, error) {
-	n, d := x.Dims()
+func kmeansPartition(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, Q int, opts ParKOptions) (*partition, error) {
+	n, _ := x.Dims()
 	rng := partitionRNG(opts.Seed)
 	dist := make([]float64, n)
 	for i := range dist {
@@ -277,7 +276,7 @@ func kmeansPartition(ctx context.Context, be backend.Backend, k kernels.Kernel, 
 			return nil, fmt.Errorf("solvers: ParK canceled: %w", err)
 		}
 		cidx = append(cidx, next)
-		if err := kernels.MatrixInto(ctx, col, k, x, x.Slice(next, next+1, 0, d), kernels.Options{Backend: be}); err != nil {
+		if err := kernels.MatrixInto(ctx, col, k, x, rowRange(x, next, next+1), kernels.Options{Backend: be}); err != nil {
 			return nil, err
 		}
 		cr := col.RawMatrix()
@@ -346,7 +345,7 @@ const lloydSample = 256
 // lloydStep moves every centroid to the candidate row of its cell nearest
 // to the cell's RKHS mean (see PartitionKMeans); it reports whether any
 // centroid moved.
-func lloydStep(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, p *partition, rng *rand.Rand) (bool, error) {
+func lloydStep(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, p *partition, rng *rand.Rand) (bool, error) {
 	members := cellMembers(p.assign, len(p.cidx))
 	moved := false
 	for q, rows := range members {
@@ -362,7 +361,7 @@ func lloydStep(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat
 			cand = append(cand, p.cidx[q])
 		}
 		kc := mat.NewDense(len(cand), len(est), nil)
-		if err := kernels.MatrixInto(ctx, kc, k, gatherRows(x, cand), gatherRows(x, est), kernels.Options{Backend: be}); err != nil {
+		if err := kernels.MatrixInto(ctx, kc, k, subsetRows(x, cand), subsetRows(x, est), kernels.Options{Backend: be}); err != nil {
 			return false, err
 		}
 		best, bestS := p.cidx[q], math.Inf(1)
@@ -410,15 +409,15 @@ func cellMembers(assign []int, Q int) [][]int {
 
 // centroidDists returns D (n x Q), D_iq = ||phi(x_i) - phi(c_q)||^2 (clamped
 // at 0), computed in row blocks of kernel matrices.
-func centroidDists(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, cidx []int) (*mat.Dense, error) {
-	n, d := x.Dims()
+func centroidDists(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, cidx []int) (*mat.Dense, error) {
+	n, _ := x.Dims()
 	Q := len(cidx)
-	c := gatherRows(x, cidx)
+	c := subsetRows(x, cidx)
 	D := mat.NewDense(n, Q, nil)
 	const bs = 4096
 	for i0 := 0; i0 < n; i0 += bs {
 		i1 := min(i0+bs, n)
-		if err := kernels.MatrixInto(ctx, D.Slice(i0, i1, 0, Q).(*mat.Dense), k, x.Slice(i0, i1, 0, d), c, kernels.Options{Backend: be}); err != nil {
+		if err := kernels.MatrixInto(ctx, D.Slice(i0, i1, 0, Q).(*mat.Dense), k, rowRange(x, i0, i1), c, kernels.Options{Backend: be}); err != nil {
 			return nil, err
 		}
 	}
@@ -432,7 +431,7 @@ func centroidDists(ctx context.Context, be backend.Backend, k kernels.Kernel, x 
 }
 
 // nearestPartition assigns every row to its nearest centroid.
-func nearestPartition(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, cidx []int) (*partition, error) {
+func nearestPartition(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, cidx []int) (*partition, error) {
 	D, err := centroidDists(ctx, be, k, x, diag, cidx)
 	if err != nil {
 		return nil, err
@@ -463,7 +462,7 @@ func argminOffset(dq, w []float64) int {
 // fillEmptyCells gives every empty cell (duplicate centroids in feature
 // space, or a Lloyd step that moved a centroid onto another cell's rows) a
 // new centroid: the row farthest from its own centroid, then reassigns.
-func fillEmptyCells(ctx context.Context, be backend.Backend, k kernels.Kernel, x *mat.Dense, diag []float64, p *partition) error {
+func fillEmptyCells(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, p *partition) error {
 	Q := len(p.cidx)
 	for range Q {
 		counts := make([]int, Q)

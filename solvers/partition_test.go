@@ -422,7 +422,8 @@ func TestEffDimBudget(t *testing.T) {
 		}
 		rows = append(rows, r)
 	}
-	got, err := effDimBudget(bg, nil, k, x, rows, 90, 1e-14, 900, 1)
+	diag, _ := kernelDiag(bg, nil, k, x)
+	got, err := effDimBudget(bg, nil, k, x, diag, rows, 90, 1e-14, 900, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +438,8 @@ func TestEffDimBudget(t *testing.T) {
 	for _, i := range rows[2] {
 		copy(rowOf(xd, i), rowOf(x, rows[2][0]))
 	}
-	got, err = effDimBudget(bg, nil, k, xd, rows, 90, 1e-4, 900, 1)
+	diag, _ = kernelDiag(bg, nil, k, xd)
+	got, err = effDimBudget(bg, nil, k, xd, diag, rows, 90, 1e-4, 900, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,14 +43,21 @@ type ridgeScratch struct {
 // opts.Backend, at prediction time too (the map's Transform uses its own).
 //
 // Errors: zonal.ErrParam for a nil map, lambda not positive and finite;
-// zonal.ErrShape for nil inputs, a label count other than the row count or a
-// map whose input dimension is not x's column count; zonal.ErrEmpty for no
+// zonal.ErrShape for nil inputs, x neither a *mat.Dense nor a *dataset.CSR,
+// a CSR whose parts disagree with its shape, a label count other than the
+// row count or a map whose input dimension is not x's column count;
+// zonal.ErrRange for a CSR column index outside [0, d) or not increasing; zonal.ErrEmpty for no
 // rows or columns; zonal.ErrNonFinite for NaN or Inf in x or y or in the
 // features; zonal.ErrTooLarge when the working arrays exceed
 // opts.MemoryBudget; zonal.ErrNotPositiveDefinite when a factorisation fails
 // even with jitter; the map's Transform errors; ctx.Err() (wrapped) when
 // canceled.
-func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.Dense, lambda float64, opts Options) (*Ridge, error) {
+//
+// x is a *mat.Dense or a *dataset.CSR (any other matrix type is refused);
+// a CSR x is handed to fm.Transform in row blocks of CSR views, never
+// densified here (whether the map's Transform densifies a block is the
+// map's business).
+func FitRidge(ctx context.Context, fm kernels.FeatureMap, x mat.Matrix, y *mat.Dense, lambda float64, opts Options) (*Ridge, error) {
 	if fm == nil {
 		return nil, fmt.Errorf("%w: nil feature map", zonal.ErrParam)
 	}
@@ -93,7 +100,7 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x *mat.Dense, y *mat.D
 		// returns at once and the abandoned block finishes on its own.
 		var berr error
 		if err := interrupt.Do(ctx, func() {
-			if err := fm.Transform(zv, x.Slice(i0, i1, 0, d)); err != nil {
+			if err := fm.Transform(zv, rowRange(x, i0, i1)); err != nil {
 				berr = fmt.Errorf("solvers: feature map on rows %d..%d: %w", i0, i1-1, err)
 				return
 			}
@@ -153,10 +160,13 @@ func (r *Ridge) Weights() *mat.Dense { return r.w }
 
 // Predict writes f(x_i) to the rows of dst (n x k). Batches of at most 32
 // rows do not allocate after warm-up when the map's Transform does not.
+// x is a *mat.Dense or a *dataset.CSR (passed to the map's Transform).
 //
-// Errors: zonal.ErrShape unless x is n x d and dst n x k; zonal.ErrNonFinite
+// Errors: zonal.ErrShape unless x is n x d and dst n x k, or when x is
+// neither a *mat.Dense nor a *dataset.CSR or a CSR with inconsistent parts;
+// zonal.ErrRange for a CSR column index out of range; zonal.ErrNonFinite
 // for NaN or Inf in x; the map's Transform errors.
-func (r *Ridge) Predict(dst, x *mat.Dense) error {
+func (r *Ridge) Predict(dst *mat.Dense, x mat.Matrix) error {
 	d, k := r.InputDim(), r.Outputs()
 	if err := checkPredict(dst, x, d, k); err != nil {
 		return err
@@ -197,7 +207,7 @@ func (r *Ridge) Predict(dst, x *mat.Dense) error {
 	for i0 := 0; i0 < n; i0 += bs {
 		i1 := min(i0+bs, n)
 		zv := zb.Slice(0, i1-i0, 0, D).(*mat.Dense)
-		if err := r.fm.Transform(zv, x.Slice(i0, i1, 0, d)); err != nil {
+		if err := r.fm.Transform(zv, rowRange(x, i0, i1)); err != nil {
 			return err
 		}
 		dv := dst.Slice(i0, i1, 0, k).(*mat.Dense)

@@ -215,7 +215,7 @@ func TestParKPartition(t *testing.T) {
 	}
 	// Every centroid is its own cell's member.
 	for q := 0; q < 4; q++ {
-		if c := p.Cell(rowOf(p.Centroids(), q)); c != q {
+		if c := p.Cell(rowOf(p.Centroids().(*mat.Dense), q)); c != q {
 			t.Fatalf("centroid %d is assigned to cell %d", q, c)
 		}
 	}

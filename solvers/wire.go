@@ -106,14 +106,24 @@ func (d *dec) floats(what string) []float64 {
 	return v
 }
 
-func (d *dec) dense(what string) *mat.Dense {
-	r := d.u64(what + " rows")
-	c := d.u64(what + " cols")
+// dims reads a matrix's row and column counts, refusing an empty shape;
+// ok is false after an error.
+func (d *dec) dims(what string) (r, c uint64, ok bool) {
+	r = d.u64(what + " rows")
+	c = d.u64(what + " cols")
 	if d.err != nil {
-		return nil
+		return 0, 0, false
 	}
 	if r == 0 || c == 0 {
 		d.fail("%s is empty (%dx%d)", what, r, c)
+		return 0, 0, false
+	}
+	return r, c, true
+}
+
+func (d *dec) dense(what string) *mat.Dense {
+	r, c, ok := d.dims(what)
+	if !ok {
 		return nil
 	}
 	left := uint64(len(d.b)) / 8

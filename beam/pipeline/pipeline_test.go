@@ -142,7 +142,7 @@ func TestNystromEqualsSingleMachine(t *testing.T) {
 	if !mat.Equal(fk.Centers(), f.Centers()) {
 		t.Fatal("the pipeline's centres are not FitFalkon's")
 	}
-	ref := directNystrom(t, k, x, y, f.Centers(), c.Lambda)
+	ref := directNystrom(t, k, x, y, f.Centers().(*mat.Dense), c.Lambda)
 	pipeOut := outputs(t, got, data.X)
 	refOut := mat.NewDense(n, y.RawMatrix().Cols, nil)
 	if err := ref.Predict(refOut, x); err != nil {
