@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -29,7 +30,7 @@ type input struct {
 	sparse bool
 	// t is the column index (the transpose, as CSR) of a sparse input used
 	// as the right-hand side of sparse-sparse products, when precomputed.
-	t *backend.CSR
+	t *colIndex
 }
 
 // asInput validates m: a *dataset.CSR must satisfy Validate (its error,
@@ -146,33 +147,57 @@ func (in input) l1Norms() []float64 {
 // for dense input or when it is already there).
 func (in input) withIndex() input {
 	if in.sparse && in.t == nil {
-		t := transposeCSR(in.sp)
-		in.t = &t
+		in.t = newColIndex(in.sp)
 	}
 	return in
 }
 
-// transposeCSR returns a^T (Cols x Rows) in CSR form, with the rows of a^T
-// (the columns of a) listing a's rows in increasing order. O(nnz + Cols).
-func transposeCSR(a backend.CSR) backend.CSR {
+// colIndex is the transpose of a CSR restricted to its non-empty columns:
+// column cols[u] holds the entries vals[ptr[u]:ptr[u+1]] in the rows
+// rows[ptr[u]:ptr[u+1]] (increasing). Its size is O(nnz), not O(d): a
+// column is found by binary search in cols.
+type colIndex struct {
+	cols, ptr, rows []int
+	vals            []float64
+}
+
+// newColIndex builds the column index of a in O(nnz log nnz).
+func newColIndex(a backend.CSR) *colIndex {
 	lo, hi := a.RowPtr[0], a.RowPtr[a.Rows]
-	t := backend.CSR{Rows: a.Cols, Cols: a.Rows, RowPtr: make([]int, a.Cols+1),
-		Col: make([]int, hi-lo), Val: make([]float64, hi-lo)}
+	cols := append([]int(nil), a.Col[lo:hi]...)
+	sort.Ints(cols)
+	u := 0
+	for i, c := range cols {
+		if i == 0 || c != cols[u-1] {
+			cols[u] = c
+			u++
+		}
+	}
+	t := &colIndex{cols: cols[:u:u], ptr: make([]int, u+1), rows: make([]int, hi-lo), vals: make([]float64, hi-lo)}
 	for _, c := range a.Col[lo:hi] {
-		t.RowPtr[c+1]++
+		t.ptr[t.find(c)+1]++
 	}
-	for c := 0; c < a.Cols; c++ {
-		t.RowPtr[c+1] += t.RowPtr[c]
+	for j := 0; j < u; j++ {
+		t.ptr[j+1] += t.ptr[j]
 	}
-	next := append([]int(nil), t.RowPtr[:a.Cols]...)
+	next := append([]int(nil), t.ptr[:u]...)
 	for i := 0; i < a.Rows; i++ {
 		for p := a.RowPtr[i]; p < a.RowPtr[i+1]; p++ {
-			c := a.Col[p]
-			t.Col[next[c]], t.Val[next[c]] = i, a.Val[p]
-			next[c]++
+			j := t.find(a.Col[p])
+			t.rows[next[j]], t.vals[next[j]] = i, a.Val[p]
+			next[j]++
 		}
 	}
 	return t
+}
+
+// find returns the position of column c in t.cols, or -1.
+func (t *colIndex) find(c int) int {
+	j := sort.SearchInts(t.cols, c)
+	if j < len(t.cols) && t.cols[j] == c {
+		return j
+	}
+	return -1
 }
 
 // innerBlock writes dst = alpha X Y^T (dst is x.rows() x y.rows()) for any
@@ -202,8 +227,8 @@ func innerBlock(b backend.Backend, alpha float64, x, y input, dst blas64.General
 
 // sparseSparse sets dst[i,j] = sum over the columns c where both x_i and
 // y_j have an entry of f(x_ic, y_jc), through y's column index (each row of
-// dst is accumulated from the index rows of x_i's columns: the work is the
-// number of such common entries, not nx*ny*d).
+// dst is accumulated from the index entries of x_i's columns: the work is
+// the number of such common entries plus nnz(x) lookups, not nx*ny*d).
 func sparseSparse(x, y input, dst blas64.General, f func(v, w float64) float64) {
 	yt := y.t
 	for i := 0; i < x.sp.Rows; i++ {
@@ -211,9 +236,13 @@ func sparseSparse(x, y input, dst blas64.General, f func(v, w float64) float64) 
 		clear(row)
 		cols, vals := x.sparseRow(i)
 		for q, c := range cols {
+			u := yt.find(c)
+			if u < 0 {
+				continue
+			}
 			v := vals[q]
-			for p := yt.RowPtr[c]; p < yt.RowPtr[c+1]; p++ {
-				row[yt.Col[p]] += f(v, yt.Val[p])
+			for p := yt.ptr[u]; p < yt.ptr[u+1]; p++ {
+				row[yt.rows[p]] += f(v, yt.vals[p])
 			}
 		}
 	}
