@@ -32,16 +32,31 @@ func expInPlace(v []float64) { backend.Exp(nil, v, v) }
 // the inner products from the backend's Gemm, one block of rows at a time,
 // then apply the kernel function in place; the Gaussian uses
 // |x-y|^2 = |x|^2 + |y|^2 - 2<x,y> clamped at 0. Other kernels are evaluated
-// pairwise. Row blocks run in parallel and ctx is checked between them. No
-// memory beyond dst and O(nx + ny) scratch is allocated (dst itself is the
-// caller's: nothing n x n is made here unless the caller asks for it), so
-// opt.MemoryBudget is not consulted. With opt.Progress set, reports of stage
+// pairwise.
+//
+// X and Y may each be a *dataset.CSR, which is never densified: the inner
+// products come from backend.SparseGemm (sparse-dense) or from a column
+// index of Y (sparse-sparse: per row of X, the entries of Y in its columns,
+// so the cost follows the number of common non-zeros), the Gaussian from
+// them and the row norms; the Laplacian takes |x-y|_1 = |x|_1 + |y|_1 +
+// sum over the common support of (|x_c-y_c| - |x_c| - |y_c|); other kernels
+// are evaluated on rows densified one at a time. A CSR must pass Validate
+// (its error is returned) and hold finite values.
+//
+// Row blocks run in parallel and ctx is checked between them. No memory
+// beyond dst and O(nx + ny) scratch is allocated (plus, for sparse input,
+// O(nnz(Y)) for the column index, O(blockRows ny) per block for dense X
+// against sparse Y, and two d-vectors per block for the pairwise
+// fallback; dst itself is the caller's: nothing n x n is made here unless
+// the caller asks for it), so opt.MemoryBudget is not consulted. With opt.Progress set, reports of stage
 // "kernel" count the rows of dst done (Done of Total = nx); the entries are
 // the same with or without it.
 //
 // Errors: zonal.ErrParam for a nil kernel, zonal.ErrShape for mismatched
-// shapes, zonal.ErrEmpty for empty inputs, zonal.ErrNonFinite for NaN/Inf in
-// X or Y, ctx.Err() when cancelled (dst is then partly written).
+// shapes (and malformed CSR lengths), zonal.ErrRange for CSR column indices
+// out of range or not increasing, zonal.ErrEmpty for empty inputs,
+// zonal.ErrNonFinite for NaN/Inf in X or Y, ctx.Err() when cancelled (dst is
+// then partly written).
 func MatrixInto(ctx context.Context, dst *mat.Dense, k Kernel, x, y mat.Matrix, opt Options) error {
 	if k == nil {
 		return fmt.Errorf("%w: nil kernel", zonal.ErrParam)

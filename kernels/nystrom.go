@@ -522,9 +522,10 @@ type RLSOptions struct {
 // top level. lambda > 0 is used as given; lambda <= 0 picks, at each level,
 // lambda = (tr(W K_SS W) - sum of its top k eigenvalues)/k with
 // k = ceil(m/(4 log m)), as Musco and Musco suggest. Only |level| x |S| kernel
-// blocks are formed (at most n x ~m).
+// blocks are formed (at most n x ~m). A *dataset.CSR x is used in place
+// (not copied) and its blocks come from MatrixInto's sparse path.
 //
-// Each level's blocks (and the copy of x) are checked against
+// Each level's blocks (and the copy of a dense x) are checked against
 // opt.MemoryBudget before they are formed; ctx is checked between levels
 // and while the kernel blocks are formed; with opt.Progress set, a report
 // of stage "level" follows each level (Done of Total levels).

@@ -49,7 +49,10 @@ type SelectOptions struct {
 // arc-cosine). The radius-and-tolerance rule (ChooseTruncation) controls
 // the bias only; at D in the thousands the variance of high degrees
 // (alpha_{l,d} grows like l^(d-2)) dominates, which this rule accounts for.
-// The returned Bound is TruncationBound at the largest row norm of x.
+// The returned Bound is TruncationBound at the largest row norm of x. A
+// *dataset.CSR x is read in place: the pilot rows stay sparse, their exact
+// kernel comes from MatrixInto's sparse path and their cosines with the
+// directions from sums over their entries.
 //
 // ctx is checked, and with opt.Progress set a report of stage "pilot" sent
 // (Done of Total = 4096 directions), every 64 directions; ctx is also
