@@ -164,6 +164,16 @@ func (m *CSR) RowNorm2(i int) float64 {
 	return s
 }
 
+// RowNorms2 returns the squared Euclidean norms of all rows (RowNorm2 of
+// each), in O(nnz).
+func (m *CSR) RowNorms2() []float64 {
+	out := make([]float64, m.Rows)
+	for i := range out {
+		out[i] = m.RowNorm2(i)
+	}
+	return out
+}
+
 // MulVec computes dst = m x (len(dst) == Rows, len(x) == Cols) in O(nnz).
 func (m *CSR) MulVec(dst, x []float64) error {
 	if len(dst) != m.Rows || len(x) != m.Cols {

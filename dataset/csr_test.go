@@ -70,7 +70,14 @@ func TestCSRRoundTripAndProducts(t *testing.T) {
 		if err := s.MulVec(got, x); err != nil {
 			t.Fatal(err)
 		}
+		norms := s.RowNorms2()
+		if len(norms) != sh.r {
+			t.Fatalf("RowNorms2 has %d entries, want %d", len(norms), sh.r)
+		}
 		for i := 0; i < sh.r; i++ {
+			if norms[i] != s.RowNorm2(i) {
+				t.Fatalf("RowNorms2[%d] = %v, RowNorm2 = %v", i, norms[i], s.RowNorm2(i))
+			}
 			rd, err := s.RowDot(i, x)
 			if err != nil {
 				t.Fatal(err)
