@@ -291,3 +291,37 @@ func sparseRowDot(cols []int, vals, x []float64) float64 {
 	}
 	return s
 }
+
+// SelectRows returns the rows idx of x (copied, in the given order, repeats
+// allowed): a *dataset.CSR when x is one, so sparse centres or landmarks
+// stay sparse, else a *mat.Dense. Errors: zonal.ErrEmpty for a nil x or no
+// indices, zonal.ErrRange for an index outside [0, n).
+func SelectRows(x mat.Matrix, idx []int) (mat.Matrix, error) {
+	if x == nil || len(idx) == 0 {
+		return nil, fmt.Errorf("%w: no rows to select", zonal.ErrEmpty)
+	}
+	n, _ := x.Dims()
+	for k, r := range idx {
+		if r < 0 || r >= n {
+			return nil, fmt.Errorf("%w: row index %d (position %d) not in [0, %d)", zonal.ErrRange, r, k, n)
+		}
+	}
+	return rowsOf(x, idx), nil
+}
+
+// RowSqNorms returns the squared Euclidean norms |x_i|^2 of the rows of x,
+// in O(nnz) for a *dataset.CSR (the same sums as MatrixInto's norms).
+func RowSqNorms(x mat.Matrix) []float64 {
+	if c, ok := x.(*dataset.CSR); ok {
+		return input{sp: csrView(c), sparse: true}.sqNorms()
+	}
+	n, d := x.Dims()
+	row := rowReader(x)
+	buf := make([]float64, d)
+	out := make([]float64, n)
+	for i := range out {
+		r := row(i, buf)
+		out[i] = dot(r, r)
+	}
+	return out
+}

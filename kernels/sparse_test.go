@@ -405,3 +405,36 @@ func TestSparseHighDimensionalBudget(t *testing.T) {
 		t.Errorf("Fourier feature (0,0) = %v, want %v", zf.At(0, 0), want)
 	}
 }
+
+// SelectRows keeps CSR rows sparse and equals the dense selection;
+// RowSqNorms agrees for both forms; bad indices are zonal.ErrRange.
+func TestSelectRowsAndNorms(t *testing.T) {
+	xs, xd := sparseData(8, 20, 7, 0.4, 1)
+	idx := []int{3, 0, 19, 3}
+	s, err := SelectRows(xs, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, ok := s.(*dataset.CSR)
+	if !ok {
+		t.Fatalf("SelectRows of a CSR returned %T", s)
+	}
+	d, err := SelectRows(xd, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameMatrix(t, "SelectRows", sc.ToDense(), d.(*mat.Dense), 0)
+	ns, nd := RowSqNorms(xs), RowSqNorms(xd)
+	for i := range nd {
+		// The sparse sum skips the zero terms of the same sequence: equal.
+		if ns[i] != nd[i] || !closeTo(nd[i], mat.Dot(xd.RowView(i), xd.RowView(i)), 1e-14) {
+			t.Fatalf("RowSqNorms[%d]: sparse %v, dense %v", i, ns[i], nd[i])
+		}
+	}
+	if _, err := SelectRows(xs, []int{20}); !errors.Is(err, zonal.ErrRange) {
+		t.Errorf("index 20 of 20 rows: err = %v, want zonal.ErrRange", err)
+	}
+	if _, err := SelectRows(xs, nil); !errors.Is(err, zonal.ErrEmpty) {
+		t.Errorf("no indices: err = %v, want zonal.ErrEmpty", err)
+	}
+}
