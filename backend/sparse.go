@@ -82,7 +82,8 @@ const sparseBlockRows = 64
 // alias B.
 //
 // Written once for every backend: A B accumulates each row of C as
-// sum_k A[i,k] B[k,:] with AxpySlice (b's, or zonal's vector axpy), A B^T
+// sum_k A[i,k] B[k,:] with AxpySlice (b's, or zonal's vector axpy; a plain
+// loop when B has fewer than 8 columns), A B^T
 // takes each entry as a gather dot product sum_k A[i,k] B[j,k] over the
 // row's entries; both run over blocks of rows of A on GOMAXPROCS goroutines
 // when the product is large. A^T B scatters alpha A[i,k] B[i,:] into row k
@@ -111,6 +112,9 @@ func SparseGemm(b Backend, tA, tB blas.Transpose, alpha float64, a CSR, bm blas6
 		return
 	}
 	axpy := sliceAxpy(b)
+	if n < shortAxpy {
+		axpy = scalarAxpy
+	}
 	if tA == blas.NoTrans {
 		work := (a.RowPtr[a.Rows] - a.RowPtr[0] + a.Rows) * n
 		sparseRowBlocks(a.Rows, work, func(i0, i1 int) {
@@ -153,6 +157,18 @@ func SparseGemm(b Backend, tA, tB blas.Transpose, alpha float64, a CSR, bm blas6
 				crow[jj] += v * bm.Data[jj*bm.Stride+i]
 			}
 		}
+	}
+}
+
+// shortAxpy is the row length of B below which SparseGemm's A B and A^T B
+// use a plain loop: a vector kernel's call costs more than it saves on a
+// handful of elements (n = 1 is a sparse matrix-vector product).
+const shortAxpy = 8
+
+// scalarAxpy is y += alpha x by a plain loop.
+func scalarAxpy(alpha float64, x, y []float64) {
+	for i, v := range x {
+		y[i] += alpha * v
 	}
 }
 
