@@ -12,6 +12,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/shareddata"
 	"github.com/zonal-ml/zonal/internal/testctx"
 )
 
@@ -437,4 +438,52 @@ func TestSelectRowsAndNorms(t *testing.T) {
 	if _, err := SelectRows(xs, nil); !errors.Is(err, zonal.ErrEmpty) {
 		t.Errorf("no indices: err = %v, want zonal.ErrEmpty", err)
 	}
+}
+
+// On real text rows (the first 300 debian_text descriptions, bag-of-words
+// counts over 23959 words, rows scaled to unit norm) the CSR and its dense
+// form give the same Gaussian and polynomial kernel matrices (sparseTol)
+// and the same Nystrom features for RLS landmarks (1e-9, as in
+// TestNystromSparse).
+func TestSparseDebianText(t *testing.T) {
+	path := shareddata.File(t, "debian_text.libsvm.gz")
+	data, err := dataset.ReadFile(path, dataset.Options{MaxRows: 300, NoDense: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := data.Sparse
+	for i := 0; i < xs.Rows; i++ {
+		if n2 := xs.RowNorm2(i); n2 > 0 {
+			_, vals := xs.Row(i)
+			for q := range vals {
+				vals[q] /= math.Sqrt(n2)
+			}
+		}
+	}
+	xd := xs.ToDense()
+	ctx := context.Background()
+	for _, k := range []Kernel{Gaussian{Sigma: 0.8}, Polynomial{Degree: 2, Gamma: 1, Coef0: 1}} {
+		want, err := Matrix(ctx, k, xd, xd, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Matrix(ctx, k, xs, xs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameMatrix(t, fmt.Sprintf("debian_text %v", k), got, want, sparseTol)
+	}
+	opt := NystromOptions{Landmarks: 40, Sampling: SamplingRLS, Seed: 5}
+	k := Gaussian{Sigma: 0.8}
+	nd, err := NewNystrom(ctx, k, xd, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := NewNystrom(ctx, k, xs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, zs := transformBoth(t, ns, xd, xs)
+	zd, _ := transformBoth(t, nd, xd, xs)
+	sameMatrix(t, "debian_text Nystrom", zs, zd, 1e-9)
 }
