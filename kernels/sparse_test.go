@@ -63,6 +63,26 @@ func sparseTestKernels(t *testing.T, d int) []Kernel {
 	}
 }
 
+// mustMatrix is Matrix with default options, failing t on error.
+func mustMatrix(t *testing.T, k Kernel, x, y mat.Matrix) *mat.Dense {
+	t.Helper()
+	m, err := Matrix(context.Background(), k, x, y, Options{})
+	if err != nil {
+		t.Fatalf("Matrix %v: %v", k, err)
+	}
+	return m
+}
+
+// mustNystrom is NewNystrom, failing t on error.
+func mustNystrom(t *testing.T, k Kernel, x mat.Matrix, opt NystromOptions) *Nystrom {
+	t.Helper()
+	ny, err := NewNystrom(context.Background(), k, x, opt)
+	if err != nil {
+		t.Fatalf("NewNystrom %v: %v", k, err)
+	}
+	return ny
+}
+
 // closeTo reports |got - want| <= tol (1 + |want|).
 func closeTo(got, want, tol float64) bool { return math.Abs(got-want) <= tol*(1+math.Abs(want)) }
 
@@ -82,14 +102,7 @@ func TestMatrixSparse(t *testing.T) {
 	ys, yd := sparseData(2, 150, d, 0.3, 1)
 	ctx := context.Background()
 	for _, k := range sparseTestKernels(t, d) {
-		want, err := Matrix(ctx, k, xd, yd, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantSame, err := Matrix(ctx, k, xd, xd, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		want, wantSame := mustMatrix(t, k, xd, yd), mustMatrix(t, k, xd, xd)
 		for _, c := range []struct {
 			name string
 			x, y mat.Matrix
@@ -265,17 +278,9 @@ func TestNystromSparse(t *testing.T) {
 	const d = 30
 	xs, xd := sparseData(6, 120, d, 0.3, 1)
 	k := Gaussian{Sigma: 1.5}
-	ctx := context.Background()
 	for _, sampling := range []string{SamplingUniform, SamplingRLS} {
 		opt := NystromOptions{Landmarks: 15, Sampling: sampling, Seed: 4}
-		nd, err := NewNystrom(ctx, k, xd, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ns, err := NewNystrom(ctx, k, xs, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		nd, ns := mustNystrom(t, k, xd, opt), mustNystrom(t, k, xs, opt)
 		if !ns.Sparse() || nd.Sparse() || nd.LandmarksCSR() != nil {
 			t.Fatalf("%s: Sparse() = %v (CSR input), %v (dense input)", sampling, ns.Sparse(), nd.Sparse())
 		}
@@ -461,28 +466,12 @@ func TestSparseDebianText(t *testing.T) {
 		}
 	}
 	xd := xs.ToDense()
-	ctx := context.Background()
 	for _, k := range []Kernel{Gaussian{Sigma: 0.8}, Polynomial{Degree: 2, Gamma: 1, Coef0: 1}} {
-		want, err := Matrix(ctx, k, xd, xd, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Matrix(ctx, k, xs, xs, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameMatrix(t, fmt.Sprintf("debian_text %v", k), got, want, sparseTol)
+		sameMatrix(t, fmt.Sprintf("debian_text %v", k), mustMatrix(t, k, xs, xs), mustMatrix(t, k, xd, xd), sparseTol)
 	}
 	opt := NystromOptions{Landmarks: 40, Sampling: SamplingRLS, Seed: 5}
 	k := Gaussian{Sigma: 0.8}
-	nd, err := NewNystrom(ctx, k, xd, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns, err := NewNystrom(ctx, k, xs, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nd, ns := mustNystrom(t, k, xd, opt), mustNystrom(t, k, xs, opt)
 	_, zs := transformBoth(t, ns, xd, xs)
 	zd, _ := transformBoth(t, nd, xd, xs)
 	sameMatrix(t, "debian_text Nystrom", zs, zd, 1e-9)
