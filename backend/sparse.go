@@ -66,8 +66,13 @@ func checkCSR(name string, a CSR) {
 // runs on the calling goroutine.
 const sparseParallelWork = 1 << 16
 
-// sparseBlockRows is the number of rows of A per task of SparseGemm.
-const sparseBlockRows = 64
+// sparseBlockRows is the number of rows of A per task of SparseGemm's A B
+// and A B^T, sparseStripCols the number of columns of C per task of its
+// A^T B and A^T B^T.
+const (
+	sparseBlockRows = 64
+	sparseStripCols = 64
+)
 
 // SparseGemm computes C = alpha op(A) op(B) + beta C for a sparse A (CSR)
 // and dense B and C, op(X) being X or X^T:
@@ -117,7 +122,7 @@ func SparseGemm(b Backend, tA, tB blas.Transpose, alpha float64, a CSR, bm blas6
 	}
 	if tA == blas.NoTrans {
 		work := (a.RowPtr[a.Rows] - a.RowPtr[0] + a.Rows) * n
-		sparseRowBlocks(a.Rows, work, func(i0, i1 int) {
+		sparseBlocks(a.Rows, sparseBlockRows, work, func(i0, i1 int) {
 			for i := i0; i < i1; i++ {
 				crow := c.Data[i*c.Stride : i*c.Stride+n]
 				scaleRow(beta, crow)
@@ -142,22 +147,27 @@ func SparseGemm(b Backend, tA, tB blas.Transpose, alpha float64, a CSR, bm blas6
 		})
 		return
 	}
-	for i := 0; i < m; i++ {
-		scaleRow(beta, c.Data[i*c.Stride:i*c.Stride+n])
-	}
-	for i := 0; i < a.Rows; i++ {
-		for p := a.RowPtr[i]; p < a.RowPtr[i+1]; p++ {
-			j, v := a.Col[p], alpha*a.Val[p]
-			crow := c.Data[j*c.Stride : j*c.Stride+n]
-			if tB == blas.NoTrans {
-				axpy(v, bm.Data[i*bm.Stride:i*bm.Stride+n], crow)
-				continue
-			}
-			for jj := range crow {
-				crow[jj] += v * bm.Data[jj*bm.Stride+i]
+	// Rows of A scatter into the same rows of C: the tasks are strips of
+	// C's columns instead, each running over all of A.
+	work := (a.RowPtr[a.Rows] - a.RowPtr[0] + a.Rows) * n
+	sparseBlocks(n, sparseStripCols, work, func(j0, j1 int) {
+		for i := 0; i < m; i++ {
+			scaleRow(beta, c.Data[i*c.Stride+j0:i*c.Stride+j1])
+		}
+		for i := 0; i < a.Rows; i++ {
+			for p := a.RowPtr[i]; p < a.RowPtr[i+1]; p++ {
+				j, v := a.Col[p], alpha*a.Val[p]
+				crow := c.Data[j*c.Stride+j0 : j*c.Stride+j1]
+				if tB == blas.NoTrans {
+					axpy(v, bm.Data[i*bm.Stride+j0:i*bm.Stride+j1], crow)
+					continue
+				}
+				for jj := range crow {
+					crow[jj] += v * bm.Data[(j0+jj)*bm.Stride+i]
+				}
 			}
 		}
-	}
+	})
 }
 
 // shortAxpy is the row length of B below which SparseGemm's A B and A^T B
@@ -185,11 +195,11 @@ func scaleRow(beta float64, row []float64) {
 	}
 }
 
-// sparseRowBlocks runs f on the blocks [i0, i1) of sparseBlockRows rows of
-// [0, n), on up to GOMAXPROCS goroutines when work (multiply-adds) is large
-// enough, else on the caller's.
-func sparseRowBlocks(n, work int, f func(i0, i1 int)) {
-	nb := (n + sparseBlockRows - 1) / sparseBlockRows
+// sparseBlocks runs f on the blocks [i0, i1) of bs indices of [0, n), on up
+// to GOMAXPROCS goroutines when work (multiply-adds) is large enough, else
+// on the caller's in one call.
+func sparseBlocks(n, bs, work int, f func(i0, i1 int)) {
+	nb := (n + bs - 1) / bs
 	workers := min(runtime.GOMAXPROCS(0), nb)
 	if workers <= 1 || work < sparseParallelWork {
 		f(0, n)
@@ -212,8 +222,8 @@ func sparseRowBlocks(n, work int, f func(i0, i1 int)) {
 				if blk >= nb {
 					return
 				}
-				i0 := blk * sparseBlockRows
-				f(i0, min(n, i0+sparseBlockRows))
+				i0 := blk * bs
+				f(i0, min(n, i0+bs))
 			}
 		}()
 	}

@@ -53,7 +53,7 @@ func TestSparseGemm(t *testing.T) {
 	const u = 0x1p-53
 	rng := rand.New(rand.NewPCG(11, 12))
 	shapes := [][4]int{ // rows, cols of A, n, pad
-		{1, 1, 1, 0}, {5, 7, 3, 2}, {9, 4, 1, 0}, {70, 33, 17, 5}, {130, 40, 70, 0},
+		{1, 1, 1, 0}, {5, 7, 3, 2}, {9, 4, 1, 0}, {70, 33, 17, 5}, {130, 40, 70, 0}, {60, 50, 150, 3},
 		{0, 5, 3, 0}, {4, 0, 3, 0}, {4, 5, 0, 1},
 	}
 	for name, b := range fusedBackends(t) {
