@@ -87,6 +87,11 @@ func NewNystrom(ctx context.Context, k Kernel, x mat.Matrix, opt NystromOptions)
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", zonal.ErrEmpty)
 	}
+	if c, ok := x.(*dataset.CSR); ok {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	n, _ := x.Dims()
 	m := opt.Landmarks
 	var idx []int
@@ -454,7 +459,7 @@ func decodeNystrom(data []byte) (FeatureMap, error) {
 		}
 	}
 	m, d := int(h[0]), int(h[1])
-	if m < 1 || d < 1 || len(rest)%8 != 0 || int64(m)*int64(m) > int64(len(rest)/8) {
+	if m < 1 || d < 1 || len(rest)%8 != 0 || m > len(rest)/8 || int64(m)*int64(m) > int64(len(rest)/8) {
 		return nil, bad
 	}
 	ny := &Nystrom{b: backend.Default(), k: k, m: m, d: d, rank: int(h[2])}

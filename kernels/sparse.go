@@ -295,10 +295,16 @@ func sparseRowDot(cols []int, vals, x []float64) float64 {
 // SelectRows returns the rows idx of x (copied, in the given order, repeats
 // allowed): a *dataset.CSR when x is one, so sparse centres or landmarks
 // stay sparse, else a *mat.Dense. Errors: zonal.ErrEmpty for a nil x or no
-// indices, zonal.ErrRange for an index outside [0, n).
+// indices, zonal.ErrRange for an index outside [0, n), and those of
+// dataset.CSR.Validate for a malformed CSR.
 func SelectRows(x mat.Matrix, idx []int) (mat.Matrix, error) {
 	if x == nil || len(idx) == 0 {
 		return nil, fmt.Errorf("%w: no rows to select", zonal.ErrEmpty)
+	}
+	if c, ok := x.(*dataset.CSR); ok {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	n, _ := x.Dims()
 	for k, r := range idx {

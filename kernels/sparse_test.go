@@ -157,6 +157,26 @@ func TestMatrixSparseErrors(t *testing.T) {
 	if !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("NaN entry: err = %v, want zonal.ErrNonFinite", err)
 	}
+	short := *xs
+	short.RowPtr = xs.RowPtr[:3]
+	ctx := context.Background()
+	for name, f := range map[string]func() error{
+		"NewNystrom": func() error {
+			_, err := NewNystrom(ctx, Gaussian{Sigma: 1}, &short, NystromOptions{Landmarks: 2})
+			return err
+		},
+		"RecursiveRLS": func() error { _, err := RecursiveRLS(ctx, Gaussian{Sigma: 1}, &short, 2, RLSOptions{}); return err },
+		"SelectRows":   func() error { _, err := SelectRows(&short, []int{0}); return err },
+		"CheckScale":   func() error { return CheckScale(Gaussian{Sigma: 1}, &short) },
+		"Transform": func() error {
+			f, _ := NewFourierMap(Gaussian{Sigma: 1}, 4, FourierOptions{Features: 2})
+			return f.Transform(mat.NewDense(6, 2, nil), &short)
+		},
+	} {
+		if err := f(); !errors.Is(err, zonal.ErrShape) {
+			t.Errorf("%s of a CSR with a short RowPtr: err = %v, want zonal.ErrShape", name, err)
+		}
+	}
 	if err := CheckScale(Gaussian{Sigma: 1}, &nan); !errors.Is(err, zonal.ErrNonFinite) {
 		t.Errorf("CheckScale NaN entry: err = %v, want zonal.ErrNonFinite", err)
 	}
@@ -308,9 +328,17 @@ func TestNystromSparse(t *testing.T) {
 		}
 		zb, _ := transformBoth(t, back, xd, xs)
 		sameMatrix(t, sampling+" decoded", zb, zsd, 0)
-		// Truncated or corrupted encodings are zonal.ErrFormat.
-		if _, err := UnmarshalMap(ns.Kind(), data[:len(data)-8]); !errors.Is(err, zonal.ErrFormat) {
-			t.Errorf("truncated: err = %v, want zonal.ErrFormat", err)
+		// Every truncation is zonal.ErrFormat; a corrupted header or index
+		// is an error or a valid map, never a panic.
+		for l := 0; l < len(data); l++ {
+			if _, err := UnmarshalMap(ns.Kind(), data[:l]); !errors.Is(err, zonal.ErrFormat) {
+				t.Fatalf("truncated to %d bytes: err = %v, want zonal.ErrFormat", l, err)
+			}
+		}
+		for pos := 0; pos < min(len(data), 400); pos++ {
+			bad := append([]byte(nil), data...)
+			bad[pos] ^= 0xa5
+			_, _ = UnmarshalMap(ns.Kind(), bad)
 		}
 	}
 }
