@@ -331,3 +331,34 @@ func RowSqNorms(x mat.Matrix) []float64 {
 	}
 	return out
 }
+
+// RowBlock returns rows [i0, i1) of x for block-wise passes over data: a
+// view for a *mat.Dense, a *dataset.CSR sharing x's entries (SliceRows) for
+// a CSR, and a dense copy of the rows for any other matrix. Errors:
+// zonal.ErrEmpty for a nil x, zonal.ErrRange for an empty or out-of-range
+// block.
+func RowBlock(x mat.Matrix, i0, i1 int) (mat.Matrix, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	n, d := x.Dims()
+	if i0 < 0 || i1 > n || i0 >= i1 {
+		return nil, fmt.Errorf("%w: row block [%d, %d) not a non-empty range of [0, %d)", zonal.ErrRange, i0, i1, n)
+	}
+	switch m := x.(type) {
+	case *dataset.CSR:
+		return m.SliceRows(i0, i1)
+	case *mat.Dense:
+		return m.Slice(i0, i1, 0, d), nil
+	}
+	return denseRowsOf(x, seqFrom(i0, i1)), nil
+}
+
+// seqFrom returns i0, i0+1, ..., i1-1.
+func seqFrom(i0, i1 int) []int {
+	out := seq(i1 - i0)
+	for k := range out {
+		out[k] += i0
+	}
+	return out
+}

@@ -440,8 +440,9 @@ func TestSparseHighDimensionalBudget(t *testing.T) {
 	}
 }
 
-// SelectRows keeps CSR rows sparse and equals the dense selection;
-// RowSqNorms agrees for both forms; bad indices are zonal.ErrRange.
+// SelectRows and RowBlock keep CSR rows sparse and equal the dense
+// selection; RowSqNorms agrees for both forms; bad indices are
+// zonal.ErrRange.
 func TestSelectRowsAndNorms(t *testing.T) {
 	xs, xd := sparseData(8, 20, 7, 0.4, 1)
 	idx := []int{3, 0, 19, 3}
@@ -464,6 +465,21 @@ func TestSelectRowsAndNorms(t *testing.T) {
 		if ns[i] != nd[i] || !closeTo(nd[i], mat.Dot(xd.RowView(i), xd.RowView(i)), 1e-14) {
 			t.Fatalf("RowSqNorms[%d]: sparse %v, dense %v", i, ns[i], nd[i])
 		}
+	}
+	for _, x := range []mat.Matrix{xs, xd, mat.Transpose{Matrix: xd.T()}} {
+		blk, err := RowBlock(x, 4, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc, ok := blk.(*dataset.CSR); ok {
+			blk = sc.ToDense()
+		}
+		if !mat.Equal(blk, xd.Slice(4, 11, 0, 7)) {
+			t.Fatalf("RowBlock(%T, 4, 11) differs from the rows", x)
+		}
+	}
+	if _, err := RowBlock(xs, 5, 5); !errors.Is(err, zonal.ErrRange) {
+		t.Errorf("empty block: err = %v, want zonal.ErrRange", err)
 	}
 	if _, err := SelectRows(xs, []int{20}); !errors.Is(err, zonal.ErrRange) {
 		t.Errorf("index 20 of 20 rows: err = %v, want zonal.ErrRange", err)
