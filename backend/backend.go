@@ -32,6 +32,13 @@
 // same way: an interface, a function with the generic implementation, and a
 // method on the backends that do better.
 //
+// # Sparse products
+//
+// SparseGemm multiplies a sparse matrix in compressed sparse row form (CSR,
+// raw arrays, so this package does not depend on package dataset) by a
+// dense one, op(A) op(B) for either transpose; it is written once, on
+// AxpySlice and gather dot products, and serves every backend.
+//
 // # The boundary
 //
 // The SIMD kernels are the internal package backend/internal/asm: only

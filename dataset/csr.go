@@ -164,6 +164,16 @@ func (m *CSR) RowNorm2(i int) float64 {
 	return s
 }
 
+// RowNorms2 returns the squared Euclidean norms of all rows (RowNorm2 of
+// each), in O(nnz).
+func (m *CSR) RowNorms2() []float64 {
+	out := make([]float64, m.Rows)
+	for i := range out {
+		out[i] = m.RowNorm2(i)
+	}
+	return out
+}
+
 // MulVec computes dst = m x (len(dst) == Rows, len(x) == Cols) in O(nnz).
 func (m *CSR) MulVec(dst, x []float64) error {
 	if len(dst) != m.Rows || len(x) != m.Cols {
@@ -228,6 +238,23 @@ func (m *CSR) Subset(rows []int) (*CSR, error) {
 		out.RowPtr[k+1] = len(out.Col)
 	}
 	return out, nil
+}
+
+// SliceRows returns rows [i0, i1) as a CSR that shares m's Col and Val
+// (only the i1-i0+1 row pointers are new, rebased to start at 0), so a
+// block of rows costs O(i1-i0) whatever its nnz; writing its values writes
+// m's. An empty or out-of-range [i0, i1) is an error wrapping
+// zonal.ErrRange.
+func (m *CSR) SliceRows(i0, i1 int) (*CSR, error) {
+	if i0 < 0 || i1 > m.Rows || i0 >= i1 {
+		return nil, fmt.Errorf("%w: CSR.SliceRows [%d, %d) not a non-empty range of [0, %d)", zonal.ErrRange, i0, i1, m.Rows)
+	}
+	lo, hi := m.RowPtr[i0], m.RowPtr[i1]
+	ptr := make([]int, i1-i0+1)
+	for k := range ptr {
+		ptr[k] = m.RowPtr[i0+k] - lo
+	}
+	return &CSR{Rows: i1 - i0, Cols: m.Cols, RowPtr: ptr, Col: m.Col[lo:hi:hi], Val: m.Val[lo:hi:hi]}, nil
 }
 
 // At returns element (i, j), found by binary search in row i. It panics

@@ -70,7 +70,30 @@ func TestCSRRoundTripAndProducts(t *testing.T) {
 		if err := s.MulVec(got, x); err != nil {
 			t.Fatal(err)
 		}
+		for _, rg := range [][2]int{{0, sh.r}, {sh.r / 2, sh.r}, {sh.r - 1, sh.r}} {
+			v, err := s.SliceRows(rg[0], rg[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := v.Validate(); err != nil {
+				t.Fatalf("SliceRows%v: %v", rg, err)
+			}
+			want := a.Slice(rg[0], rg[1], 0, sh.c)
+			if !mat.Equal(v.ToDense(), want) {
+				t.Fatalf("SliceRows%v differs from the dense rows", rg)
+			}
+		}
+		if _, err := s.SliceRows(0, sh.r+1); !errors.Is(err, zonal.ErrRange) {
+			t.Fatalf("SliceRows past the end: err = %v, want zonal.ErrRange", err)
+		}
+		norms := s.RowNorms2()
+		if len(norms) != sh.r {
+			t.Fatalf("RowNorms2 has %d entries, want %d", len(norms), sh.r)
+		}
 		for i := 0; i < sh.r; i++ {
+			if norms[i] != s.RowNorm2(i) {
+				t.Fatalf("RowNorms2[%d] = %v, RowNorm2 = %v", i, norms[i], s.RowNorm2(i))
+			}
 			rd, err := s.RowDot(i, x)
 			if err != nil {
 				t.Fatal(err)

@@ -59,6 +59,18 @@
 // eps_lambda = |(K+lambda I)^{-1/2} E (K+lambda I)^{-1/2}|_2, the smallest eps
 // for which Z Z^T + lambda I is within a factor 1 +- eps of K + lambda I.
 //
+// # Sparse input
+//
+// Every function that reads data rows through a mat.Matrix (MatrixInto,
+// Matrix, CheckScale, NewNystrom, NewNystromFromLandmarks, RecursiveRLS,
+// SelectTruncation, NewGegenbauerMap and the Transform of the Nystrom,
+// Fourier and Gegenbauer maps) accepts a *dataset.CSR and never forms its
+// n x d dense matrix: kernel blocks come from row norms and sparse products
+// (backend.SparseGemm; sparse-sparse through a column index of the
+// right-hand side), feature projections from backend.SparseGemm, and
+// Nystrom landmarks taken from a CSR stay sparse. Kernels without such a
+// form (user kernels) are evaluated on rows densified one at a time.
+//
 // # Options, contexts and errors
 //
 // Operations that do bulk linear algebra take an Options (or a specific

@@ -115,14 +115,15 @@ func (f *FourierMap) String() string {
 }
 
 // Transform writes z(x) for the rows of x into dst (n x D), with the map's
-// backend. Errors: zonal.ErrEmpty, zonal.ErrShape, zonal.ErrNonFinite (see
+// backend; the projections <omega_i, x> of a *dataset.CSR x come from
+// backend.SparseGemm, in O(nnz D). Errors: zonal.ErrEmpty, zonal.ErrShape, zonal.ErrNonFinite (see
 // FeatureMap).
 func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	n, err := checkTransform(dst, x, f.d, f.Dim())
 	if err != nil {
 		return err
 	}
-	xg, err := general(x)
+	xin, err := asInput(x)
 	if err != nil {
 		return err
 	}
@@ -132,7 +133,11 @@ func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	return parallelBlocksOf(context.Background(), n, transformRows, func(i0, i1 int) {
 		rows := i1 - i0
 		t := blas64.General{Rows: rows, Cols: f.m, Stride: f.m, Data: make([]float64, rows*f.m)}
-		f.b.Gemm(blas.NoTrans, blas.Trans, 1, subRows(xg, i0, i1), w, 0, t)
+		if xin.sparse {
+			backend.SparseGemm(f.b, blas.NoTrans, blas.Trans, 1, xin.sp.RowsView(i0, i1), w, 0, t)
+		} else {
+			f.b.Gemm(blas.NoTrans, blas.Trans, 1, subRows(xin.g, i0, i1), w, 0, t)
+		}
 		for i := 0; i < rows; i++ {
 			out := dg.Data[(i0+i)*dg.Stride:]
 			for k, v := range t.Data[i*f.m : (i+1)*f.m] {

@@ -87,7 +87,8 @@ type GegenbauerMap struct {
 // *GZK (user or closed form) or a kernel with a GZK closed form (Gaussian,
 // Polynomial, ExpDot, DotProduct, NTK, ArcCosine; see NewGZKFor). x is a data
 // sample: it fixes d and, unless opt.Radius > 0, the radius used to choose
-// (q, s). ctx is passed to SelectTruncation, the one step that loops over a
+// (q, s); a *dataset.CSR is read without densifying it (row norms from its
+// entries, the pilot of SelectTruncation on sparse rows). ctx is passed to SelectTruncation, the one step that loops over a
 // sample of x at length.
 //
 // Errors: zonal.ErrEmpty, zonal.ErrNonFinite, zonal.ErrShape (a GZK of
@@ -106,7 +107,7 @@ func NewGegenbauerMap(ctx context.Context, k Kernel, x mat.Matrix, opt Gegenbaue
 	if d < 2 {
 		return nil, fmt.Errorf("%w: Gegenbauer features need d >= 2, got %d", zonal.ErrParam, d)
 	}
-	xg, err := general(x)
+	xin, err := asInput(x)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func NewGegenbauerMap(ctx context.Context, k Kernel, x mat.Matrix, opt Gegenbaue
 	}
 	radius := opt.Radius
 	if radius == 0 {
-		for _, r2 := range rowSqNorms(xg) {
+		for _, r2 := range xin.sqNorms() {
 			radius = math.Max(radius, math.Sqrt(r2))
 		}
 	}
@@ -237,14 +238,15 @@ func (g *GegenbauerMap) String() string {
 }
 
 // Transform writes z(x) for the rows of x into dst (n x Dim()), with the
-// map's backend. Errors: zonal.ErrEmpty, zonal.ErrShape, zonal.ErrNonFinite
+// map's backend; for a *dataset.CSR x the cosines <x/|x|, w_i> are
+// <x, w_i>/|x| from backend.SparseGemm, in O(nnz m). Errors: zonal.ErrEmpty, zonal.ErrShape, zonal.ErrNonFinite
 // (see FeatureMap).
 func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	n, err := checkTransform(dst, x, g.d, g.Dim())
 	if err != nil {
 		return err
 	}
-	xg, err := general(x)
+	xin, err := asInput(x)
 	if err != nil {
 		return err
 	}
@@ -257,20 +259,40 @@ func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	w := blas64.General{Rows: g.nw, Cols: d, Stride: d, Data: g.w}
 	return parallelBlocksOf(context.Background(), n, transformRows, func(i0, i1 int) {
 		rows := i1 - i0
-		xh := blas64.General{Rows: rows, Cols: d, Stride: d, Data: make([]float64, rows*d)}
 		t := blas64.General{Rows: rows, Cols: g.nw, Stride: g.nw, Data: make([]float64, rows*g.nw)}
 		rs := make([]float64, rows)
-		for i := 0; i < rows; i++ {
-			src := xg.Data[(i0+i)*xg.Stride : (i0+i)*xg.Stride+d]
-			r := math.Sqrt(dot(src, src))
-			rs[i] = r
-			if r > 0 {
-				for c, v := range src {
-					xh.Data[i*d+c] = v / r
+		if xin.sparse {
+			// <x/|x|, w> = <x, w>/|x| from the sparse product: nothing
+			// rows x d is formed.
+			xb := xin.sub(i0, i1)
+			backend.SparseGemm(g.b, blas.NoTrans, blas.Trans, 1, xb.sp, w, 0, t)
+			for i, r2 := range xb.sqNorms() {
+				r := math.Sqrt(r2)
+				rs[i] = r
+				row := t.Data[i*g.nw : (i+1)*g.nw]
+				if r == 0 {
+					clear(row)
+					continue
+				}
+				for k := range row {
+					row[k] /= r
 				}
 			}
+		} else {
+			xg := xin.g
+			xh := blas64.General{Rows: rows, Cols: d, Stride: d, Data: make([]float64, rows*d)}
+			for i := 0; i < rows; i++ {
+				src := xg.Data[(i0+i)*xg.Stride : (i0+i)*xg.Stride+d]
+				r := math.Sqrt(dot(src, src))
+				rs[i] = r
+				if r > 0 {
+					for c, v := range src {
+						xh.Data[i*d+c] = v / r
+					}
+				}
+			}
+			g.b.Gemm(blas.NoTrans, blas.Trans, 1, xh, w, 0, t)
 		}
-		g.b.Gemm(blas.NoTrans, blas.Trans, 1, xh, w, 0, t)
 		a := make([]float64, (q+1)*s)
 		p := make([]float64, (q+1)*g.nw) // p[l*nw+k] = P^l(t_k), by the backend's vector recurrence
 		tr := make([]float64, g.nw)

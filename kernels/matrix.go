@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -33,16 +32,31 @@ func expInPlace(v []float64) { backend.Exp(nil, v, v) }
 // the inner products from the backend's Gemm, one block of rows at a time,
 // then apply the kernel function in place; the Gaussian uses
 // |x-y|^2 = |x|^2 + |y|^2 - 2<x,y> clamped at 0. Other kernels are evaluated
-// pairwise. Row blocks run in parallel and ctx is checked between them. No
-// memory beyond dst and O(nx + ny) scratch is allocated (dst itself is the
-// caller's: nothing n x n is made here unless the caller asks for it), so
-// opt.MemoryBudget is not consulted. With opt.Progress set, reports of stage
+// pairwise.
+//
+// X and Y may each be a *dataset.CSR, which is never densified: the inner
+// products come from backend.SparseGemm (sparse-dense) or from a column
+// index of Y (sparse-sparse: per row of X, the entries of Y in its columns,
+// so the cost follows the number of common non-zeros), the Gaussian from
+// them and the row norms; the Laplacian takes |x-y|_1 = |x|_1 + |y|_1 +
+// sum over the common support of (|x_c-y_c| - |x_c| - |y_c|); other kernels
+// are evaluated on rows densified one at a time. A CSR must pass Validate
+// (its error is returned) and hold finite values.
+//
+// Row blocks run in parallel and ctx is checked between them. No memory
+// beyond dst and O(nx + ny) scratch is allocated (plus, for sparse input,
+// O(nnz(Y)) for the column index, O(blockRows ny) per block for dense X
+// against sparse Y, and two d-vectors per block for the pairwise
+// fallback; dst itself is the caller's: nothing n x n is made here unless
+// the caller asks for it), so opt.MemoryBudget is not consulted. With opt.Progress set, reports of stage
 // "kernel" count the rows of dst done (Done of Total = nx); the entries are
 // the same with or without it.
 //
 // Errors: zonal.ErrParam for a nil kernel, zonal.ErrShape for mismatched
-// shapes, zonal.ErrEmpty for empty inputs, zonal.ErrNonFinite for NaN/Inf in
-// X or Y, ctx.Err() when cancelled (dst is then partly written).
+// shapes (and malformed CSR lengths), zonal.ErrRange for CSR column indices
+// out of range or not increasing, zonal.ErrEmpty for empty inputs,
+// zonal.ErrNonFinite for NaN/Inf in X or Y, ctx.Err() when cancelled (dst is
+// then partly written).
 func MatrixInto(ctx context.Context, dst *mat.Dense, k Kernel, x, y mat.Matrix, opt Options) error {
 	if k == nil {
 		return fmt.Errorf("%w: nil kernel", zonal.ErrParam)
@@ -61,13 +75,13 @@ func MatrixInto(ctx context.Context, dst *mat.Dense, k Kernel, x, y mat.Matrix, 
 	if r, c := dst.Dims(); r != nx || c != ny {
 		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, c, nx, ny)
 	}
-	xg, err := general(x)
+	xg, err := asInput(x)
 	if err != nil {
 		return err
 	}
 	yg := xg
 	if y != x {
-		if yg, err = general(y); err != nil {
+		if yg, err = asInput(y); err != nil {
 			return err
 		}
 	}
@@ -81,18 +95,21 @@ func MatrixInto(ctx context.Context, dst *mat.Dense, k Kernel, x, y mat.Matrix, 
 // report after each. The chunks start at multiples of blockRows and the norms
 // are the ones matrixGeneral would compute, so every entry is the same as in
 // one call.
-func matrixProgress(ctx context.Context, dg blas64.General, k Kernel, xg, yg blas64.General, same bool, opt Options) error {
-	b, nx := opt.backend(), xg.Rows
-	yn := rowSqNorms(yg)
+func matrixProgress(ctx context.Context, dg blas64.General, k Kernel, xg, yg input, same bool, opt Options) error {
+	b, nx := opt.backend(), xg.rows()
+	yn := yg.sqNorms()
 	xn := yn
 	if !same {
-		xn = rowSqNorms(xg)
+		xn = xg.sqNorms()
+	}
+	if xg.sparse && yg.sparse {
+		yg = yg.withIndex()
 	}
 	chunk := blockRows * 4 * runtime.GOMAXPROCS(0)
 	opt.report("kernel", 0, nx)
 	for i0 := 0; i0 < nx; i0 += chunk {
 		i1 := min(nx, i0+chunk)
-		if err := matrixGeneral(ctx, subRows(dg, i0, i1), b, k, subRows(xg, i0, i1), yg, false, xn[i0:i1], yn); err != nil {
+		if err := matrixGeneral(ctx, subRows(dg, i0, i1), b, k, xg.sub(i0, i1), yg, false, xn[i0:i1], yn); err != nil {
 			return err
 		}
 		opt.report("kernel", i1, nx)
@@ -101,49 +118,90 @@ func matrixProgress(ctx context.Context, dg blas64.General, k Kernel, xg, yg bla
 }
 
 // matrixGeneral writes K(xg, yg) to dg for validated (finite, same width)
-// inputs. same says that xg and yg are the same matrix. xn and yn, when not
-// nil, hold the squared row norms of xg and yg (callers that apply a map to
-// many batches keep the landmarks' norms; serving passes pooled buffers);
-// nil means compute them here.
-func matrixGeneral(ctx context.Context, dg blas64.General, b backend.Backend, k Kernel, xg, yg blas64.General, same bool, xn, yn []float64) error {
-	nx, ny, d := xg.Rows, yg.Rows, xg.Cols
+// inputs, dense or sparse. same says that xg and yg are the same matrix. xn
+// and yn, when not nil, hold the squared row norms of xg and yg (callers
+// that apply a map to many batches keep the landmarks' norms; serving
+// passes pooled buffers); nil means compute them here.
+//
+// With a sparse input the Gaussian and the inner-product kernels take
+// their inner products from innerBlock (backend.SparseGemm, or y's column
+// index when both are sparse), the Laplacian its l1 distances from l1Block,
+// and other kernels are evaluated on rows densified one at a time (two
+// d-vectors of scratch per block).
+func matrixGeneral(ctx context.Context, dg blas64.General, b backend.Backend, k Kernel, xg, yg input, same bool, xn, yn []float64) error {
+	nx, ny, d := xg.rows(), yg.rows(), xg.cols()
 	norms := func() ([]float64, []float64) {
 		if yn == nil {
-			yn = rowSqNorms(yg)
+			yn = yg.sqNorms()
 		}
 		if xn == nil {
 			if same {
 				xn = yn
 			} else {
-				xn = rowSqNorms(xg)
+				xn = xg.sqNorms()
 			}
 		}
 		return xn, yn
 	}
+	sparse := xg.sparse || yg.sparse
+	if xg.sparse && yg.sparse {
+		yg = yg.withIndex()
+	}
 	if g, ok := k.(Gaussian); ok {
-		// The backend's Gaussian block (purego fuses the exponential into
-		// its GEMM, while each strip is in cache).
 		xn, yn := norms()
 		gamma := g.Gamma()
+		if !sparse {
+			// The backend's Gaussian block (purego fuses the exponential
+			// into its GEMM, while each strip is in cache).
+			return parallelBlocks(ctx, nx, func(i0, i1 int) {
+				backend.GaussianBlock(b, subRows(xg.g, i0, i1), yg.g, xn[i0:i1], yn, gamma, subRows(dg, i0, i1))
+			})
+		}
 		return parallelBlocks(ctx, nx, func(i0, i1 int) {
-			backend.GaussianBlock(b, subRows(xg, i0, i1), yg, xn[i0:i1], yn, gamma, subRows(dg, i0, i1))
+			innerBlock(b, -2, xg.sub(i0, i1), yg, subRows(dg, i0, i1))
+			for i := i0; i < i1; i++ {
+				row := dg.Data[i*dg.Stride : i*dg.Stride+ny]
+				for j, v := range row {
+					row[j] = -gamma * math.Max(0, xn[i]+yn[j]+v)
+				}
+				expInPlace(row)
+			}
 		})
 	}
 	if ik, ok := k.(innerKernel); ok {
 		xn, yn := norms()
 		return parallelBlocks(ctx, nx, func(i0, i1 int) {
-			c := subRows(dg, i0, i1)
-			b.Gemm(blas.NoTrans, blas.Trans, 1, subRows(xg, i0, i1), yg, 0, c)
+			innerBlock(b, 1, xg.sub(i0, i1), yg, subRows(dg, i0, i1))
 			for i := i0; i < i1; i++ {
 				ik.fromInner(dg.Data[i*dg.Stride:i*dg.Stride+ny], xn[i], yn)
 			}
 		})
 	}
+	if l, ok := k.(Laplacian); ok && sparse {
+		xl, yl := xg.l1Norms(), yg.l1Norms()
+		return parallelBlocks(ctx, nx, func(i0, i1 int) {
+			l1Block(xg.sub(i0, i1), yg, xl[i0:i1], yl, subRows(dg, i0, i1))
+			for i := i0; i < i1; i++ {
+				row := dg.Data[i*dg.Stride : i*dg.Stride+ny]
+				for j := range row {
+					row[j] /= -l.Sigma
+				}
+				expInPlace(row)
+			}
+		})
+	}
 	return parallelBlocks(ctx, nx, func(i0, i1 int) {
+		var xbuf, ybuf []float64
+		if xg.sparse {
+			xbuf = make([]float64, d)
+		}
+		if yg.sparse {
+			ybuf = make([]float64, d)
+		}
 		for i := i0; i < i1; i++ {
-			xr := xg.Data[i*xg.Stride : i*xg.Stride+d]
+			xr := xg.denseRow(i, xbuf)
 			for j := 0; j < ny; j++ {
-				dg.Data[i*dg.Stride+j] = k.Eval(xr, yg.Data[j*yg.Stride:j*yg.Stride+d])
+				dg.Data[i*dg.Stride+j] = k.Eval(xr, yg.denseRow(j, ybuf))
 			}
 		}
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/internal/interrupt"
 )
@@ -26,14 +27,21 @@ import (
 // V diag(f) V^T with f_i = mu_i^{-1/2} when mu_i > mu_max * m * 2^-52 (the
 // stated floor: eigenvalues at the level of round-off are treated as 0) and
 // f_i = 0 otherwise, i.e. a pseudo-inverse square root.
+//
+// Landmarks taken from a *dataset.CSR stay sparse: the map keeps them as a
+// CSR (and MarshalBinary stores them so), and Transform forms K(x, C) from
+// sparse products, for dense or sparse x.
 type Nystrom struct {
 	b    backend.Backend
 	k    Kernel
-	c    *mat.Dense // m x d landmarks
-	msqr *mat.Dense // m x m, K_CC^{-1/2}
+	m, d int
+	c    *mat.Dense   // m x d landmarks (nil when sparse)
+	cs   *dataset.CSR // the landmarks when sparse (nil when dense)
+	msqr *mat.Dense   // m x m, K_CC^{-1/2}
 	rank int
 
 	cnOnce sync.Once
+	cin    input     // the landmarks as a kernel argument (with their column index when sparse)
 	cn     []float64 // squared norms of the landmarks, computed once
 	bufs   sync.Pool // *nystromBuf: scratch for Transform
 }
@@ -68,7 +76,9 @@ type NystromOptions struct {
 
 // NewNystrom builds the Nystrom map of k on opt.Landmarks rows of x chosen
 // by opt.Sampling: uniformly at random without replacement, or by
-// RecursiveRLS with opt.Lambda. The chosen rows (ascending) are copied.
+// RecursiveRLS with opt.Lambda. The chosen rows (ascending) are copied; when
+// x is a *dataset.CSR they stay sparse (see Nystrom), and nothing n x d is
+// formed.
 //
 // Errors: zonal.ErrParam (m outside 1..n, an unknown sampling, a non-finite
 // lambda), zonal.ErrEmpty, zonal.ErrNonFinite, and those of RecursiveRLS and
@@ -76,6 +86,11 @@ type NystromOptions struct {
 func NewNystrom(ctx context.Context, k Kernel, x mat.Matrix, opt NystromOptions) (*Nystrom, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", zonal.ErrEmpty)
+	}
+	if c, ok := x.(*dataset.CSR); ok {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	n, _ := x.Dims()
 	m := opt.Landmarks
@@ -101,8 +116,22 @@ func NewNystrom(ctx context.Context, k Kernel, x mat.Matrix, opt NystromOptions)
 	return NewNystromFromLandmarks(ctx, k, rowsOf(x, idx), opt.Options)
 }
 
+// rowsOf returns the rows idx of x (copied): a CSR for a *dataset.CSR x
+// (indices already checked by the caller), else dense.
+func rowsOf(x mat.Matrix, idx []int) mat.Matrix {
+	if c, ok := x.(*dataset.CSR); ok {
+		s, err := c.Subset(idx)
+		if err != nil {
+			panic(err) // the callers pass indices in [0, n)
+		}
+		return s
+	}
+	return denseRowsOf(x, idx)
+}
+
 // NewNystromFromLandmarks builds the Nystrom map of k for the given
-// landmarks C (m x d, copied): it forms K_CC (m x m) and its pseudo-inverse
+// landmarks C (m x d, copied; a *dataset.CSR is kept sparse, any other
+// matrix is copied dense): it forms K_CC (m x m) and its pseudo-inverse
 // square root. The m x m factors and the copy of C count against
 // opt.MemoryBudget; ctx is checked while K_CC is formed, and a
 // cancellation during its decomposition returns at once (the abandoned
@@ -115,19 +144,39 @@ func NewNystrom(ctx context.Context, k Kernel, x mat.Matrix, opt NystromOptions)
 // Errors: zonal.ErrEmpty, zonal.ErrNonFinite, zonal.ErrParam (nil kernel,
 // K_CC without a positive eigenvalue), zonal.ErrTooLarge,
 // zonal.ErrNoConvergence from the eigensolver, ctx.Err().
-func NewNystromFromLandmarks(ctx context.Context, k Kernel, landmarks *mat.Dense, opt Options) (*Nystrom, error) {
-	if landmarks == nil || landmarks.IsEmpty() {
+func NewNystromFromLandmarks(ctx context.Context, k Kernel, landmarks mat.Matrix, opt Options) (*Nystrom, error) {
+	if landmarks == nil {
+		return nil, fmt.Errorf("%w: no landmarks", zonal.ErrEmpty)
+	}
+	if ld, ok := landmarks.(*mat.Dense); ok && (ld == nil || ld.IsEmpty()) {
 		return nil, fmt.Errorf("%w: no landmarks", zonal.ErrEmpty)
 	}
 	m, d := landmarks.Dims()
+	if m == 0 || d == 0 {
+		return nil, fmt.Errorf("%w: no landmarks", zonal.ErrEmpty)
+	}
+	cs, sparse := landmarks.(*dataset.CSR)
+	if sparse {
+		if err := cs.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	if err := CheckScale(k, landmarks); err != nil {
 		return nil, err
 	}
-	if err := opt.check(fmt.Sprintf("the Nystrom factors of %d landmarks", m), budget.Floats(3, m, m), budget.Floats(m, d)); err != nil {
+	if err := opt.check(fmt.Sprintf("the Nystrom factors of %d landmarks", m), budget.Floats(3, m, m), copyBytes(landmarks)); err != nil {
 		return nil, err
 	}
 	b := opt.backend()
-	c := mat.DenseCopyOf(landmarks)
+	ny := &Nystrom{b: b, k: k, m: m, d: d}
+	var c mat.Matrix
+	if sparse {
+		ny.cs, _ = cs.Subset(seq(m)) // a copy
+		c = ny.cs
+	} else {
+		ny.c = mat.DenseCopyOf(landmarks)
+		c = ny.c
+	}
 	kcc, err := Matrix(ctx, k, c, c, opt.quiet())
 	if err != nil {
 		return nil, err
@@ -172,10 +221,67 @@ func NewNystromFromLandmarks(ctx context.Context, k Kernel, landmarks *mat.Dense
 	// vs * V^T: kcc holds V after SymEig; the zeroed columns of vs drop the
 	// sub-floor eigenvectors.
 	opt.report("landmarks", m, m)
-	return &Nystrom{b: b, k: k, c: c, msqr: ms, rank: rank}, nil
+	ny.msqr, ny.rank = ms, rank
+	return ny, nil
 }
 
-func rowsOf(x mat.Matrix, idx []int) *mat.Dense {
+// rowsBytes is the size of a copy of the rows idx of x (rowsOf): dense
+// len(idx) x d, or the CSR arrays of those rows.
+func rowsBytes(x mat.Matrix, idx []int) int64 {
+	if c, ok := x.(*dataset.CSR); ok {
+		nnz := 0
+		for _, r := range idx {
+			nnz += c.RowPtr[r+1] - c.RowPtr[r]
+		}
+		return budget.Floats(2, nnz) + budget.Floats(len(idx)+1)
+	}
+	_, d := x.Dims()
+	return budget.Floats(len(idx), d)
+}
+
+// kernelDiag returns k(x_i, x_i) for the rows of x: 1 for the Gaussian and
+// the Laplacian, the kernel of <x_i, x_i> = |x_i|^2 for the inner-product
+// kernels (the value Eval gives, the same sum), and Eval on each row
+// (densified one at a time when sparse) otherwise.
+func kernelDiag(k Kernel, x input) []float64 {
+	n := x.rows()
+	out := make([]float64, n)
+	switch kk := k.(type) {
+	case Gaussian, Laplacian:
+		for i := range out {
+			out[i] = 1
+		}
+		return out
+	case innerKernel:
+		xn := x.sqNorms()
+		for i := range out {
+			v := []float64{xn[i]}
+			kk.fromInner(v, xn[i], xn[i:i+1])
+			out[i] = v[0]
+		}
+		return out
+	}
+	var buf []float64
+	if x.sparse {
+		buf = make([]float64, x.cols())
+	}
+	for i := range out {
+		r := x.denseRow(i, buf)
+		out[i] = k.Eval(r, r)
+	}
+	return out
+}
+
+// copyBytes is the size of a copy of x: dense m x d, or a CSR's arrays.
+func copyBytes(x mat.Matrix) int64 {
+	if c, ok := x.(*dataset.CSR); ok {
+		return budget.Floats(2, c.NNZ()) + budget.Floats(c.Rows+1)
+	}
+	r, cc := x.Dims()
+	return budget.Floats(r, cc)
+}
+
+func denseRowsOf(x mat.Matrix, idx []int) *mat.Dense {
 	_, d := x.Dims()
 	out := mat.NewDense(len(idx), d, nil)
 	for i, r := range idx {
@@ -187,16 +293,59 @@ func rowsOf(x mat.Matrix, idx []int) *mat.Dense {
 }
 
 // InputDim is d.
-func (ny *Nystrom) InputDim() int { _, d := ny.c.Dims(); return d }
+func (ny *Nystrom) InputDim() int { return ny.d }
 
 // Dim is m, the number of landmarks.
-func (ny *Nystrom) Dim() int { m, _ := ny.c.Dims(); return m }
+func (ny *Nystrom) Dim() int { return ny.m }
 
 // Rank is the number of eigenvalues of K_CC above the floor.
 func (ny *Nystrom) Rank() int { return ny.rank }
 
-// Landmarks returns a copy of C.
-func (ny *Nystrom) Landmarks() *mat.Dense { return mat.DenseCopyOf(ny.c) }
+// Landmarks returns a dense copy of C (m x d). For sparse landmarks it is
+// the densified CSR, m*d values however few of them are non-zero: use
+// LandmarksCSR for those.
+func (ny *Nystrom) Landmarks() *mat.Dense {
+	if ny.cs != nil {
+		return ny.cs.ToDense()
+	}
+	return mat.DenseCopyOf(ny.c)
+}
+
+// LandmarksCSR returns a copy of C when the landmarks are sparse (taken
+// from a *dataset.CSR), and nil when they are dense.
+func (ny *Nystrom) LandmarksCSR() *dataset.CSR {
+	if ny.cs == nil {
+		return nil
+	}
+	out, _ := ny.cs.Subset(seq(ny.m))
+	return out
+}
+
+// Sparse reports whether the landmarks are kept as a CSR.
+func (ny *Nystrom) Sparse() bool { return ny.cs != nil }
+
+// seq returns 0, 1, ..., n-1.
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// landmarkInput returns the landmarks as a kernel argument (with the
+// column index when sparse) and their squared norms, computed once.
+func (ny *Nystrom) landmarkInput() (input, []float64) {
+	ny.cnOnce.Do(func() {
+		if ny.cs != nil {
+			ny.cin = input{sp: csrView(ny.cs), sparse: true}.withIndex()
+		} else {
+			ny.cin = input{g: ny.c.RawMatrix()}
+		}
+		ny.cn = ny.cin.sqNorms()
+	})
+	return ny.cin, ny.cn
+}
 
 // Kind returns "nystrom".
 func (ny *Nystrom) Kind() string { return "nystrom" }
@@ -214,14 +363,14 @@ func (ny *Nystrom) Transform(dst *mat.Dense, x mat.Matrix) error {
 	if err != nil {
 		return err
 	}
-	xg, err := general(x)
+	xg, err := asInput(x)
 	if err != nil {
 		return err
 	}
 	m := ny.Dim()
 	const chunk = 1024
 	rows := min(chunk, n)
-	ny.cnOnce.Do(func() { ny.cn = rowSqNorms(ny.c.RawMatrix()) })
+	cg, cn := ny.landmarkInput()
 	buf, _ := ny.bufs.Get().(*nystromBuf)
 	if buf == nil {
 		buf = new(nystromBuf)
@@ -234,17 +383,12 @@ func (ny *Nystrom) Transform(dst *mat.Dense, x mat.Matrix) error {
 		buf.xn = make([]float64, rows)
 	}
 	dg := dst.RawMatrix()
-	cg := ny.c.RawMatrix()
 	for i0 := 0; i0 < n; i0 += chunk {
 		i1 := min(n, i0+chunk)
-		xb := subRows(xg, i0, i1)
-		xn := buf.xn[:i1-i0]
-		for i := range xn {
-			r := xb.Data[i*xb.Stride : i*xb.Stride+xb.Cols]
-			xn[i] = dot(r, r)
-		}
+		xb := xg.sub(i0, i1)
+		xn := xb.sqNormsInto(buf.xn[:i1-i0])
 		blk := blas64.General{Rows: i1 - i0, Cols: m, Stride: m, Data: buf.k[:(i1-i0)*m]}
-		if err := matrixGeneral(context.Background(), blk, ny.b, ny.k, xb, cg, false, xn, ny.cn); err != nil {
+		if err := matrixGeneral(context.Background(), blk, ny.b, ny.k, xb, cg, false, xn, cn); err != nil {
 			return err
 		}
 		ny.b.Gemm(blas.NoTrans, blas.NoTrans, 1, blk, ny.msqr.RawMatrix(), 0, subRows(dg, i0, i1))
@@ -253,41 +397,106 @@ func (ny *Nystrom) Transform(dst *mat.Dense, x mat.Matrix) error {
 }
 
 // MarshalBinary encodes the kernel, the landmarks and K_CC^{-1/2}; it fails
-// (zonal.ErrParam) when the kernel cannot be encoded.
+// (zonal.ErrParam) when the kernel cannot be encoded. Dense landmarks are
+// version 1 of the encoding (m, d, rank, the m x d landmarks, K_CC^{-1/2});
+// sparse landmarks version 2 (m, d, rank, nnz, then the CSR's RowPtr, Col
+// and Val, then K_CC^{-1/2}; indices stored as float64, exact below 2^53),
+// so files of dense maps are unchanged and still decode.
 func (ny *Nystrom) MarshalBinary() ([]byte, error) {
-	m, d := ny.c.Dims()
-	out, err := appendKernel([]byte{1}, ny.k)
+	version := byte(1)
+	if ny.cs != nil {
+		version = 2
+	}
+	out, err := appendKernel([]byte{version}, ny.k)
 	if err != nil {
 		return nil, err
 	}
-	out = putFloats(out, float64(m), float64(d), float64(ny.rank))
-	out = putFloats(out, ny.c.RawMatrix().Data...)
+	out = putFloats(out, float64(ny.m), float64(ny.d), float64(ny.rank))
+	if ny.cs == nil {
+		out = putFloats(out, ny.c.RawMatrix().Data...)
+	} else {
+		out = putFloats(out, float64(ny.cs.NNZ()))
+		out = putInts(out, ny.cs.RowPtr)
+		out = putInts(out, ny.cs.Col)
+		out = putFloats(out, ny.cs.Val...)
+	}
 	return putFloats(out, ny.msqr.RawMatrix().Data...), nil
 }
 
-// decodeNystrom decodes Nystrom.MarshalBinary (registered in registry.go);
-// the map computes with backend.Default().
+// putInts appends the integers v as float64 values.
+func putInts(b []byte, v []int) []byte {
+	for _, x := range v {
+		b = putFloats(b, float64(x))
+	}
+	return b
+}
+
+// decodeNystrom decodes Nystrom.MarshalBinary (registered in registry.go),
+// both versions; the map computes with backend.Default().
 func decodeNystrom(data []byte) (FeatureMap, error) {
 	bad := fmt.Errorf("%w: malformed nystrom map encoding", zonal.ErrFormat)
-	if len(data) < 1 || data[0] != 1 {
+	if len(data) < 1 || (data[0] != 1 && data[0] != 2) {
 		return nil, bad
 	}
+	sparse := data[0] == 2
 	k, rest, err := readKernel(data[1:])
 	if err != nil {
 		return nil, err
 	}
-	if len(rest) < 24 {
+	hn := 3
+	if sparse {
+		hn = 4
+	}
+	if len(rest) < 8*hn {
 		return nil, bad
 	}
-	h, _ := getFloats(rest[:24], 3)
+	h, _ := getFloats(rest[:8*hn], hn)
+	rest = rest[8*hn:]
+	const maxDim = 1 << 40
+	for _, v := range h {
+		if !(v >= 0 && v < maxDim) || v != math.Trunc(v) {
+			return nil, bad
+		}
+	}
 	m, d := int(h[0]), int(h[1])
-	rest = rest[24:]
-	if m < 1 || d < 1 || len(rest) != 8*(m*d+m*m) {
+	if m < 1 || d < 1 || len(rest)%8 != 0 || m > len(rest)/8 || int64(m)*int64(m) > int64(len(rest)/8) {
+		return nil, bad
+	}
+	ny := &Nystrom{b: backend.Default(), k: k, m: m, d: d, rank: int(h[2])}
+	if !sparse {
+		if int64(d) > int64(len(rest)/8) || int64(len(rest)/8) != int64(m)*int64(d)+int64(m)*int64(m) {
+			return nil, bad
+		}
+		v, _ := getFloats(rest, -1)
+		ny.c, ny.msqr = mat.NewDense(m, d, v[:m*d]), mat.NewDense(m, m, v[m*d:])
+		return ny, nil
+	}
+	nnz := int(h[3])
+	if d > 1<<31 || int64(len(rest)/8) != int64(m+1)+2*int64(nnz)+int64(m)*int64(m) {
 		return nil, bad
 	}
 	v, _ := getFloats(rest, -1)
-	return &Nystrom{b: backend.Default(), k: k, c: mat.NewDense(m, d, v[:m*d]),
-		msqr: mat.NewDense(m, m, v[m*d:]), rank: int(h[2])}, nil
+	ints := func(f []float64) ([]int, bool) {
+		out := make([]int, len(f))
+		for i, x := range f {
+			if !(x >= 0 && x < maxDim) || x != math.Trunc(x) {
+				return nil, false
+			}
+			out[i] = int(x)
+		}
+		return out, true
+	}
+	rowPtr, ok1 := ints(v[:m+1])
+	col, ok2 := ints(v[m+1 : m+1+nnz])
+	if !ok1 || !ok2 {
+		return nil, bad
+	}
+	cs, err := dataset.NewCSR(m, d, rowPtr, col, v[m+1+nnz:m+1+2*nnz])
+	if err != nil {
+		return nil, fmt.Errorf("%w: nystrom landmarks: %v", zonal.ErrFormat, err)
+	}
+	ny.cs, ny.msqr = cs, mat.NewDense(m, m, v[m+1+2*nnz:])
+	return ny, nil
 }
 
 // RLSOptions configures RecursiveRLS.
@@ -318,9 +527,10 @@ type RLSOptions struct {
 // top level. lambda > 0 is used as given; lambda <= 0 picks, at each level,
 // lambda = (tr(W K_SS W) - sum of its top k eigenvalues)/k with
 // k = ceil(m/(4 log m)), as Musco and Musco suggest. Only |level| x |S| kernel
-// blocks are formed (at most n x ~m).
+// blocks are formed (at most n x ~m). A *dataset.CSR x is used in place
+// (not copied) and its blocks come from MatrixInto's sparse path.
 //
-// Each level's blocks (and the copy of x) are checked against
+// Each level's blocks (and the copy of a dense x) are checked against
 // opt.MemoryBudget before they are formed; ctx is checked between levels
 // and while the kernel blocks are formed; with opt.Progress set, a report
 // of stage "level" follows each level (Done of Total levels).
@@ -347,11 +557,15 @@ func RecursiveRLS(ctx context.Context, k Kernel, x mat.Matrix, m int, opt RLSOpt
 	if math.IsNaN(lambda) || math.IsInf(lambda, 0) {
 		return nil, fmt.Errorf("%w: lambda is %g", zonal.ErrParam, lambda)
 	}
-	if err := opt.check("the leverage-score copy of the data", budget.Floats(n, d)); err != nil {
-		return nil, err
+	var xd mat.Matrix = x // a *dataset.CSR is used in place: it is not copied
+	if !isCSR(x) {
+		if err := opt.check("the leverage-score copy of the data", budget.Floats(n, d)); err != nil {
+			return nil, err
+		}
+		xd = mat.DenseCopyOf(x)
 	}
-	xd := mat.DenseCopyOf(x)
-	if _, err := general(xd); err != nil {
+	xin, err := asInput(xd)
+	if err != nil {
 		return nil, err
 	}
 	if m == n {
@@ -367,12 +581,7 @@ func RecursiveRLS(ctx context.Context, k Kernel, x mat.Matrix, m int, opt RLSOpt
 	for sizes[len(sizes)-1] > m {
 		sizes = append(sizes, (sizes[len(sizes)-1]+1)/2)
 	}
-	kdiag := make([]float64, n)
-	xr := xd.RawMatrix()
-	for i := range kdiag {
-		r := xr.Data[i*xr.Stride : i*xr.Stride+d]
-		kdiag[i] = k.Eval(r, r)
-	}
+	kdiag := kernelDiag(k, xin)
 	over := math.Max(1, math.Log(float64(m)))
 	kRank := max(1, int(math.Ceil(float64(m)/(4*over))))
 	// samp: positions (into perm) of the current landmarks; weights their w.
@@ -441,21 +650,20 @@ func RecursiveRLS(ctx context.Context, k Kernel, x mat.Matrix, m int, opt RLSOpt
 
 // levelScores returns the approximate ridge leverage scores of the points
 // perm[0:cur] given the weighted landmarks perm[samp].
-func levelScores(ctx context.Context, k Kernel, x *mat.Dense, perm []int, cur int, samp []int, w []float64,
+func levelScores(ctx context.Context, k Kernel, x mat.Matrix, perm []int, cur int, samp []int, w []float64,
 	kdiag []float64, lambda float64, kRank int, opt Options) ([]float64, error) {
-	_, d := x.Dims()
 	ns := len(samp)
-	// K_cur,S and its transpose, K_SS and W K_SS W, the rows of the level
-	// and of S.
-	if err := opt.check("a leverage-score level", budget.Floats(2, cur, ns), budget.Floats(2, ns, ns), budget.Floats(cur+ns, d)); err != nil {
-		return nil, err
-	}
-	b := opt.backend()
 	idxCur := perm[:cur]
 	idxS := make([]int, len(samp))
 	for i, p := range samp {
 		idxS[i] = perm[p]
 	}
+	// K_cur,S and its transpose, K_SS and W K_SS W, the rows of the level
+	// and of S.
+	if err := opt.check("a leverage-score level", budget.Floats(2, cur, ns), budget.Floats(2, ns, ns), rowsBytes(x, idxCur), rowsBytes(x, idxS)); err != nil {
+		return nil, err
+	}
+	b := opt.backend()
 	xs := rowsOf(x, idxS)
 	ks, err := Matrix(ctx, k, rowsOf(x, idxCur), xs, opt.quiet()) // cur x s
 	if err != nil {

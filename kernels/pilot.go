@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/dataset"
 )
 
 // Pilot sizes of SelectTruncation: rows of the data sample, directions, and
@@ -48,7 +49,10 @@ type SelectOptions struct {
 // arc-cosine). The radius-and-tolerance rule (ChooseTruncation) controls
 // the bias only; at D in the thousands the variance of high degrees
 // (alpha_{l,d} grows like l^(d-2)) dominates, which this rule accounts for.
-// The returned Bound is TruncationBound at the largest row norm of x.
+// The returned Bound is TruncationBound at the largest row norm of x. A
+// *dataset.CSR x is read in place: the pilot rows stay sparse, their exact
+// kernel comes from MatrixInto's sparse path and their cosines with the
+// directions from sums over their entries.
 //
 // ctx is checked, and with opt.Progress set a report of stage "pilot" sent
 // (Done of Total = 4096 directions), every 64 directions; ctx is also
@@ -120,7 +124,7 @@ func newPilot(ctx context.Context, k Kernel, x mat.Matrix, opt SelectOptions) (*
 	if n == 0 || d < 2 {
 		return nil, fmt.Errorf("%w: pilot data is %dx%d (need d >= 2)", zonal.ErrEmpty, n, d)
 	}
-	xg, err := general(x)
+	xin, err := asInput(x)
 	if err != nil {
 		return nil, err
 	}
@@ -140,11 +144,27 @@ func newPilot(ctx context.Context, k Kernel, x mat.Matrix, opt SelectOptions) (*
 	}
 	p := len(rows)
 	Q, S := pilotMaxQ, maxS
-	xs := make([][]float64, p) // unit directions (nil for x = 0)
+	xs := make([][]float64, p) // unit directions (nil for x = 0); their values when sparse
+	xc := make([][]int, p)     // the columns of xs[a] when x is sparse
 	h := make([][]float64, p)  // radial tables (Q+1)*S
 	kk := make([]float64, p*p) // exact kernel
+	// unitDot is <xs[a], xs[c]>, unitDotW <xs[a], w>: over the entries
+	// (merging the sorted columns) when sparse, so the sums are those of
+	// the dense rows with the zero terms left out.
+	unitDot := func(a, c int) float64 { return dot(xs[a], xs[c]) }
+	unitDotW := func(a int, w []float64) float64 { return dot(xs[a], w) }
+	if xin.sparse {
+		unitDot = func(a, c int) float64 { return mergeDot(xc[a], xs[a], xc[c], xs[c]) }
+		unitDotW = func(a int, w []float64) float64 { return sparseRowDot(xc[a], xs[a], w) }
+	}
 	for a, r := range rows {
-		v := append([]float64(nil), xg.Data[r*xg.Stride:r*xg.Stride+d]...)
+		var v []float64
+		if xin.sparse {
+			cols, vals := xin.sparseRow(r)
+			xc[a], v = cols, append([]float64(nil), vals...)
+		} else {
+			v = append([]float64(nil), xin.g.Data[r*xin.g.Stride:r*xin.g.Stride+d]...)
+		}
 		nr := math.Sqrt(dot(v, v))
 		h[a] = make([]float64, (Q+1)*S)
 		gz.rad.eval(nr, h[a])
@@ -155,15 +175,28 @@ func newPilot(ctx context.Context, k Kernel, x mat.Matrix, opt SelectOptions) (*
 			xs[a] = v
 		}
 	}
-	for a := 0; a < p; a++ {
-		if err := ctx.Err(); err != nil {
+	if xin.sparse {
+		// The exact kernel of the sample by MatrixInto's sparse path.
+		sub, err := x.(*dataset.CSR).Subset(rows)
+		if err != nil {
 			return nil, err
 		}
-		for c := 0; c <= a; c++ {
-			ra := xg.Data[rows[a]*xg.Stride : rows[a]*xg.Stride+d]
-			rc := xg.Data[rows[c]*xg.Stride : rows[c]*xg.Stride+d]
-			v := k.Eval(ra, rc)
-			kk[a*p+c], kk[c*p+a] = v, v
+		in := input{sp: csrView(sub), sparse: true}
+		if err := matrixGeneral(ctx, blas64.General{Rows: p, Cols: p, Stride: p, Data: kk}, opt.backend(), k, in, in, true, nil, nil); err != nil {
+			return nil, err
+		}
+	} else {
+		xg := xin.g
+		for a := 0; a < p; a++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			for c := 0; c <= a; c++ {
+				ra := xg.Data[rows[a]*xg.Stride : rows[a]*xg.Stride+d]
+				rc := xg.Data[rows[c]*xg.Stride : rows[c]*xg.Stride+d]
+				v := k.Eval(ra, rc)
+				kk[a*p+c], kk[c*p+a] = v, v
+			}
 		}
 	}
 	// Bias: |K - K_{q,s}|_F^2 for every (q, s) from per-pair 2-D prefix sums.
@@ -181,7 +214,7 @@ func newPilot(ctx context.Context, k Kernel, x mat.Matrix, opt SelectOptions) (*
 			if xs[a] == nil || xs[c] == nil {
 				lmax = 0
 			} else {
-				t = clamp1(dot(xs[a], xs[c]))
+				t = clamp1(unitDot(a, c))
 			}
 			gegenbauerAll(pl[:lmax+1], fd, t)
 			for l := 0; l <= Q; l++ {
@@ -232,7 +265,7 @@ func newPilot(ctx context.Context, k Kernel, x mat.Matrix, opt SelectOptions) (*
 			if xs[a] == nil {
 				ps[a][0] = 1
 			} else {
-				gegenbauerAll(ps[a], fd, clamp1(dot(xs[a], w)))
+				gegenbauerAll(ps[a], fd, clamp1(unitDotW(a, w)))
 			}
 		}
 		for l := 0; l <= Q; l++ {
@@ -263,13 +296,31 @@ func newPilot(ctx context.Context, k Kernel, x mat.Matrix, opt SelectOptions) (*
 		}
 	}
 	opt.report("pilot", pilotDirections, pilotDirections)
-	return &pilot{d: d, q: Q, s: S, bias: bias, second: second, kq: kq, normK: normK, maxR2: maxRowSq(xg)}, nil
+	return &pilot{d: d, q: Q, s: S, bias: bias, second: second, kq: kq, normK: normK, maxR2: maxOf(xin.sqNorms())}, nil
 }
 
-func maxRowSq(g blas64.General) float64 {
+func maxOf(v []float64) float64 {
 	m := 0.0
-	for _, v := range rowSqNorms(g) {
-		m = math.Max(m, v)
+	for _, x := range v {
+		m = math.Max(m, x)
 	}
 	return m
+}
+
+// mergeDot is the inner product of two sparse vectors with increasing
+// columns.
+func mergeDot(ca []int, va []float64, cb []int, vb []float64) float64 {
+	s := 0.0
+	for p, q := 0, 0; p < len(ca) && q < len(cb); {
+		switch {
+		case ca[p] < cb[q]:
+			p++
+		case ca[p] > cb[q]:
+			q++
+		default:
+			s += va[p] * vb[q]
+			p, q = p+1, q+1
+		}
+	}
+	return s
 }
