@@ -331,11 +331,3 @@ func subRows32(g blas32.General, i0, i1 int) blas32.General {
 	return blas32.General{Rows: i1 - i0, Cols: g.Cols, Stride: g.Stride,
 		Data: g.Data[i0*g.Stride : (i1-1)*g.Stride+g.Cols]}
 }
-
-func maxOf(v []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range v {
-		m = math.Max(m, x)
-	}
-	return m
-}
