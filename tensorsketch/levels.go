@@ -42,8 +42,8 @@ const minLevels = 8
 // kernel took 69% of the final draws against a leverage share of 14%
 // (TestAdaptiveDegreeShares, seed 1). Measured at Samples = 2 s_lambda
 // (mean eps over 10 seeds, 64 projections, Hadamard-mixed marginals): 300
-// debian_text rows at lambda 4, 2.62 with draws in [1, Samples], 1.84 in
-// [Samples, 4 Samples]; at lambda 1, 2.69 and 2.02 (exact leverage
+// debian_text rows at lambda 4, 2.62 with Samples draws, 1.84 with
+// Samples to 4 Samples; at lambda 1, 2.69 and 2.02 (exact leverage
 // sampling 1.52 and 1.87).
 const interDraws = 4
 

@@ -50,23 +50,24 @@ func tightBudgetRatio(t *testing.T, x mat.Matrix, k kernels.Polynomial, lambda f
 }
 
 // TestAdaptiveTightBudgetDigits: at s = 2 s_lambda draws the sampler's
-// features are within 1.3x (in mean eps_lambda over seeds 1..5) of s rows
+// features are within 1.3x (in mean eps_lambda over seeds 1..10) of s rows
 // drawn from the exact ridge leverage scores. 400 digits rows (scaled to
 // [0,1]), (x.y/16 + 1)^2, lambda 1: s_lambda = 49.0, s = 99.
 //
-// Measured: before the fix the ratio was 1.91 (adaptive 2.77, exact 1.45):
-// the first coordinate's marginal came from a bare CountSketch paired with
-// the JL columns, 16 JL columns, and intermediate levels capped at s draws
-// (see treeDegree, interDraws and AdaptiveOptions.Projections). After it,
-// 1.19 (1.73 against 1.45). The bound 1.3 is the target of issue 18; the
-// remaining gap is the JL noise of t = 64 columns and the sampled B of the
-// previous level (with B^T B = K exactly, 1.10 on one seed). Seeds are
-// fixed, so the test is deterministic; eps_lambda of either method varies
-// by about +-20% from seed to seed, which the mean over five absorbs.
+// Measured: before the fix the ratio was 1.54 (adaptive 2.53, exact 1.65;
+// 1.91 over seeds 1..5): the first coordinate's marginal came from a bare
+// CountSketch paired with the JL columns, there were 16 JL columns, and the
+// intermediate levels drew at most s rows (see treeDegree, interDraws and
+// AdaptiveOptions.Projections). After it, 1.07 (1.76 against 1.65; 1.26
+// over seeds 1..5). The bound 1.3 is the target of issue 18; eps_lambda of
+// either method varies by about +-25% from seed to seed at this budget,
+// which the mean over ten seeds absorbs, and the remaining gap is the JL
+// noise of t = 64 columns and the sampled B of the previous level. Seeds are
+// fixed, so the test is deterministic.
 func TestAdaptiveTightBudgetDigits(t *testing.T) {
 	x := digitsSample(t, 400)
 	k := kernels.Polynomial{Degree: 2, Gamma: 1.0 / 16, Coef0: 1}
-	ad, ex, _ := tightBudgetRatio(t, x, k, 1, 5)
+	ad, ex, _ := tightBudgetRatio(t, x, k, 1, 10)
 	if ad > 1.3*ex {
 		t.Errorf("mean eps_lambda %.3f > 1.3 x exact-leverage %.3f at s = 2 s_lambda", ad, ex)
 	}
@@ -99,13 +100,13 @@ func debianRows(t *testing.T, n int) *dataset.CSR {
 // Phi has about 2 10^5 nonzero rows (word pairs of one description), whose
 // exact scores the oracle computes from the pairs' supports.
 //
-// Measured (seeds 1..5): before the fix ratio 2.2 (3.5 against 1.6, three
-// seeds), after it 1.11 (1.73 against 1.56). The 1.3 bound is justified as
-// for digits.
+// Measured (seeds 1..10): before the fix ratio 2.14 (3.26 against 1.52),
+// after it 1.21 (1.84 against 1.52). The 1.3 bound is justified as for
+// digits; the test reads 300 rows and takes about 2 s.
 func TestAdaptiveTightBudgetDebianText(t *testing.T) {
 	x := debianRows(t, 300)
 	k := kernels.Polynomial{Degree: 2, Gamma: 1, Coef0: 1}
-	ad, ex, _ := tightBudgetRatio(t, x, k, 4, 5)
+	ad, ex, _ := tightBudgetRatio(t, x, k, 4, 10)
 	if ad > 1.3*ex {
 		t.Errorf("mean eps_lambda %.3f > 1.3 x exact-leverage %.3f at s = 2 s_lambda", ad, ex)
 	}
