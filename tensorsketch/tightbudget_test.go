@@ -23,12 +23,20 @@ func tightBudgetRatio(t *testing.T, x mat.Matrix, k kernels.Polynomial, lambda f
 	o := newDegree2Oracle(t, x, k, lambda)
 	s = int(math.Ceil(2 * o.sd))
 	bk := backend.Default()
-	ko := kernels.Options{Backend: bk}
-	for seed := uint64(1); seed <= uint64(seeds); seed++ {
-		ex, err := kernels.EpsLambda(context.Background(), o.K, o.features(s, seed), lambda, ko)
+	ev, err := kernels.NewEvaluator(context.Background(), o.K, kernels.Options{Backend: bk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps := func(z *mat.Dense) float64 {
+		t.Helper()
+		m, err := ev.Measure(context.Background(), z, []float64{lambda})
 		if err != nil {
 			t.Fatal(err)
 		}
+		return m.Eps[0]
+	}
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		ex := eps(o.features(s, seed))
 		ad, err := FitAdaptive(context.Background(), x, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: seed, Options: Options{Backend: bk}})
 		if err != nil {
 			t.Fatal(err)
@@ -37,10 +45,7 @@ func tightBudgetRatio(t *testing.T, x mat.Matrix, k kernels.Polynomial, lambda f
 		if err := ad.Transform(z, x); err != nil {
 			t.Fatal(err)
 		}
-		ea, err := kernels.EpsLambda(context.Background(), o.K, z, lambda, ko)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ea := eps(z)
 		t.Logf("seed %d: eps_lambda adaptive %.3f (%d features), exact leverage %.3f; levels %+v", seed, ea, ad.Dim(), ex, ad.Levels())
 		adaptive += ea / float64(seeds)
 		exact += ex / float64(seeds)
