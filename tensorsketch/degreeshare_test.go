@@ -16,7 +16,15 @@ import (
 // K_0 = c^2 1 1^T, K_1 = 2 c gamma X X^T, K_2 = gamma^2 (X X^T)^{o2}. With a
 // small gamma the constant row has by far the largest norm (c^2 n) but a
 // leverage of at most 1, so sampling by row norms would put most draws on
-// it.
+// it. The sampler's two defensive mixtures (Mix = 0.05 of each first
+// coordinate's mass by the diagonal proposal, RowNormMix = 0.05 of the mass
+// by row norms) place up to a fraction 0.1 of the draws by norm rather than
+// leverage, so block l may gain up to 0.1 tr(K_l)/tr(K) beyond its leverage
+// share (0.09 for the constant row here); the test allows that on top of
+// 0.05 + 30%. Sampling by row norms would give the constant row about 0.9.
+// (With 64 projections and the Hadamard-mixed marginals, seed 1 gives the
+// constant row 0.256, within the 0.09 the mixtures explain; seeds 2 and 3
+// give 0.127 and 0.199.)
 func TestAdaptiveDegreeShares(t *testing.T) {
 	const n, s = 300, 512
 	x := digitsSample(t, n)
@@ -49,9 +57,12 @@ func TestAdaptiveDegreeShares(t *testing.T) {
 		want[l] = mat.Trace(&m)
 		total += want[l]
 	}
+	var normShare [3]float64
 	for l := range want {
 		want[l] /= total
+		normShare[l] = mat.Trace(parts[l]) / mat.Trace(K)
 	}
+	const mixed = 0.05 + 0.05 // default Mix + RowNormMix
 	for seed := uint64(1); seed <= 3; seed++ {
 		ad, err := FitAdaptive(t.Context(), x, k, AdaptiveOptions{Samples: s, Lambda: lambda, Seed: seed, Options: Options{Backend: backend.Default()}})
 		if err != nil {
@@ -74,7 +85,7 @@ func TestAdaptiveDegreeShares(t *testing.T) {
 		}
 		t.Logf("seed %d: draw shares %.3f, exact leverage shares %.3f", seed, got, want)
 		for l := range got {
-			if math.Abs(got[l]-want[l]) > 0.05+0.3*want[l] {
+			if math.Abs(got[l]-want[l]) > 0.05+0.3*want[l]+mixed*normShare[l] {
 				t.Errorf("seed %d: degree %d gets %.3f of the draws, exact leverage share %.3f", seed, l, got[l], want[l])
 			}
 		}

@@ -159,8 +159,13 @@ func (s *rowSampler) expand(l int, prefix []int32, pts []int32, U []float64, cou
 		if nk == 0 {
 			continue
 		}
+		if last {
+			// a completed row needs no state: only that some point holds it
+			s.emit(l, np, pk.count, kd.prob)
+			continue
+		}
 		kd.pts = make([]int32, 0, nk)
-		kd.U = make([]float64, 0, nk*t)
+		kd.U = s.grab(nk * t)
 		if small {
 			// small support: look the coordinate up in each point's row
 			for a, k := range pts {
@@ -187,10 +192,6 @@ func (s *rowSampler) expand(l int, prefix []int32, pts []int32, U []float64, cou
 		if len(kd.pts) == 0 {
 			continue
 		}
-		if last {
-			s.emit(l, np, pk.count, kd.prob)
-			continue
-		}
 		kids = append(kids, kd)
 	}
 	for _, k := range pts {
@@ -212,7 +213,32 @@ func (s *rowSampler) descend(l int, prefix []int32, pts []int32, U []float64, co
 	kids := s.expand(l, prefix, pts, U, count, prob, ds)
 	for i := range kids {
 		s.runKid(l, &kids[i])
+		s.release(kids[i].U)
 		kids[i] = kid{}
+	}
+}
+
+// grab returns an empty slice of capacity >= n, reusing the state of a
+// finished kid when one is large enough: the descent is depth first, so a
+// kid's state is dead once its subtree is done, and recycling it keeps the
+// allocations of a level near its live working set instead of the sum over
+// every prefix drawn.
+func (s *rowSampler) grab(n int) []float64 {
+	for i := len(s.free) - 1; i >= 0; i-- {
+		if cap(s.free[i]) >= n {
+			u := s.free[i][:0]
+			s.free[i] = s.free[len(s.free)-1]
+			s.free = s.free[:len(s.free)-1]
+			return u
+		}
+	}
+	return make([]float64, 0, n)
+}
+
+// release hands the state of a finished kid back to grab.
+func (s *rowSampler) release(u []float64) {
+	if cap(u) > 0 && len(s.free) < 64 {
+		s.free = append(s.free, u)
 	}
 }
 
@@ -244,6 +270,7 @@ func (s *rowSampler) runKids(l int, kids []kid, base int) error {
 				c.emits, c.err = nil, nil
 				c.runKid(l, &kids[j])
 				out[j], errs[j] = c.emits, c.err
+				c.release(kids[j].U)
 				kids[j] = kid{}
 			}
 		}()

@@ -58,7 +58,11 @@
 // conditional distribution of i_j given i_1..i_{j-1} is proportional to
 // |X'^{(x)(l-j)} diag(u) X'^T e_i|^2 with u = W_k x'_{k,i_1}...x'_{k,i_{j-1}}
 // per point, estimated with the degree-(l-j) PolySketch of the points
-// (computed once for all levels) and exact for the last coordinate. The
+// (computed once for all levels, from a tree of at least two leaves so that
+// even the degree-1 sketch is Hadamard-mixed: a bare CountSketch, whose
+// entries are paired with the JL columns, let a heavy coordinate such as
+// the constant sqrt(coef0) reach the estimate through a single column) and
+// exact for the last coordinate. The
 // exact probability of each drawn row is the product of the conditionals
 // used, so the weights are exact. Draws that share a prefix share its
 // conditional, and a prefix touches only the points whose coordinates in
@@ -72,10 +76,20 @@
 // with a small SupportSample the work is linear in nnz(X) (see
 // BenchmarkRowSamplerDensity: with SupportSample 256 the time per nonzero
 // varies by 1.14x (degree 2) and 1.64x (degree 3) from 1% to 100% density,
-// with the default 2048 by 7x and 11x). The sampled conditionals cost
-// accuracy: on 400 digits rows with s = 1024, SupportSample 256 gave
-// eps_lambda 0.63 and 1.69 where the default gives 0.43 and 0.82 (lambda 1
-// and 0.1), hence the default. A fraction RowNormMix of the sampling mass
+// with the default 2048 by 7x and 11x; measured with 16 projections). The
+// sampled conditionals cost accuracy: on 400 digits rows with s = 1024,
+// SupportSample 256 gave eps_lambda 0.63 and 1.69 where the default gave
+// 0.43 and 0.82 (lambda 1 and 0.1, before the changes below), hence the
+// default.
+//
+// At tight budgets (s = 2 s_lambda) three things made the sampler far worse
+// than sampling by the exact ridge leverage scores (mean eps_lambda 1.5-2.1x
+// on digits, debian_text and MNIST rows): the first-coordinate marginals of
+// degree-2 rows came from a bare CountSketch (above), t = 16 JL columns
+// under-sampled rows by their chi-square noise, and the intermediate levels
+// drew at most s rows, so B^T B was a poor stand-in for K. Now the sketches
+// are mixed, t = 64, and an intermediate level draws between s and 4 s rows
+// (they only build B); the ratio is 1.07-1.21 (tightbudget_test.go). A fraction RowNormMix of the sampling mass
 // follows the row norms |Phi_r|^2/tr(K), which bounds the weight of any
 // drawn row, and the recursion stops early when a level after the first
 // estimates a statistical dimension above half the draws (ExactLambda

@@ -39,6 +39,7 @@ type rowSampler struct {
 	slot  []int32 // per coordinate scratch, -1 when unused
 	acc   []float64
 	qbuf  []float64
+	free  [][]float64 // finished kids' states for reuse (grab, release)
 	draws int
 	emits []emission
 	err   error
@@ -56,10 +57,27 @@ func fixedBytes(xr *rows, q, m int) int64 {
 	n, d, nnz := xr.n, xr.d, xr.nnz()
 	b := satAdd(rowsBytes(n, nnz), budget.Floats(2*n), budget.Bytes(4, d+n), budget.Floats(2*d+1), budget.Bytes(12, nnz))
 	if q >= 2 {
-		b = satAdd(b, budget.Floats(q-1, n, m), psTreeBytes(d, m, q-1), budget.Bytes(psWorkBytes(m, q-1), runtime.GOMAXPROCS(0)))
+		b = satAdd(b, budget.Floats(q-1, n, m), psTreeBytes(d, m, treeDegree(q)), budget.Bytes(psWorkBytes(m, treeDegree(q)), runtime.GOMAXPROCS(0)))
 	}
 	return b
 }
+
+// treeDegree is the degree of the PolySketch tree whose sketches of degrees
+// 1..q-1 the sampler keeps: at least 2, so that the tree has a TensorSRHT
+// node and even the degree-1 sketch is a randomized Hadamard mixture of a
+// CountSketch rather than the bare CountSketch a one-leaf tree gives.
+//
+// cond pairs sketch entry c with JL column c mod t. With a bare CountSketch a
+// coordinate with a large share of |x'_k|^2 (the constant sqrt(coef0) of a
+// polynomial kernel, a frequent word) sits in one bucket, so its part of the
+// first-coordinate marginal was seen by one JL column only: a chi-square
+// with one degree of freedom. On 200 MNIST rows (degree 2, lambda 1, the
+// exact B = K) that put half the leverage mass of the first coordinate
+// below half its probability (E[tau/p] = 1.8 over the exact leverage
+// distribution; 1.1 with the mixing), and more JL columns or a larger m did
+// not help. The Hadamard mixing spreads every coordinate over all m entries,
+// hence over all JL columns, and keeps inner products unbiased.
+func treeDegree(q int) int { return max(q-1, 2) }
 
 // newRowSampler prepares the sampler state shared by all levels: the
 // PolySketches of every degree 1..q-1 of every point.
@@ -100,7 +118,7 @@ func newRowSampler(ctx context.Context, xr *rows, om []float64, e expansion, o A
 		}
 	}
 	if q >= 2 {
-		tree, err := newPSTree(xr.d, m, q-1, splitmix(o.Seed, 77))
+		tree, err := newPSTree(xr.d, m, treeDegree(q), splitmix(o.Seed, 77))
 		if err != nil {
 			return nil, err
 		}
@@ -118,6 +136,9 @@ func newRowSampler(ctx context.Context, xr *rows, om []float64, e expansion, o A
 				}
 				col, val := xr.row(k)
 				tree.sketchAll(w, col, val, func(r int, v []float64) {
+					if r > q-1 {
+						return // degree q-1 = 1 on a two-leaf tree
+					}
 					copy(s.sk[r-1][k*m:(k+1)*m], v)
 				})
 			}
@@ -141,6 +162,7 @@ func (s *rowSampler) clone() *rowSampler {
 		c.pos[i] = -1
 	}
 	c.acc = nil
+	c.free = nil
 	c.qbuf = make([]float64, len(s.qbuf))
 	c.emits = nil
 	c.err = nil
