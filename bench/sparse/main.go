@@ -14,7 +14,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -63,11 +62,6 @@ var allMethods = []string{
 
 // sweepMethods are the methods of the density sweep.
 var sweepMethods = []string{"linear", "tensorsketch-2", "polysketch-2", "adaptive-2", "nystrom-poly2", "falkon-gauss"}
-
-// errNeedsMerge marks the methods that need the CSR solvers and kernels of
-// issue 18 (the other helpers' branches); until they are merged, those rows
-// are reported as skipped.
-var errNeedsMerge = errors.New("needs the sparse solvers of issue 18 (not merged in this build)")
 
 // result is one row of the tables (and one JSON object of -json).
 type result struct {
@@ -361,33 +355,19 @@ func fitPredict(ctx context.Context, c config, m string, s int, xtr, xte *datase
 	return nil, 0, fmt.Errorf("unknown method %q", m)
 }
 
-// solverInput is x as the solvers take it: *mat.Dense only in this
-// build, so CSR rows are refused (errNeedsMerge) instead of densified.
-func solverInput(x *dataset.CSR) (*mat.Dense, error) { // after #18 merge: return type mat.Matrix
-	return nil, errNeedsMerge // after #18 merge: return x, nil
-}
-
 // fitNystromCSR is ridge regression on the Nystrom features of m uniform
 // landmarks, on CSR rows.
 func fitNystromCSR(ctx context.Context, k kernels.Kernel, x *dataset.CSR, y *mat.Dense, lambda float64, m int, seed uint64, opts solvers.Options) (solvers.Model, error) {
-	xs, err := solverInput(x)
-	if err != nil {
-		return nil, err
-	}
 	fm, err := kernels.NewNystrom(ctx, k, x, kernels.NystromOptions{Landmarks: m, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
-	return solvers.FitRidge(ctx, fm, xs, y, lambda, opts)
+	return solvers.FitRidge(ctx, fm, x, y, lambda, opts)
 }
 
 // fitFalkonCSR is FALKON on CSR rows.
 func fitFalkonCSR(ctx context.Context, k kernels.Kernel, x *dataset.CSR, y *mat.Dense, lambda float64, o solvers.FalkonOptions) (solvers.Model, error) {
-	xs, err := solverInput(x)
-	if err != nil {
-		return nil, err
-	}
-	return solvers.FitFalkon(ctx, k, xs, y, lambda, o)
+	return solvers.FitFalkon(ctx, k, x, y, lambda, o)
 }
 
 // ridgeOnMap is ridge regression on the features of a map that reads CSR.

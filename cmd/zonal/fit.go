@@ -314,10 +314,7 @@ func fitMethod(ctx context.Context, c fitConfig, k kernels.Kernel, x mat.Matrix,
 		D := fm.Dim()
 		res.Map, res.Features = &c.mapName, &D
 	}
-	xs, err := solverInput(c.method, x)
-	if err != nil {
-		return nil, err
-	}
+	xs := x
 	switch c.method {
 	case "exact":
 		return solvers.FitKRR(ctx, k, xs, y, c.lambda, opts)

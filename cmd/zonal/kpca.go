@@ -376,7 +376,11 @@ func medianDistance(x *mat.Dense, maxRows int, seed uint64) float64 {
 // buildIncNystrom is the -map inc-nystrom builder: spec.Features landmarks
 // drawn uniformly without replacement (seeded) from the training rows, added
 // one at a time to an incremental Nystrom approximation.
-func buildIncNystrom(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
+func buildIncNystrom(ctx context.Context, spec mapSpec, rows mat.Matrix) (kernels.FeatureMap, error) {
+	train, ok := rows.(*mat.Dense)
+	if !ok {
+		return nil, errors.New("-map inc-nystrom takes dense rows (its points are added as dense vectors); use -map nystrom for sparse input, or -sparse no")
+	}
 	n, d := train.Dims()
 	if spec.Kernel == nil {
 		return nil, errors.New("inc-nystrom: no kernel")

@@ -40,7 +40,7 @@ type gegenbauerTruncation struct {
 }
 
 // mapBuilder builds a feature map from training rows.
-type mapBuilder func(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error)
+type mapBuilder func(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error)
 
 var mapBuilders = map[string]mapBuilder{}
 
@@ -63,7 +63,7 @@ func mapNames() string {
 }
 
 // buildMap builds the map named by spec.Method.
-func buildMap(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
+func buildMap(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
 	b, ok := mapBuilders[spec.Method]
 	if !ok {
 		return nil, fmt.Errorf("unknown feature map %q; available: %s", spec.Method, mapNames())

@@ -26,7 +26,7 @@ func init() {
 	addMapBuilder("rls-nystrom", buildNystrom)
 }
 
-func buildGegenbauer(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
+func buildGegenbauer(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
 	if train == nil {
 		return nil, fmt.Errorf("%s: no training data", spec.Method)
 	}
@@ -48,7 +48,7 @@ func buildGegenbauer(ctx context.Context, spec mapSpec, train *mat.Dense) (kerne
 	return m, nil
 }
 
-func buildFourier(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
+func buildFourier(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
 	if train == nil {
 		return nil, fmt.Errorf("%s: no training data", spec.Method)
 	}
@@ -66,7 +66,7 @@ func buildFourier(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.
 }
 
 // buildNystrom uses min(Features, n) landmarks from the training rows.
-func buildNystrom(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
+func buildNystrom(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
 	if train == nil {
 		return nil, fmt.Errorf("%s: no training data", spec.Method)
 	}

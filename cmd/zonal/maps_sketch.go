@@ -27,7 +27,7 @@ const sketchTaylorTol = 1e-3
 // sketchMaxTaylor caps q so that the per-degree sketches keep a useful size.
 const sketchMaxTaylor = 24
 
-func buildSketchMap(ctx context.Context, spec mapSpec, train *mat.Dense) (kernels.FeatureMap, error) {
+func buildSketchMap(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
 	if train == nil {
 		return nil, fmt.Errorf("%s: no training data", spec.Method)
 	}

@@ -90,23 +90,6 @@ func textDesc(o dataset.TextOptions) string {
 	return strings.Join(parts, ", then ")
 }
 
-// solverInput is x as the solvers take it. Until the sparse solvers of
-// issue 18 are merged they take only *mat.Dense, so a CSR is refused here
-// with a clear error instead of being densified.
-func solverInput(method string, x mat.Matrix) (*mat.Dense, error) { // after #18 merge: return type mat.Matrix
-	if xd, ok := x.(*mat.Dense); ok {
-		return xd, nil
-	}
-	return nil, fmt.Errorf("-method %s on sparse (CSR) rows needs the sparse solvers of issue 18, not in this build (use -sparse no for data that fits densely)", method) // after #18 merge: return x, nil
-}
-
-// sparseMapBuilders are the -map names that accept CSR training rows.
-var sparseMapBuilders = map[string]func(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error){
-	"tensorsketch": sketchMap,
-	"polysketch":   sketchMap,
-	"adaptive":     sketchMap,
-}
-
 // runSparseFit is runFit for CSR rows (train.X == nil): no standardizing
 // (centering would make every row dense), the text transform on the
 // nonzeros, the solvers given x as a mat.Matrix, and the test rows
@@ -176,15 +159,7 @@ func runSparseFit(ctx context.Context, e *env, c fitConfig, train, test *dataset
 	if err != nil {
 		return nil, err
 	}
-	build := func() (kernels.FeatureMap, error) {
-		b, ok := sparseMapBuilders[c.mapName]
-		if !ok {
-			// after #18 merge: when mapBuilder takes a mat.Matrix, use buildMap(ctx, spec, xtr) for every map.
-			return nil, fmt.Errorf("-map %s needs dense rows in this build; for sparse input use tensorsketch, polysketch or adaptive (or -sparse no)", c.mapName)
-		}
-		spec := newMapSpec(c, k, be)
-		return b(ctx, spec, xtr)
-	}
+	build := func() (kernels.FeatureMap, error) { return buildMap(ctx, newMapSpec(c, k, be), xtr) }
 	model, err := fitMethod(ctx, c, k, xtr, y, opts, &res, build)
 	if err != nil {
 		return nil, err
