@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 for dir in _gen/*/; do
   name=$(basename "$dir")
   [ "$name" = internal ] && continue
-  if ! grep -q -- "go run -C _gen ./$name " -- *.go; then
+  if ! grep -q -e "go run -C _gen ./$name " *.go; then
     echo "asm: generator _gen/$name has no go:generate line" >&2
     exit 1
   fi
