@@ -18,7 +18,7 @@ import (
 // They are not tuned by measurement.
 const (
 	kcS6x16, mcS6x16, ncS6x16    = 256, 480, 4080 // B sliver 16 KiB, A block 480 KiB
-	kcS12x32, mcS12x32, ncS12x32 = 256, 240, 4096 // B sliver 32 KiB, A block 240 KiB
+	kcS12x32, mcS12x32, ncS12x32 = 256, 264, 4096 // B sliver 32 KiB, A block 264 KiB
 	kcS8x48, mcS8x48, ncS8x48    = 192, 256, 4080 // B sliver 36 KiB, A block 192 KiB
 )
 
