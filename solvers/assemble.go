@@ -76,8 +76,10 @@ func NewRidgeModel(fm kernels.FeatureMap, w *mat.Dense, mean []float64, lambda f
 // dimension and output count. lambda is recorded in the model file only.
 // Prediction runs on opts.Backend.
 //
+// The cells must have the same Precision, which the model takes.
+//
 // Errors: zonal.ErrParam for a nil kernel, a nil cell, a cell with another
-// kernel or a lambda that is not positive and finite; zonal.ErrShape for nil
+// kernel or precision, or a lambda that is not positive and finite; zonal.ErrShape for nil
 // or empty centroids, a cell count other than the centroid count, or cells
 // whose dimensions differ from the centroids' or from each other;
 // zonal.ErrNonFinite for NaN or Inf in the centroids.
@@ -118,7 +120,10 @@ func NewParKModel(k kernels.Kernel, centroids *mat.Dense, cells []*Falkon, lambd
 			return nil, fmt.Errorf("%w: cell %d takes %d inputs with %d outputs, want %d inputs and %d outputs",
 				zonal.ErrShape, i, f.InputDim(), f.Outputs(), d, cells[0].Outputs())
 		}
-		p.cells[i] = newExpansion(be, k, f.exp.centers, f.exp.alpha, f.exp.mean)
+		if f.exp.prec != cells[0].exp.prec {
+			return nil, fmt.Errorf("%w: cell %d has precision %v, cell 0 %v", zonal.ErrParam, i, f.exp.prec, cells[0].exp.prec)
+		}
+		p.cells[i] = withPrecision(newExpansion(be, k, f.exp.centers, f.exp.alpha, f.exp.mean), f.exp.prec)
 		r := rowOf(c, i)
 		p.cdiag[i] = k.Eval(r, r)
 	}

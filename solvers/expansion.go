@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -29,6 +30,8 @@ type expansion struct {
 	mean    []float64       // k
 	be      backend.Backend // large-batch prediction; never nil
 	pool    sync.Pool       // *[]float64 of length M: kernel row scratch
+
+	expansion32 // precision; float32 centres (falkon32.go)
 }
 
 // newExpansion makes the expansion of kernel k on the given centres,
@@ -74,6 +77,9 @@ func (e *expansion) predictRow(out, x []float64) {
 // predictBatch writes f(x_i) to the rows of dst for a large batch, with
 // kernel blocks and Gemm on the expansion's backend.
 func (e *expansion) predictBatch(dst, x *mat.Dense) error {
+	if e.prec == zonal.Float32 {
+		return e.predictBatch32(dst, x)
+	}
 	be := e.be
 	n, _ := x.Dims()
 	m, _, k := e.dims()

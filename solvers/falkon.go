@@ -35,6 +35,13 @@ type FalkonOptions struct {
 	Tol float64
 	// Seed drives the centre sampling.
 	Seed uint64
+	// Precision of K_nM: zonal.Float64 (default) or zonal.Float32, which
+	// stores K_nM's entries in 4 bytes (so the same MemoryBudget caches it
+	// for twice the M) and computes them and the CG passes' products in
+	// float32, with everything that decides accuracy in float64 (see the
+	// note in falkon32.go). The model records it and computes its batch
+	// predictions' kernel blocks in float32 too.
+	Precision zonal.Precision
 }
 
 // KindFalkon is the model kind of Falkon in model files.
@@ -65,12 +72,13 @@ type Falkon struct {
 // for all k columns together (one pass over K_nM per iteration serves every
 // output), and alpha = T^-1 A^-1 beta. K_nM is cached when n M doubles fit
 // opts.MemoryBudget (after the M x M factors) and otherwise recomputed in row
-// blocks at every iteration. eps is 1e-14, raised by jitter escalation when
+// blocks at every iteration (opts.Precision = zonal.Float32: n M floats of
+// 4 bytes, see falkon32.go). eps is 1e-14, raised by jitter escalation when
 // K_MM has (near-)duplicate centres. Linear algebra runs on opts.Backend, at
 // prediction time too.
 //
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
-// Centers outside 1..n, an unknown Sampling; zonal.ErrShape for nil inputs or
+// Centers outside 1..n, an unknown Sampling or Precision; zonal.ErrShape for nil inputs or
 // a label count other than the row count; zonal.ErrEmpty for no rows or
 // columns; zonal.ErrNonFinite for NaN or Inf in x or y; zonal.ErrTooLarge when
 // the working arrays exceed opts.MemoryBudget; zonal.ErrNotPositiveDefinite
@@ -128,6 +136,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	_, kout := yc.Dims()
 	M := len(idx)
 	be := opts.backend()
+	if err := opts.Precision.Check(); err != nil {
+		return nil, err
+	}
 	limit := budget.Or(opts.MemoryBudget)
 	fixed := 2*int64(M)*int64(M)*8 + 6*int64(M)*int64(kout)*8
 	if fixed+int64(M)*8 > limit {
@@ -165,7 +176,13 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	// K_nM: cached whole, or streamed in row blocks.
 	var knm *mat.Dense
 	bs := n
-	if fixed+int64(n)*int64(M)*8 <= limit {
+	k32, err := newKnM32(ctx, be, k, x, yc, centers, fixed, limit, opts)
+	if err != nil {
+		return nil, err
+	}
+	if k32 != nil {
+		bs = 1 // float32: k32 holds K_nM, the float64 blocks below stay one row
+	} else if fixed+int64(n)*int64(M)*8 <= limit {
 		knm = mat.NewDense(n, M, nil)
 		cb := min(n, 4096)
 		for i0 := 0; i0 < n; i0 += cb {
@@ -224,6 +241,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 		}
 		return nil
 	}
+	if k32 != nil {
+		pass = k32.pass
+	}
 	lr, lar := L.RawMatrix(), La.RawMatrix()
 	invN := 1 / float64(n)
 	v := mat.NewDense(M, kout, nil)
@@ -265,8 +285,8 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x, yc *mat.Dense, 
 	be.TriSolve(blas.Trans, lar, br)
 	be.TriSolve(blas.Trans, lr, br)
 	return &Falkon{
-		exp: newExpansion(be, k, centers, beta, mean), lambda: lambda, idx: idx,
-		cg: res, kmmJit: jit, caching: knm != nil,
+		exp: withPrecision(newExpansion(be, k, centers, beta, mean), opts.Precision), lambda: lambda, idx: idx,
+		cg: res, kmmJit: jit, caching: knm != nil || k32.isCached(),
 	}, nil
 }
 

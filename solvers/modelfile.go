@@ -35,15 +35,24 @@ import (
 //
 //	ridge:  lambda, map kind, map bytes, W (D x k), mean []float64
 //	krr, falkon: lambda, kernel kind, kernel bytes, centres (M x d),
-//	        alpha (M x k), mean []float64
+//	        alpha (M x k), mean []float64, then only for a float32
+//	        model (format 2) uint8 1, uint8 precision (1 = float32)
 //	park:   lambda, kernel kind, kernel bytes, centroids (Q x d),
 //	        k(c_q, c_q) []float64, then Q cells of centres, alpha, mean,
-//	        then optionally (capped partitions) uint8 1, offsets []float64
+//	        then optionally (capped partitions) uint8 1, offsets []float64,
+//	        then only for a float32 model (format 2) uint8 2, uint8
+//	        precision
+//
+// Version 2 differs from version 1 only by the precision sections of
+// float32 models (zonal.Float32); files without one are written as version
+// 1, byte for byte as before, so that earlier builds read every float64
+// model, and tell a float32 one apart by its version.
 const (
 	fileMagic = "ZONALMDL"
-	// FormatVersion is the model-file format version this package writes
-	// and reads.
-	FormatVersion = 1
+	// FormatVersion is the newest model-file format version, the one files
+	// with a float32 model are written with; this package reads versions 1
+	// to FormatVersion.
+	FormatVersion = 2
 )
 
 // Save writes p to w in the versioned model format (see MarshalPipeline).
@@ -58,7 +67,9 @@ func Save(w io.Writer, p *Pipeline) error {
 	return err
 }
 
-// MarshalPipeline encodes p in the versioned model format. The model must be
+// MarshalPipeline encodes p in the versioned model format: version 2 when
+// the model records float32 precision, else version 1 (which earlier builds
+// read). The model must be
 // a PersistentModel whose kind is registered (RegisterModel), so that the
 // file can be loaded again.
 //
@@ -83,7 +94,7 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 		return nil, err
 	}
 	e := &enc{b: []byte(fileMagic)}
-	e.b = binary.LittleEndian.AppendUint16(e.b, FormatVersion)
+	e.b = binary.LittleEndian.AppendUint16(e.b, modelFormatVersion(p.Model))
 	e.str(kind)
 	e.u8(uint8(p.Encoding.Task))
 	e.floats(p.Encoding.Classes)
@@ -102,8 +113,8 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 //
 // Errors: zonal.ErrFormat for a file that is truncated, has a wrong checksum
 // or inconsistent contents (an unknown model, kernel or map kind wraps
-// zonal.ErrUnknown too); zonal.ErrVersion for a file of another format
-// version; r's read error.
+// zonal.ErrUnknown too); zonal.ErrVersion for a format version other than 1
+// to FormatVersion; r's read error.
 func Load(r io.Reader, opts Options) (*Pipeline, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
@@ -120,7 +131,9 @@ func Load(r io.Reader, opts Options) (*Pipeline, error) {
 //
 // Errors: zonal.ErrFormat for bytes that are truncated, have a wrong checksum
 // or inconsistent contents (an unknown model, kernel or map kind wraps
-// zonal.ErrUnknown too); zonal.ErrVersion for another format version.
+// zonal.ErrUnknown too, and a version that does not match the model, e.g. a
+// float32 model in a version-1 file); zonal.ErrVersion for a format version
+// other than 1 to FormatVersion.
 func UnmarshalPipeline(b []byte, opts Options) (*Pipeline, error) {
 	if len(b) < len(fileMagic) || !bytes.Equal(b[:len(fileMagic)], []byte(fileMagic)) {
 		return nil, fmt.Errorf("%w: not a zonal model file (bad magic)", zonal.ErrFormat)
@@ -128,8 +141,9 @@ func UnmarshalPipeline(b []byte, opts Options) (*Pipeline, error) {
 	if len(b) < len(fileMagic)+2 {
 		return nil, fmt.Errorf("%w: truncated header (%d bytes)", zonal.ErrFormat, len(b))
 	}
-	if v := binary.LittleEndian.Uint16(b[len(fileMagic):]); v != FormatVersion {
-		return nil, fmt.Errorf("%w: file has format version %d, this build reads version %d", zonal.ErrVersion, v, FormatVersion)
+	v := binary.LittleEndian.Uint16(b[len(fileMagic):])
+	if v < 1 || v > FormatVersion {
+		return nil, fmt.Errorf("%w: file has format version %d, this build reads versions 1 to %d", zonal.ErrVersion, v, FormatVersion)
 	}
 	if len(b) < len(fileMagic)+2+4 {
 		return nil, fmt.Errorf("%w: truncated (%d bytes)", zonal.ErrFormat, len(b))
@@ -139,7 +153,14 @@ func UnmarshalPipeline(b []byte, opts Options) (*Pipeline, error) {
 		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x): the file is truncated or corrupted", zonal.ErrFormat, sum, got)
 	}
 	d := &dec{b: body[len(fileMagic)+2:]}
-	return decodeBody(d, opts.backend())
+	p, err := decodeBody(d, opts.backend())
+	if err != nil {
+		return nil, err
+	}
+	if want := modelFormatVersion(p.Model); v != want {
+		return nil, fmt.Errorf("%w: a %s model in a format-%d file (written as format %d)", zonal.ErrFormat, p.Model.Kind(), v, want)
+	}
+	return p, nil
 }
 
 func decodeBody(d *dec, be backend.Backend) (*Pipeline, error) {
@@ -266,7 +287,7 @@ func (d *dec) expansion(be backend.Backend, k kernels.Kernel, d0 int) *expansion
 }
 
 // marshalExpansionModel encodes the fields of a model that is one
-// expansion (KRR, Falkon): lambda, kernel, expansion.
+// expansion (KRR, Falkon): lambda, kernel, expansion, precision section.
 func marshalExpansionModel(lambda float64, x *expansion) ([]byte, error) {
 	e := &enc{}
 	e.f64(lambda)
@@ -274,6 +295,7 @@ func marshalExpansionModel(lambda float64, x *expansion) ([]byte, error) {
 		return nil, err
 	}
 	e.expansion(x)
+	e.precision(expansionPrecisionTag, x.prec)
 	return e.b, nil
 }
 
@@ -285,6 +307,12 @@ func expansionDecoder(mk func(lambda float64, e *expansion) Model) ModelDecoder 
 		lambda := d.f64("lambda")
 		k := d.kernel()
 		e := d.expansion(be, k, 0)
+		if d.err == nil && len(d.b) > 0 {
+			if tag := d.u8("section tag"); tag != expansionPrecisionTag {
+				d.fail("unknown section %d", tag)
+			}
+			e.prec = d.precisionValue()
+		}
 		if err := d.end(); err != nil {
 			return nil, err
 		}

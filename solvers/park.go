@@ -77,6 +77,9 @@ type ParKOptions struct {
 	// running together never exceed it whatever their number, and the
 	// big cells of an unbalanced partition can still cache their K_nM.
 	Workers int
+	// Precision of the cells' K_nM, passed to every cell's FALKON (see
+	// FalkonOptions.Precision); the model records it.
+	Precision zonal.Precision
 }
 
 // ParKCell describes the fit of one ParK cell.
@@ -192,6 +195,9 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 	if err := kernels.CheckScale(k, x); err != nil {
 		return nil, err
 	}
+	if err := opts.Precision.Check(); err != nil {
+		return nil, err
+	}
 	Q := opts.Cells
 	if Q < 1 || Q > n {
 		return nil, fmt.Errorf("%w: ParK needs 1 <= cells <= n = %d, got %d", zonal.ErrParam, n, Q)
@@ -292,6 +298,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x, y *mat.Dense, lambda floa
 		Options:    opts.Options,
 		Iterations: opts.Iterations,
 		Tol:        opts.Tol,
+		Precision:  opts.Precision,
 	}
 	limit := budget.Or(opts.MemoryBudget)
 	var mu sync.Mutex
@@ -646,7 +653,8 @@ func (p *ParK) Predict(dst, x *mat.Dense) error {
 // MarshalBinary encodes the model for a model file: lambda, the kernel's
 // kind and parameters, the centroids and their k(c_q, c_q), then every
 // cell's centres, alpha and output means (not CellSizes or Report), then,
-// only for a capped partition, the byte 1 and the offsets w_q. A model
+// only for a capped partition, the byte 1 and the offsets w_q, then, only
+// for a float32 model, the byte 2 and the precision byte. A float64 model
 // without offsets is encoded exactly as before offsets existed, so files
 // written by earlier builds load and re-save byte for byte.
 //
@@ -666,11 +674,19 @@ func (p *ParK) MarshalBinary() ([]byte, error) {
 		e.u8(parkOffsetsTag)
 		e.floats(p.offsets)
 	}
+	e.precision(parkPrecisionTag, p.Precision())
 	return e.b, nil
 }
 
-// parkOffsetsTag marks the optional offsets section of a ParK model.
-const parkOffsetsTag = 1
+// The optional sections of a ParK model, in this order.
+const (
+	parkOffsetsTag   = 1 // the offsets w_q of a capped partition
+	parkPrecisionTag = 2 // the cells' precision, for a float32 model
+)
+
+// Precision is the precision of the cells' kernel blocks (every cell has
+// the same): zonal.Float32 when fitted with ParKOptions.Precision Float32.
+func (p *ParK) Precision() zonal.Precision { return p.cells[0].prec }
 
 // decodeParK is the ModelDecoder of KindParK.
 func decodeParK(data []byte, be backend.Backend) (Model, error) {
@@ -696,9 +712,20 @@ func decodeParK(data []byte, be backend.Backend) (Model, error) {
 			return nil, fmt.Errorf("%w: cells have different output counts", zonal.ErrFormat)
 		}
 	}
-	if len(d.b) > 0 {
-		if tag := d.u8("ParK section tag"); tag != parkOffsetsTag {
-			d.fail("unknown ParK section %d", tag)
+	last := uint8(0)
+	for d.err == nil && len(d.b) > 0 {
+		tag := d.u8("ParK section tag")
+		if tag <= last || tag > parkPrecisionTag {
+			d.fail("unknown or repeated ParK section %d", tag)
+			break
+		}
+		last = tag
+		if tag == parkPrecisionTag {
+			prec := d.precisionValue()
+			for _, c := range p.cells {
+				c.prec = prec
+			}
+			continue
 		}
 		p.offsets = d.floats("cell offsets")
 		if d.err == nil && len(p.offsets) != q {

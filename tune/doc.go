@@ -43,4 +43,14 @@
 // path inside each evaluation. Both return a table of every setting (mean
 // and spread of the score over folds, time) and the best setting, refitted
 // on all rows when asked.
+//
+// # ParK
+//
+// MethodParK tunes ParK (solvers.FitParK with SearchOptions.Cells cells and
+// Sizes centres in all) by cross-validation or a split only. Nothing of the
+// above is shared there: the partition is made in the kernel's feature space
+// (it changes with sigma) and each cell's FALKON preconditioner with lambda,
+// so every setting and fold is one ParK fit scored on the held-out rows.
+// `zonal fit -method park` with automatic sigma and lambda uses the cheaper
+// FALKON path on the same rows instead.
 package tune

@@ -3,12 +3,14 @@ package tune
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/internal/shareddata"
+	"github.com/zonal-ml/zonal/solvers"
 )
 
 // regData returns n rows of d uniform(-2, 2) inputs and the target
@@ -98,4 +100,30 @@ func standardize(t *testing.T, xs ...*mat.Dense) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// reloadsIdentically marshals and reloads the pipeline m, fails t unless
+// the copy predicts the same labels on the rows of x, and returns them.
+func reloadsIdentically(t *testing.T, m *solvers.Pipeline, x *mat.Dense) []float64 {
+	t.Helper()
+	b, err := solvers.MarshalPipeline(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := solvers.UnmarshalPipeline(b, solvers.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := x.Dims()
+	p1, p2 := make([]float64, n), make([]float64, n)
+	if err := m.PredictLabels(p1, x); err != nil {
+		t.Fatal(err)
+	}
+	if err := back.PredictLabels(p2, x); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p1, p2) {
+		t.Fatal("reloaded model predicts differently")
+	}
+	return p1
 }

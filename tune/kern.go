@@ -63,6 +63,9 @@ func refit(ctx context.Context, s *searcher, set Setting) (solvers.Model, string
 	case MethodKRR:
 		m, err := solvers.FitKRR(ctx, k, x, t, set.Lambda, so)
 		return m, "", err
+	case MethodParK:
+		m, err := solvers.FitParK(ctx, k, x, t, set.Lambda, s.parkOptions(set.Size, s.opts.MemoryBudget, 0))
+		return m, "", err
 	case MethodFalkon:
 		f, err := solvers.FitFalkon(ctx, k, x, t, set.Lambda, solvers.FalkonOptions{Options: so, Centers: set.Size, Seed: s.opts.Seed, Iterations: falkonIterations})
 		if err != nil || f.CG().Converged {

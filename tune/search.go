@@ -24,6 +24,7 @@ const (
 	MethodKRR    = "krr"    // exact KRR (n x n kernel matrix)
 	MethodRidge  = "ridge"  // ridge on a feature map (Map)
 	MethodFalkon = "falkon" // FALKON with uniformly drawn centres
+	// MethodParK ("park", ParK with Cells cells) is in park.go.
 )
 
 // Feature maps for MethodRidge.
@@ -56,8 +57,14 @@ type Options struct {
 // Method) is usable: every grid has a data-driven default.
 type SearchOptions struct {
 	Options
-	// Method is MethodKRR, MethodRidge or MethodFalkon; "" means MethodKRR.
+	// Method is MethodKRR, MethodRidge, MethodFalkon or MethodParK; ""
+	// means MethodKRR.
 	Method string
+	// Cells is the number of Voronoi cells Q of MethodParK; 0 means
+	// DefaultCells. Partition is its partition strategy (solvers'
+	// ParKOptions.Partition; "" is solvers' default).
+	Cells     int
+	Partition string
 	// Map is the feature map of MethodRidge: MapFourier ("" too) or
 	// MapNystrom; ignored when NewMap is set.
 	Map string
@@ -76,7 +83,8 @@ type SearchOptions struct {
 	// the number of training rows). nil means 1e-10, 1e-9, ..., 1e-1; an
 	// empty non-nil slice is an error.
 	Lambdas []float64
-	// Sizes are the centre counts M (MethodFalkon) or feature counts D
+	// Sizes are the centre counts M (MethodFalkon; the total over the
+	// cells for MethodParK) or feature counts D
 	// (MethodRidge; even for MapFourier); ignored by MethodKRR. nil means
 	// AutoCenters(n, MemoryBudget) (rounded up to even for Fourier).
 	Sizes []int
@@ -305,9 +313,9 @@ func newSearcher(x, y *mat.Dense, opts *SearchOptions) (*searcher, error) {
 	switch opts.Method {
 	case "":
 		opts.Method = MethodKRR
-	case MethodKRR, MethodRidge, MethodFalkon:
+	case MethodKRR, MethodRidge, MethodFalkon, MethodParK:
 	default:
-		return nil, fmt.Errorf("%w: unknown method %q (krr, ridge, falkon)", zonal.ErrParam, opts.Method)
+		return nil, fmt.Errorf("%w: unknown method %q (krr, ridge, falkon, park)", zonal.ErrParam, opts.Method)
 	}
 	switch {
 	case opts.Method != MethodRidge:
@@ -432,6 +440,14 @@ func checkSigma(v float64) error {
 }
 
 func (s *searcher) sizeGrid() ([]int, error) {
+	sizes, err := s.sizeList()
+	if err == nil && s.opts.Method == MethodParK {
+		err = s.checkPark(sizes)
+	}
+	return sizes, err
+}
+
+func (s *searcher) sizeList() ([]int, error) {
 	if s.opts.Method == MethodKRR {
 		return []int{0}, nil
 	}
@@ -452,7 +468,7 @@ func (s *searcher) sizeGrid() ([]int, error) {
 			return nil, fmt.Errorf("%w: sizes must be >= 1, got %d", zonal.ErrParam, m)
 		case s.opts.Map == MapFourier && m%2 == 1:
 			return nil, fmt.Errorf("%w: Fourier feature counts must be even (cos/sin pairs), got %d", zonal.ErrParam, m)
-		case (s.opts.Method == MethodFalkon || s.opts.Map == MapNystrom) && m > n:
+		case (s.opts.Method == MethodFalkon || s.opts.Method == MethodParK || s.opts.Map == MapNystrom) && m > n:
 			return nil, fmt.Errorf("%w: %d centres but only %d rows", zonal.ErrParam, m, n)
 		}
 	}
@@ -497,7 +513,9 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 	limit := s.opts.MemoryBudget
 	nf := len(s.folds)
 	var scores [][]float64 // [lambda][fold]
-	if s.opts.Method == MethodKRR {
+	if s.opts.Method == MethodParK {
+		scores, err = s.parkScores(ctx, k, size)
+	} else if s.opts.Method == MethodKRR {
 		ntr := n
 		if nf > 0 {
 			ntr = len(s.folds[0].Train)
@@ -637,6 +655,32 @@ func (s *searcher) workers(shared, perFold int64) int {
 
 // cv scores every lambda on every fold, folds in parallel (w at a time).
 func (s *searcher) cv(ctx context.Context, w int, build func(dataset.Fold) (lambdaPath, error)) ([][]float64, error) {
+	return s.eachFold(ctx, w, func(fi int, f dataset.Fold, pred *mat.Dense, truth []float64, scores [][]float64) error {
+		p, err := build(f)
+		if err != nil {
+			return err
+		}
+		for li, lam := range s.lambdas {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := p.predict(s.be, pred, lam); err != nil {
+				// G + c I not positive definite even with jitter: this
+				// lambda scores NaN (never chosen, visible in the table).
+				scores[li][fi] = math.NaN()
+				continue
+			}
+			scores[li][fi] = s.score(pred, truth)
+		}
+		return nil
+	})
+}
+
+// eachFold runs score on every fold, w at a time, with the fold's
+// prediction matrix (its test rows x outputs) and true labels, and returns
+// the scores [lambda][fold] it filled in; the first error (or the context's)
+// ends the search.
+func (s *searcher) eachFold(ctx context.Context, w int, score func(fi int, f dataset.Fold, pred *mat.Dense, truth []float64, scores [][]float64) error) ([][]float64, error) {
 	nf := len(s.folds)
 	scores := make([][]float64, len(s.lambdas))
 	for i := range scores {
@@ -645,6 +689,7 @@ func (s *searcher) cv(ctx context.Context, w int, build func(dataset.Fold) (lamb
 	errs := make([]error, nf)
 	sem := make(chan struct{}, w)
 	var wg sync.WaitGroup
+	_, kout := s.t.Dims()
 	for fi, f := range s.folds {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -655,30 +700,12 @@ func (s *searcher) cv(ctx context.Context, w int, build func(dataset.Fold) (lamb
 				errs[fi] = err
 				return
 			}
-			p, err := build(f)
-			if err != nil {
-				errs[fi] = err
-				return
-			}
-			_, kout := s.t.Dims()
 			pred := mat.NewDense(len(f.Test), kout, nil)
 			truth := make([]float64, len(f.Test))
 			for r, i := range f.Test {
 				truth[r] = s.labels[i]
 			}
-			for li, lam := range s.lambdas {
-				if err := ctx.Err(); err != nil {
-					errs[fi] = err
-					return
-				}
-				if err := p.predict(s.be, pred, lam); err != nil {
-					// G + c I not positive definite even with jitter: this
-					// lambda scores NaN (never chosen, visible in the table).
-					scores[li][fi] = math.NaN()
-					continue
-				}
-				scores[li][fi] = s.score(pred, truth)
-			}
+			errs[fi] = score(fi, f, pred, truth, scores)
 		}()
 	}
 	wg.Wait()

@@ -47,24 +47,7 @@ func TestSearchDigitsAllMethods(t *testing.T) {
 		t.Logf("%s %s %s: best %+v (%s %.4f +- %.4f), %d groups in %v", c.Method, c.Map, res.Criterion,
 			res.Best.Setting, res.Metric, res.Best.Mean, res.Best.Std, res.Groups, res.Elapsed)
 		// The refit model reloads and predicts identically.
-		b, err := solvers.MarshalPipeline(res.Model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := solvers.UnmarshalPipeline(b, solvers.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p1, p2 := make([]float64, 400), make([]float64, 400)
-		if err := res.Model.PredictLabels(p1, x); err != nil {
-			t.Fatal(err)
-		}
-		if err := back.PredictLabels(p2, x); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(p1, p2) {
-			t.Fatal("reloaded model predicts differently")
-		}
+		p1 := reloadsIdentically(t, res.Model, x)
 		if res.Metric == "accuracy" && res.Best.Mean < 0.9 {
 			t.Fatalf("best CV accuracy %.3f < 0.9 on digits", res.Best.Mean)
 		}

@@ -262,6 +262,9 @@ func TestBadInputBinary(t *testing.T) {
 		{"lambda word", fit("-lambda", "best"), "", 2, "-lambda"},
 		{"centers word", fit("-centers", "many"), "", 2, "-centers"},
 		// zonal tune: bad grids are usage errors naming the flag.
+		{"tune park loo", tune("-method", "park", "-criterion", "loo"), "", 2, "kfold or split"},
+		{"tune park bad partition", tune("-method", "park", "-partition", "voronoi"), "", 2, "unknown -partition"},
+		{"tune park zero cells", tune("-method", "park", "-cells", "0"), "", 2, "-cells"},
 		{"tune sigmas empty", tune("-sigmas", ""), "", 2, "-sigmas is empty"},
 		{"tune sigmas 0", tune("-sigmas", "1,0"), "", 2, "-sigmas"},
 		{"tune sigmas negative", tune("-sigmas", "-2"), "", 2, "-sigmas"},
@@ -280,7 +283,7 @@ func TestBadInputBinary(t *testing.T) {
 		{"tune golden one sigma", tune("-golden", "4", "-sigmas", "2"), "", 2, "-golden"},
 		{"tune folds 1", tune("-folds", "1"), "", 2, "-folds"},
 		{"tune criterion", tune("-criterion", "aic"), "", 2, "-criterion"},
-		{"tune method", tune("-method", "park"), "", 2, "-method"},
+		{"tune method", tune("-method", "svm"), "", 2, "-method"},
 		{"tune kernel", tune("-kernel", "polynomial"), "", 2, "bandwidth"},
 		{"tune no train", []string{"tune"}, "", 2, "-train"},
 		{"tune rows negative", tune("-rows", "-1"), "", 2, "-rows"},

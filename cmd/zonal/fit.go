@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/internal/budget"
@@ -22,7 +23,7 @@ import (
 
 const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-standardize=false] [-task auto|regression|classification] " +
 	"[-kernel gaussian] [-sigma auto|scale|S] [-lambda auto|L] (-method exact | -method ridge -map NAME -features D | -method falkon [-centers auto|M] | " +
-	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-iterations T] [-seed N] [-model out.zonal] [-json]"
+	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-precision float64|float32] [-iterations T] [-seed N] [-model out.zonal] [-json]"
 
 func init() {
 	addCommand(command{name: "fit", summary: "fit a kernel model (exact, ridge on features, FALKON, ParK) and report its test metric", run: fitCommand})
@@ -51,6 +52,7 @@ type fitConfig struct {
 	seed                     uint64
 	subsample                int
 	memory                   int64
+	precision                zonal.Precision
 	workers                  int
 	model                    string
 	json                     bool
@@ -78,6 +80,7 @@ type fitResult struct {
 	Centers     *int       `json:"centers"`
 	Cells       *int       `json:"cells"`
 	Partition   *parkJSON  `json:"partition"`
+	Precision   *string    `json:"precision"` // falkon, park only
 	metricsJSON
 	FitSeconds     float64 `json:"fit_seconds"`
 	PredictSeconds float64 `json:"predict_seconds"`
@@ -109,7 +112,7 @@ func fitCommand(ctx context.Context, e *env, args []string) error {
 // parseFit parses and validates the flags of `zonal fit`.
 func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	var c fitConfig
-	var task, memory, sigma, lambda, centers string
+	var task, memory, sigma, lambda, centers, precision string
 	fs := newFlagSet("fit", fitSynopsis, stderr)
 	fs.StringVar(&c.train, "train", "", "training data (LIBSVM or CSV, gzip allowed; CSV target column y or the first; - for standard input)")
 	fs.StringVar(&c.test, "test", "", "test data in the same format (- for standard input); without it -split holds out part of -train")
@@ -135,6 +138,7 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed (split, centres, features)")
 	fs.IntVar(&c.subsample, "subsample", 0, "use only this many training rows (seeded uniform subsample); 0 = all")
 	fs.StringVar(&memory, "memory", "", "memory budget for kernel matrices, e.g. 8G (default 2G): exact KRR refuses above it, FALKON caches K_nM below it")
+	fs.StringVar(&precision, "precision", "float64", "precision of FALKON's and ParK's K_nM: float64, or float32 (half the memory, so -memory caches K_nM for twice the centres; kernel blocks computed in float32, factors, CG and coefficients stay float64; recorded in the model)")
 	fs.IntVar(&c.workers, "workers", 0, "ParK cells fitted at once (0 = GOMAXPROCS)")
 	fs.StringVar(&c.model, "model", "", "write the fitted model (with its scaler and classes) to this file")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object instead of text")
@@ -171,6 +175,12 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	}
 	if c.memory, err = parseBytes(memory); err != nil {
 		return c, usageError{err}
+	}
+	if c.precision, err = zonal.ParsePrecision(precision); err != nil || precision == "" {
+		return c, usagef("-precision %q: want float64 or float32", precision)
+	}
+	if c.precision != zonal.Float64 && c.method != "falkon" && c.method != "park" {
+		return c, usagef("-precision %s applies to -method falkon and park only, not %s", c.precision, c.method)
 	}
 	if !(c.split > 0 && c.split < 1) {
 		return c, usagef("-split must be in (0, 1), got %g", c.split)
@@ -271,12 +281,12 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 		}
 	case "falkon":
 		model, err = solvers.FitFalkon(ctx, k, xtr, y, c.lambda, solvers.FalkonOptions{Options: opts,
-			Centers: c.centers, Sampling: c.sampling, Iterations: c.iterations, Seed: c.seed})
-		res.Centers = &c.centers
+			Centers: c.centers, Sampling: c.sampling, Iterations: c.iterations, Seed: c.seed, Precision: c.precision})
+		res.Centers, res.Precision = &c.centers, ptr(c.precision.String())
 	case "park":
 		model, err = solvers.FitParK(ctx, k, xtr, y, c.lambda, c.park.options(solvers.ParKOptions{Options: opts,
-			Cells: c.cells, Centers: c.centers, Iterations: c.iterations, Seed: c.seed, Workers: c.workers}))
-		res.Centers, res.Cells = &c.centers, &c.cells
+			Cells: c.cells, Centers: c.centers, Iterations: c.iterations, Seed: c.seed, Workers: c.workers, Precision: c.precision}))
+		res.Centers, res.Cells, res.Precision = &c.centers, &c.cells, ptr(c.precision.String())
 	}
 	if err != nil {
 		return nil, err
@@ -328,9 +338,9 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 	case "ridge":
 		desc += fmt.Sprintf(" on %s features (D = %d)", c.mapName, *res.Features)
 	case "falkon":
-		desc += fmt.Sprintf(" (M = %d centres)", c.centers)
+		desc += fmt.Sprintf(" (M = %d centres%s)", c.centers, precisionNote(c.precision))
 	case "park":
-		desc += fmt.Sprintf(" (Q = %d cells, M = %d centres in all)", c.cells, c.centers)
+		desc += fmt.Sprintf(" (Q = %d cells, M = %d centres in all%s)", c.cells, c.centers, precisionNote(c.precision))
 	}
 	if line := res.Chosen.line(c); line != "" {
 		fmt.Fprintln(w, line)
@@ -359,6 +369,14 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 		fmt.Fprintf(w, "model written to %s\n", c.model)
 	}
 	return nil
+}
+
+// precisionNote is ", float32 K_nM" for a float32 fit, else "".
+func precisionNote(p zonal.Precision) string {
+	if p == zonal.Float64 {
+		return ""
+	}
+	return ", " + p.String() + " K_nM"
 }
 
 func kernelDesc(k kernels.Kernel) string {
@@ -519,3 +537,5 @@ func saveModel(e *env, path string, p *solvers.Pipeline) error {
 	}
 	return writeOutput(e, path, b)
 }
+
+func ptr[T any](v T) *T { return &v }

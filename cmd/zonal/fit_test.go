@@ -268,6 +268,10 @@ func TestFitBadInput(t *testing.T) {
 		{[]string{"-test", other, "-method", "exact"}, 1, "column"},
 		{[]string{"-method", "ridge", "-map", "nope"}, 2, "nope"},
 		{[]string{"-method", "exact", "-memory", "1K"}, 1, "budget"},
+		{[]string{"-precision", "float16"}, 2, "-precision \"float16\": want float64 or float32"},
+		{[]string{"-precision", ""}, 2, "-precision"},
+		{[]string{"-precision", "float32", "-method", "exact"}, 2, "-precision float32 applies to -method falkon and park only"},
+		{[]string{"-precision", "float32", "-method", "ridge"}, 2, "-precision"},
 	} {
 		args := append([]string{"fit", "-train", train}, c.args...)
 		_, errs, code := runCmd(args...)
@@ -313,5 +317,46 @@ func TestProgress(t *testing.T) {
 	s := renderProgress(zonal.Progress{Stage: "cg", Done: 5, Total: 20, Residual: 1e-3}, 20)
 	if !strings.Contains(s, "[#####...............]") || !strings.Contains(s, " 25%") || !strings.Contains(s, "residual 1.00e-03") {
 		t.Fatalf("render %q", s)
+	}
+}
+
+// TestFitPrecision: -precision float32 fits FALKON and ParK in float32,
+// reports it in -json and the text summary, writes a model that predicts;
+// the other methods report null.
+func TestFitPrecision(t *testing.T) {
+	dir := t.TempDir()
+	train := writeRegressionCSV(t, dir, "train.csv", 200, 3)
+	base := []string{"fit", "-train", train, "-split", "0.8", "-sigma", "1", "-lambda", "1e-4", "-json"}
+	for _, c := range []struct {
+		args []string
+		want any
+	}{
+		{[]string{"-method", "falkon", "-centers", "40", "-precision", "float32"}, "float32"},
+		{[]string{"-method", "park", "-cells", "2", "-centers", "40", "-precision", "float32"}, "float32"},
+		{[]string{"-method", "falkon", "-centers", "40"}, "float64"},
+		{[]string{"-method", "exact"}, nil},
+	} {
+		model := filepath.Join(dir, "m.zonal")
+		out, errs, code := runCmd(append(append(base, c.args...), "-model", model)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(out), &obj); err != nil {
+			t.Fatalf("%v: %v in %q", c.args, err, out)
+		}
+		if p, ok := obj["precision"]; !ok || p != c.want {
+			t.Errorf("%v: precision %v (present %v), want %v", c.args, p, ok, c.want)
+		}
+		if r2, _ := obj["r2"].(float64); r2 < 0.5 {
+			t.Errorf("%v: test R^2 %v", c.args, obj["r2"])
+		}
+		if pout, perr, code := runCmd("predict", "-model", model, "-data", train); code != 0 || len(strings.Fields(pout)) != 200 {
+			t.Errorf("%v: predict exit %d, %d lines: %s", c.args, code, len(strings.Fields(pout)), perr)
+		}
+	}
+	out, errs, code := runCmd("fit", "-train", train, "-sigma", "1", "-lambda", "1e-4", "-method", "falkon", "-centers", "40", "-precision", "float32")
+	if code != 0 || !strings.Contains(out, "float32 K_nM") {
+		t.Errorf("text summary without the precision (exit %d): %q %s", code, out, errs)
 	}
 }

@@ -22,7 +22,7 @@ import (
 )
 
 const tuneSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-standardize=false] [-task auto|regression|classification] " +
-	"[-method krr|ridge|falkon] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
+	"[-method krr|ridge|falkon|park] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-cells Q] [-partition NAME] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
 	"[-folds K | -criterion kfold|split|loo|gcv] [-golden N] [-rows N] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
 
 func init() {
@@ -30,7 +30,7 @@ func init() {
 }
 
 // tuneMethods are the -method names of `zonal tune` (exact is krr's name in fit).
-var tuneMethods = []string{"krr", "exact", "ridge", "falkon"}
+var tuneMethods = []string{"krr", "exact", "ridge", "falkon", "park"}
 
 // tuneCriteria map -criterion to tune's criteria.
 var tuneCriteria = []string{"kfold", "split", "loo", "gcv"}
@@ -46,6 +46,8 @@ type tuneConfig struct {
 	kernel      string
 	method      string // tune.Method*
 	mapName     string
+	cells       int       // -method park
+	partition   string    // -method park
 	sigmas      []float64 // nil: auto
 	lambdas     []float64 // nil: auto
 	sizes       []int     // nil: auto
@@ -119,10 +121,12 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	fs.Float64Var(&c.scale, "scale", 1, "multiply every feature by this factor instead of standardizing")
 	fs.StringVar(&task, "task", "auto", "auto, regression or classification")
 	fs.StringVar(&c.kernel, "kernel", "gaussian", "gaussian or laplacian")
-	fs.StringVar(&c.method, "method", tune.MethodFalkon, "krr (exact, also exact), ridge (on -map features) or falkon")
+	fs.StringVar(&c.method, "method", tune.MethodFalkon, "krr (exact, also exact), ridge (on -map features), falkon or park (one ParK fit per setting and fold)")
+	fs.IntVar(&c.cells, "cells", tune.DefaultCells, "Voronoi cells Q of -method park")
+	fs.StringVar(&c.partition, "partition", solvers.DefaultPartition, "partition of -method park: "+strings.Join(solvers.PartitionStrategies, ", "))
 	fs.StringVar(&c.mapName, "map", tune.MapNystrom, "feature map of -method ridge: fourier or nystrom")
 	fs.StringVar(&features, "features", autoValue, "feature counts D of -method ridge: a comma-separated list, or auto (ceil(sqrt(n) ln n))")
-	fs.StringVar(&centers, "centers", autoValue, "centre counts M of -method falkon: a comma-separated list, or auto (ceil(sqrt(n) ln n))")
+	fs.StringVar(&centers, "centers", autoValue, "centre counts M of -method falkon (total over the cells for park): a comma-separated list, or auto (ceil(sqrt(n) ln n))")
 	fs.StringVar(&sigmas, "sigmas", autoValue, "bandwidths: a comma-separated list, or auto (the median heuristic times 1/4, 1/2, 1, 2, 4)")
 	fs.StringVar(&lambdas, "lambdas", autoValue, "ridge parameters (as in fit -lambda): a comma-separated list, or auto (1e-10, 1e-9, ..., 1e-1)")
 	fs.StringVar(&c.criterion, "criterion", "kfold", "score of a setting: kfold (-folds K), split (one -validation hold-out), loo (closed-form leave-one-out) or gcv")
@@ -176,8 +180,19 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	if c.lambdas, err = parseFloatList("lambdas", lambdas); err != nil {
 		return c, err
 	}
+	if c.method == tune.MethodParK {
+		if !slices.Contains(solvers.PartitionStrategies, c.partition) {
+			return c, usagef("unknown -partition %q (%s)", c.partition, strings.Join(solvers.PartitionStrategies, ", "))
+		}
+		if c.criterion == "loo" || c.criterion == "gcv" {
+			return c, usagef("-method park is scored by -criterion kfold or split (no closed-form %s for a partitioned model)", c.criterion)
+		}
+		if err := countAtLeast("cells", c.cells, 1); err != nil {
+			return c, err
+		}
+	}
 	switch c.method {
-	case tune.MethodFalkon:
+	case tune.MethodFalkon, tune.MethodParK:
 		c.sizes, err = parseCountList("centers", centers)
 	case tune.MethodRidge:
 		c.sizes, err = parseCountList("features", features)
@@ -273,6 +288,9 @@ func (c tuneConfig) searchOptions(be backend.Backend, progress zonal.ProgressFun
 	}
 	if c.method == tune.MethodRidge {
 		o.Map = c.mapName
+	}
+	if c.method == tune.MethodParK {
+		o.Cells, o.Partition = c.cells, c.partition
 	}
 	name := c.kernel
 	o.Kernel = func(sigma float64) (kernels.Kernel, error) {

@@ -1,6 +1,6 @@
 // Package asm holds zonal's SIMD compute kernels and the pure-Go fallback of
 // each. Everything here works on raw row-major float64 slices (float32 for
-// Sgemm and Ssyrk) with BLAS
+// the single-precision kernels) with BLAS
 // argument conventions. The package is internal to backend/: its callers are
 // backend/purego (every kernel), backend/netlib and package backend (the
 // fused operations' shared implementation); algorithms reach the kernels only
@@ -27,6 +27,9 @@
 //     recursive triangular solves whose off-diagonal work is Dgemm.
 //   - SumSq, Daxpy, and the strided DdotInc, DaxpyInc, DscalInc.
 //   - Exp: e^x to 2 ulp (measured below 1 ulp) over the whole float64 range.
+//   - Exp32 and GaussianFromProduct32: the single-precision exponential
+//     (below 1 ulp over the whole float32 range, checked on all 2^32
+//     arguments) and the Gaussian epilogue on float32 slices.
 //   - GaussianBlock: K_ij = exp(-gamma*max(0, |x_i|^2 + |y_j|^2 - 2 x_i.y_j)),
 //     the exponential applied to each finished strip of the product while it
 //     is in cache; GaussianFromProduct is the same epilogue after another

@@ -49,19 +49,7 @@ func avx512Impl() *impl {
 func expVec512(dst, src []float64) { expLanes(dst, src, 8, expAVX512) }
 
 func gaussVec512(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float64) {
-	if rows == 0 || cols == 0 {
-		return
-	}
-	_ = c[(rows-1)*ldc+cols-1]
-	_ = xn[rows-1]
-	_ = yn[cols-1]
-	c8 := cols &^ 7
-	if c8 > 0 {
-		gaussAVX512(&c[0], ldc, rows, c8, &xn[0], &yn[0], gamma)
-	}
-	if c8 < cols {
-		gaussVec(c[c8:], rows, cols-c8, ldc, xn, yn[c8:], gamma)
-	}
+	gaussLanes(c, rows, cols, ldc, xn, yn, gamma, 8, gaussAVX512, gaussVec)
 }
 
 // expVec runs the vector kernel on whole groups of four and the last one to
@@ -69,51 +57,10 @@ func gaussVec512(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float
 // algorithm.
 func expVec(dst, src []float64) { expLanes(dst, src, 4, expAVX2) }
 
-// expLanes runs kern (lanes = 4 or 8 elements per step; it handles
-// len(src) rounded down to a multiple of lanes) on src, and the last
-// len(src) mod lanes elements through a zero-padded group.
-func expLanes(dst, src []float64, lanes int, kern func(dst, src []float64)) {
-	n := len(src)
-	dst = dst[:n]
-	if n >= lanes {
-		kern(dst, src)
-	}
-	if r := n % lanes; r != 0 {
-		var buf [8]float64
-		copy(buf[:lanes], src[n-r:])
-		kern(buf[:lanes], buf[:lanes])
-		copy(dst[n-r:], buf[:r])
-	}
-}
-
 func gaussVec(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float64) {
-	if rows == 0 || cols == 0 {
-		return
-	}
-	_ = c[(rows-1)*ldc+cols-1]
-	_ = xn[rows-1]
-	_ = yn[cols-1]
-	c4 := cols &^ 3
-	if c4 > 0 {
-		gaussAVX2(&c[0], ldc, rows, c4, &xn[0], &yn[0], gamma)
-	}
-	if c4 == cols {
-		return
-	}
-	// Remaining columns: the same arithmetic, exp through the padded path.
-	var buf [4]float64
-	for i := 0; i < rows; i++ {
-		row := c[i*ldc+c4 : i*ldc+cols]
-		for j, v := range row {
-			d2 := (xn[i] + yn[c4+j]) + v
-			if d2 < 0 {
-				d2 = 0
-			}
-			buf[j] = -gamma * d2
-		}
-		expAVX2(buf[:], buf[:])
-		copy(row, buf[:len(row)])
-	}
+	gaussLanes(c, rows, cols, ldc, xn, yn, gamma, 4, gaussAVX2, func(c []float64, rows, cols, ldc int, xn, yn []float64, gamma float64) {
+		gaussTail(c, rows, cols, ldc, xn, yn, gamma, 4, expAVX2)
+	})
 }
 
 func gegenVec(dst, t, p1, p2 []float64, a, b float64) {

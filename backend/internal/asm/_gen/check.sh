@@ -4,13 +4,14 @@
 # Needs network access to the Go module proxy the first time (avo v0.5.0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Every generator (a folder of _gen other than internal/, e.g. _gen/gemm and
-# _gen/sgemm) must be run by a go:generate line, or its output is never checked.
-for dir in _gen/*/; do
-  name=$(basename "$dir")
-  [ "$name" = internal ] && continue
-  if ! grep -q -e "go run -C _gen ./$name " *.go; then
-    echo "asm: generator _gen/$name has no go:generate line" >&2
+# Every generator (gemm, level1, vexp, vexp32, gegen, ...; _gen/internal
+# holds code they share) must be run by a go:generate directive, or its
+# output would never be checked.
+for gen in _gen/*/; do
+  gen=$(basename "$gen")
+  [ "$gen" = internal ] && continue
+  if ! grep -q -- "go run -C _gen ./$gen " ./*.go; then
+    echo "asm: generator _gen/$gen has no go:generate directive in package asm" >&2
     exit 1
   fi
 done

@@ -1,0 +1,341 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/budget"
+)
+
+// Single-precision kernel blocks (issue 19, zonal.Float32).
+//
+// A block K(X, Y) is stored in float32. For the Gaussian kernel with dense X
+// and Y it is also computed in float32: the squared row norms are computed
+// in float64 and rounded, the rows of X are rounded to float32 one block of
+// blockRows rows at a time (per worker: no float32 copy of the whole of X),
+// and backend.GaussianBlock32 forms
+//
+//	K_ij = exp(-gamma max(0, |x_i|^2 + |y_j|^2 - 2 x_i.y_j))
+//
+// with a single-precision product and exponential. The error of an entry is
+// then about K_ij gamma (d + 4) u (|x_i|^2 + |y_j|^2) + 2u, u = 2^-24 (the
+// rounding of the inputs and the float32 sums of the d-term inner products,
+// worst case, plus the exponential and the final rounding). Every other
+// kernel, and any X or Y that is not dense (for instance a *dataset.CSR),
+// is evaluated in float64 by MatrixInto a strip of rows at a time and
+// rounded to float32, an error of at most u |K_ij| beyond MatrixInto's.
+// Inputs whose squared norms exceed float32's range (above 1e30) take the
+// float64 route too.
+
+// Centers32 is the Y side of single-precision kernel blocks K(X, Y),
+// prepared once for many blocks against the same Y (FALKON's centres, a
+// model's expansion): for the Gaussian kernel on a dense Y it holds Y
+// rounded to float32 (ny x d) and the rounded squared norms |y_j|^2. It is
+// immutable and safe for concurrent use.
+type Centers32 struct {
+	k     Kernel
+	y     mat.Matrix     // as given: the float64 route
+	ny, d int            // shape of Y
+	y32   blas32.General // Y in float32; Data nil when the float32 route is off
+	yn32  []float32      // |y_j|^2, computed in float64
+	gamma float32
+}
+
+// maxNorm2For32 bounds the squared row norms of the float32 Gaussian route:
+// below float32's largest value (3.4e38) with room for |x|^2 + |y|^2 + 2|x.y|.
+const maxNorm2For32 = 1e30
+
+// NewCenters32 prepares y (ny x d, the columns of the blocks) for
+// single-precision kernel blocks of kernel k. For the Gaussian kernel on a
+// dense y it allocates the ny x d float32 copy, after checking its 4 ny d
+// bytes against opt.MemoryBudget; otherwise it keeps y itself.
+//
+// Errors: zonal.ErrParam for a nil kernel, zonal.ErrEmpty for a nil or empty
+// y, zonal.ErrNonFinite for NaN or Inf in a dense y, zonal.ErrTooLarge when
+// the float32 copy exceeds the budget.
+func NewCenters32(k Kernel, y mat.Matrix, opt Options) (*Centers32, error) {
+	if k == nil {
+		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
+	}
+	if y == nil {
+		return nil, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	ny, d := y.Dims()
+	if ny == 0 || d == 0 {
+		return nil, fmt.Errorf("%w: %dx%d kernel-block columns", zonal.ErrEmpty, ny, d)
+	}
+	c := &Centers32{k: k, y: y, ny: ny, d: d}
+	g, gauss := k.(Gaussian)
+	_, dense := y.(mat.RawMatrixer)
+	if !gauss || !dense {
+		return c, nil
+	}
+	yg, err := general(y) // a view: y is dense
+	if err != nil {
+		return nil, err
+	}
+	yn := rowSqNorms(yg)
+	for _, v := range yn {
+		if v > maxNorm2For32 {
+			return c, nil // float64 route
+		}
+	}
+	if err := opt.check(fmt.Sprintf("the %dx%d float32 copy of the kernel block's columns", ny, d), budget.Floats(ny, d)/2); err != nil {
+		return nil, err
+	}
+	c.y32 = blas32.General{Rows: ny, Cols: d, Stride: d, Data: make([]float32, ny*d)}
+	c.yn32 = make([]float32, ny)
+	for j := 0; j < ny; j++ {
+		round32(c.y32.Data[j*d:(j+1)*d], yg.Data[j*yg.Stride:j*yg.Stride+d])
+		c.yn32[j] = float32(yn[j])
+	}
+	c.gamma = float32(g.Gamma())
+	return c, nil
+}
+
+// Dims returns ny and d.
+func (c *Centers32) Dims() (ny, d int) { return c.ny, c.d }
+
+// Computes32 reports whether blocks against these centres are computed in
+// float32 for a dense X (the Gaussian kernel on a dense Y of moderate norm);
+// otherwise they are evaluated in float64 by MatrixInto, a strip of at most
+// 4 blockRows GOMAXPROCS rows at a time, and rounded.
+func (c *Centers32) Computes32() bool { return c.y32.Data != nil }
+
+// ScratchBytes is the scratch memory a MatrixInto32 call on nx rows
+// allocates beyond dst (the float32 row blocks of the workers, or the
+// float64 strip), for budgets that callers keep; it does not count the
+// O(nx + ny) norms. The size of the float32 copy of Y itself is Bytes.
+func (c *Centers32) ScratchBytes(nx int) int64 {
+	w := runtime.GOMAXPROCS(0)
+	if c.Computes32() {
+		return int64(w) * budget.Floats(blockRows, c.d+1) / 2
+	}
+	return budget.Floats(min(nx, blockRows*4*w), c.ny)
+}
+
+// Bytes is the memory held by c beyond Y itself: the float32 copy of Y and
+// its norms (0 when blocks are evaluated in float64).
+func (c *Centers32) Bytes() int64 {
+	if !c.Computes32() {
+		return 0
+	}
+	return budget.Floats(c.ny, c.d+1) / 2
+}
+
+// MatrixInto32 writes the single-precision kernel block K(X, Y) of kernel k,
+// K_ij = k(x_i, y_j) for the rows of X (nx x d) and Y (ny x d), into dst
+// (nx x ny, row-major, dst.Stride >= ny): NewCenters32(k, y, opt) followed
+// by its MatrixInto32 (see there, and the accuracy note above NewCenters32).
+//
+// Errors: those of NewCenters32 and Centers32.MatrixInto32.
+func MatrixInto32(ctx context.Context, dst blas32.General, k Kernel, x, y mat.Matrix, opt Options) error {
+	c, err := NewCenters32(k, y, opt)
+	if err != nil {
+		return err
+	}
+	return c.MatrixInto32(ctx, dst, x, opt)
+}
+
+// MatrixInto32 writes K(X, Y) in float32 into dst (nx x ny, dst.Stride >=
+// ny), Y being the prepared centres. Rows are done in parallel blocks and
+// ctx is checked between them. Scratch memory: per worker blockRows rows of
+// X in float32 on the float32 route; on the float64 route a float64 strip
+// of at most 4 blockRows GOMAXPROCS rows of K, shrunk to fit opt.MemoryBudget
+// (the strip's rows of a non-dense X are extracted, never densified whole).
+// With opt.Progress set, reports of stage "kernel" count the rows done.
+//
+// Errors: zonal.ErrEmpty for a nil or empty X, zonal.ErrShape for a width
+// other than Y's or a dst of the wrong shape, zonal.ErrNonFinite for NaN or
+// Inf in X, zonal.ErrTooLarge when not even the scratch of one row fits the
+// budget, MatrixInto's errors on the float64 route, ctx.Err() when
+// cancelled (dst is then partly written).
+func (c *Centers32) MatrixInto32(ctx context.Context, dst blas32.General, x mat.Matrix, opt Options) error {
+	if x == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	nx, d := x.Dims()
+	if nx == 0 || d == 0 {
+		return fmt.Errorf("%w: kernel block of a %dx%d input", zonal.ErrEmpty, nx, d)
+	}
+	if d != c.d {
+		return fmt.Errorf("%w: X has %d columns, Y has %d", zonal.ErrShape, d, c.d)
+	}
+	if dst.Rows != nx || dst.Cols != c.ny || dst.Stride < c.ny || len(dst.Data) < (nx-1)*dst.Stride+c.ny {
+		return fmt.Errorf("%w: float32 dst is %dx%d (stride %d, %d entries), want %dx%d",
+			zonal.ErrShape, dst.Rows, dst.Cols, dst.Stride, len(dst.Data), nx, c.ny)
+	}
+	if _, ok := x.(mat.RawMatrixer); ok && c.y32.Data != nil {
+		xg, err := general(x) // a view: x is dense
+		if err != nil {
+			return err
+		}
+		xn := rowSqNorms(xg)
+		if maxOf(xn) <= maxNorm2For32 {
+			return c.gaussian32(ctx, dst, xg, xn, opt)
+		}
+	}
+	return c.viaFloat64(ctx, dst, x, opt)
+}
+
+// RowsInto32 is MatrixInto32 for rows [i0, i1) of x only (dst is
+// (i1-i0) x ny): a view of a *mat.Dense, the sparse rows of a
+// *dataset.CSR, a read-through strip of any other matrix. Only those rows
+// are checked and converted.
+//
+// Errors: zonal.ErrShape for a range outside x's rows; those of
+// MatrixInto32.
+func (c *Centers32) RowsInto32(ctx context.Context, dst blas32.General, x mat.Matrix, i0, i1 int, opt Options) error {
+	if x == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	if n, _ := x.Dims(); i0 < 0 || i1 > n || i0 >= i1 {
+		return fmt.Errorf("%w: rows [%d, %d) of a %d-row matrix", zonal.ErrShape, i0, i1, n)
+	}
+	xs, err := rowStrip(x, i0, i1)
+	if err != nil {
+		return err
+	}
+	return c.MatrixInto32(ctx, dst, xs, opt)
+}
+
+// gaussian32 is the float32 route of MatrixInto32 for a dense, finite X with
+// squared row norms xn.
+func (c *Centers32) gaussian32(ctx context.Context, dst blas32.General, xg blas64.General, xn []float64, opt Options) error {
+	nx, d := xg.Rows, xg.Cols
+	workers := runtime.GOMAXPROCS(0)
+	if err := opt.check("the float32 row blocks of X", int64(workers)*budget.Floats(blockRows, d+1)/2); err != nil {
+		return err
+	}
+	b := opt.backend()
+	pool := sync.Pool{New: func() any { s := make([]float32, blockRows*(d+1)); return &s }}
+	block := func(i0, i1 int) {
+		sp := pool.Get().(*[]float32)
+		s := *sp
+		m := i1 - i0
+		xs := blas32.General{Rows: m, Cols: d, Stride: d, Data: s[:m*d]}
+		xn32 := s[blockRows*d : blockRows*d+m]
+		for i := 0; i < m; i++ {
+			r := i0 + i
+			round32(xs.Data[i*d:(i+1)*d], xg.Data[r*xg.Stride:r*xg.Stride+d])
+			xn32[i] = float32(xn[r])
+		}
+		backend.GaussianBlock32(b, xs, c.y32, xn32, c.yn32, c.gamma, subRows32(dst, i0, i1))
+		pool.Put(sp)
+	}
+	chunk := nx
+	if opt.Progress != nil {
+		chunk = blockRows * 4 * workers
+	}
+	opt.report("kernel", 0, nx)
+	for i0 := 0; i0 < nx; i0 += chunk {
+		i1 := min(nx, i0+chunk)
+		if err := parallelBlocks(ctx, i1-i0, func(a, e int) { block(i0+a, i0+e) }); err != nil {
+			return err
+		}
+		opt.report("kernel", i1, nx)
+	}
+	return nil
+}
+
+// viaFloat64 is the float64 route of MatrixInto32: strips of rows by
+// MatrixInto into float64 scratch, rounded into dst.
+func (c *Centers32) viaFloat64(ctx context.Context, dst blas32.General, x mat.Matrix, opt Options) error {
+	nx, _ := x.Dims()
+	rowBytes := budget.Floats(1, c.ny)
+	if err := opt.check(fmt.Sprintf("one float64 row of the %d-column kernel block", c.ny), rowBytes); err != nil {
+		return err
+	}
+	limit := budget.Or(opt.MemoryBudget)
+	rows := min(nx, blockRows*4*runtime.GOMAXPROCS(0), int(min(limit/rowBytes, math.MaxInt32))) // see ScratchBytes
+	rows = max(rows, 1)
+	scratch := mat.NewDense(rows, c.ny, nil)
+	inner := opt.quiet()
+	opt.report("kernel", 0, nx)
+	for i0 := 0; i0 < nx; i0 += rows {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		i1 := min(nx, i0+rows)
+		xs, err := rowStrip(x, i0, i1)
+		if err != nil {
+			return err
+		}
+		s := scratch.Slice(0, i1-i0, 0, c.ny).(*mat.Dense)
+		if err := MatrixInto(ctx, s, c.k, xs, c.y, inner); err != nil {
+			return err
+		}
+		sg := s.RawMatrix()
+		for i := 0; i < i1-i0; i++ {
+			round32(dst.Data[(i0+i)*dst.Stride:(i0+i)*dst.Stride+c.ny], sg.Data[i*sg.Stride:i*sg.Stride+c.ny])
+		}
+		opt.report("kernel", i1, nx)
+	}
+	return nil
+}
+
+// rowStrip returns rows [i0, i1) of x as a matrix: a view of a *mat.Dense,
+// the sparse rows of a *dataset.CSR, or a read-through view of any other
+// matrix (MatrixInto copies that one strip).
+func rowStrip(x mat.Matrix, i0, i1 int) (mat.Matrix, error) {
+	_, d := x.Dims()
+	switch m := x.(type) {
+	case *mat.Dense:
+		return m.Slice(i0, i1, 0, d), nil
+	case *dataset.CSR:
+		idx := make([]int, i1-i0)
+		for i := range idx {
+			idx[i] = i0 + i
+		}
+		return m.Subset(idx)
+	}
+	return rowView{m: x, i0: i0, rows: i1 - i0}, nil
+}
+
+// rowView is rows [i0, i0+rows) of m.
+type rowView struct {
+	m        mat.Matrix
+	i0, rows int
+}
+
+func (v rowView) Dims() (int, int) { _, c := v.m.Dims(); return v.rows, c }
+func (v rowView) At(i, j int) float64 {
+	if i < 0 || i >= v.rows {
+		panic(mat.ErrRowAccess)
+	}
+	return v.m.At(v.i0+i, j)
+}
+func (v rowView) T() mat.Matrix { return mat.Transpose{Matrix: v} }
+
+// round32 sets dst[i] = float32(src[i]) (round to nearest).
+func round32(dst []float32, src []float64) {
+	for i, v := range src {
+		dst[i] = float32(v)
+	}
+}
+
+func subRows32(g blas32.General, i0, i1 int) blas32.General {
+	if i1 == i0 {
+		return blas32.General{Rows: 0, Cols: g.Cols, Stride: g.Stride}
+	}
+	return blas32.General{Rows: i1 - i0, Cols: g.Cols, Stride: g.Stride,
+		Data: g.Data[i0*g.Stride : (i1-1)*g.Stride+g.Cols]}
+}
+
+func maxOf(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	return m
+}
