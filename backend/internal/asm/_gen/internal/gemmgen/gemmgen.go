@@ -19,6 +19,8 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/zonal-ml/zonal/backend/internal/asm/_gen/internal/vexpgen"
 )
 
 // Elem is the element type of a kernel: its size, Go name and instructions.
@@ -141,8 +143,8 @@ func Kernel(s Spec) {
 	Label(s.Name + "_store")
 	al := bv(0)
 	be := bv(1)
-	e.bcast(ParamAddr("alpha"), al)
-	e.bcast(ParamAddr("beta"), be)
+	e.bcast(vexpgen.ParamAddr("alpha"), al)
+	e.bcast(vexpgen.ParamAddr("beta"), be)
 	// beta == 0 (and not NaN): overwrite without reading C.
 	e.xor(bc.AsX(), bc.AsX(), bc.AsX())
 	e.ucomis(bc.AsX(), be.AsX())
@@ -173,13 +175,4 @@ func Kernel(s Spec) {
 	}
 	VZEROUPPER()
 	RET()
-}
-
-// ParamAddr returns the memory operand of a scalar argument.
-func ParamAddr(name string) Mem {
-	b, err := Param(name).Resolve()
-	if err != nil {
-		panic(err)
-	}
-	return b.Addr
 }
