@@ -1,6 +1,7 @@
 package backend_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -147,6 +148,167 @@ func TestExp32Accuracy(t *testing.T) {
 		nan := []float32{float32(math.NaN())}
 		if backend.Exp32(b, nan, nan); nan[0] == nan[0] {
 			t.Errorf("%T: Exp32(NaN) = %g", b, nan[0])
+		}
+	}
+}
+
+// view32 is an r x c float32 view with stride c+pad whose padding is NaN
+// (reading it would poison the result, writing it is detected by
+// unchanged), and its values widened to a float64 view of the same shape.
+type view32 struct {
+	g    blas32.General
+	snap []float32
+	wide blas64.General
+}
+
+func newView32(rng *rand.Rand, r, c, pad int, nanInside bool) *view32 {
+	stride := max(c+pad, 1)
+	v := &view32{g: blas32.General{Rows: r, Cols: c, Stride: stride, Data: make([]float32, r*stride+pad)}}
+	v.wide = blas64.General{Rows: r, Cols: c, Stride: max(c, 1), Data: make([]float64, r*max(c, 1))}
+	for i := range v.g.Data {
+		v.g.Data[i] = float32(math.NaN())
+	}
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			x := float32(2*rng.Float64() - 1)
+			v.wide.Data[i*v.wide.Stride+j] = float64(x)
+			if nanInside {
+				x = float32(math.NaN()) // beta == 0: must be ignored
+			}
+			v.g.Data[i*stride+j] = x
+		}
+	}
+	v.snap = append([]float32(nil), v.g.Data...)
+	return v
+}
+
+// unchanged reports the first padding element of v that differs from its
+// snapshot bit for bit.
+func (v *view32) unchanged(t *testing.T, what string) {
+	t.Helper()
+	for p, x := range v.g.Data {
+		i, j := p/v.g.Stride, p%v.g.Stride
+		if i < v.g.Rows && j < v.g.Cols {
+			continue
+		}
+		if math.Float32bits(x) != math.Float32bits(v.snap[p]) {
+			t.Fatalf("%s: padding element %d written", what, p)
+		}
+	}
+}
+
+func absOf(g blas64.General) blas64.General {
+	h := g
+	h.Data = make([]float64, len(g.Data))
+	for i, v := range g.Data {
+		h.Data[i] = math.Abs(v)
+	}
+	return h
+}
+
+// gamma32 is gamma_k = k u / (1 - k u) for the float32 unit roundoff
+// u = 2^-24.
+func gamma32(k int) float64 {
+	ku := float64(k) * 0x1p-24
+	return ku / (1 - ku)
+}
+
+// TestFloat32ProductsBound: every backend's Sgemm and Ssyrk (its own
+// Float32Products, or the generic fallback) agree with the same backend's
+// float64 Gemm and Syrk on the same float32 inputs within the float32 error
+// bound of a k-term product, |fl32(alpha A B + beta C) - (alpha A B + beta
+// C)| <= gamma32(k+2) (|alpha||A||B| + |beta||C|) elementwise (Higham, Thm
+// 3.5, any summation order, blocked or FMA; the float64 reference's own
+// error, 2^29 times smaller, is neglected), with the bound doubled for
+// slack. Operands are views with NaN padding (non-unit strides) that must
+// be neither read nor written; with beta == 0 the NaN in C must be ignored.
+// Shapes cover edge tiles, several cache blocks, the goroutine split and the
+// split along k.
+func TestFloat32ProductsBound(t *testing.T) {
+	shapes := [][3]int{{1, 1, 1}, {7, 17, 2}, {65, 33, 129}, {300, 290, 310}, {13, 40, 3000}}
+	if testing.Short() {
+		shapes = shapes[:3]
+	}
+	trs := []blas.Transpose{blas.NoTrans, blas.Trans}
+	for _, name := range backend.Names() {
+		b, err := backend.ByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := b.(backend.Float32Products); !ok {
+			t.Errorf("backend %s does not implement Float32Products", name)
+		}
+		for si, sh := range shapes {
+			m, n, k := sh[0], sh[1], sh[2]
+			for _, tA := range trs {
+				for _, tB := range trs {
+					rng := rand.New(rand.NewPCG(uint64(si), 9))
+					ar, ac, br, bc := m, k, k, n
+					if tA == blas.Trans {
+						ar, ac = k, m
+					}
+					if tB == blas.Trans {
+						br, bc = n, k
+					}
+					av, bv := newView32(rng, ar, ac, 1, false), newView32(rng, br, bc, 2, false)
+					for _, beta := range []float32{-0.5, 0} {
+						cv := newView32(rng, m, n, 3, beta == 0)
+						what := fmt.Sprintf("%s Sgemm %c%c %dx%dx%d beta=%g", name, tA, tB, m, n, k, beta)
+						backend.Sgemm(b, tA, tB, 1.5, av.g, bv.g, beta, cv.g)
+						cv.unchanged(t, what)
+						want := blas64.General{Rows: m, Cols: n, Stride: max(n, 1), Data: append([]float64(nil), cv.wide.Data...)}
+						b.Gemm(tA, tB, 1.5, av.wide, bv.wide, float64(beta), want)
+						bound := blas64.General{Rows: m, Cols: n, Stride: max(n, 1), Data: make([]float64, len(want.Data))}
+						b.Gemm(tA, tB, 1.5, absOf(av.wide), absOf(bv.wide), 0, bound)
+						compare32(t, what, cv.g, want, bound, math.Abs(float64(beta)), cv.wide, k)
+					}
+				}
+			}
+			// Ssyrk: C = A A^T (NoTrans, A n x k) and A^T A (Trans, A k x n).
+			for _, tr := range trs {
+				rng := rand.New(rand.NewPCG(uint64(si), 10))
+				ar, ac := m, k
+				if tr == blas.Trans {
+					ar, ac = k, m
+				}
+				av := newView32(rng, ar, ac, 1, false)
+				for _, beta := range []float32{-0.5, 0} {
+					cv := newView32(rng, m, m, 2, beta == 0)
+					// Ssyrk reads only the lower triangle of C: make the old C
+					// symmetric so the float64 reference sees the same values.
+					for i := 0; i < m; i++ {
+						for j := i + 1; j < m; j++ {
+							cv.g.Data[i*cv.g.Stride+j] = cv.g.Data[j*cv.g.Stride+i]
+							cv.wide.Data[i*cv.wide.Stride+j] = cv.wide.Data[j*cv.wide.Stride+i]
+						}
+					}
+					what := fmt.Sprintf("%s Ssyrk %c n=%d k=%d beta=%g", name, tr, m, k, beta)
+					backend.Ssyrk(b, tr, 0.75, av.g, beta, cv.g)
+					cv.unchanged(t, what)
+					want := blas64.General{Rows: m, Cols: m, Stride: max(m, 1), Data: append([]float64(nil), cv.wide.Data...)}
+					b.Syrk(tr, 0.75, av.wide, float64(beta), want)
+					bound := blas64.General{Rows: m, Cols: m, Stride: max(m, 1), Data: make([]float64, len(want.Data))}
+					b.Syrk(tr, 0.75, absOf(av.wide), 0, bound)
+					compare32(t, what, cv.g, want, bound, math.Abs(float64(beta)), cv.wide, k)
+				}
+			}
+		}
+	}
+}
+
+// compare32 checks |got - want| <= 2 gamma32(k+2) (bound + absBeta |c0|)
+// entry by entry (bound = |alpha||op(A)||op(B)|, c0 the old C).
+func compare32(t *testing.T, what string, got blas32.General, want, bound blas64.General, absBeta float64, c0 blas64.General, k int) {
+	t.Helper()
+	g := 2 * gamma32(k+2)
+	for i := 0; i < got.Rows; i++ {
+		for j := 0; j < got.Cols; j++ {
+			x := float64(got.Data[i*got.Stride+j])
+			w := want.Data[i*want.Stride+j]
+			tol := g * (bound.Data[i*bound.Stride+j] + absBeta*math.Abs(c0.Data[i*c0.Stride+j]))
+			if !(math.Abs(x-w) <= tol) {
+				t.Fatalf("%s: C[%d,%d] = %v, float64 %v (tolerance %.3g)", what, i, j, x, w, tol)
+			}
 		}
 	}
 }

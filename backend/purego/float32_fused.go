@@ -3,7 +3,6 @@ package purego
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/zonal-ml/zonal/backend/internal/asm"
 	"github.com/zonal-ml/zonal/backend/internal/check"
@@ -14,9 +13,8 @@ import (
 
 // sgemm32 computes C = alpha op(A) op(B) + beta C in single precision for
 // GaussianBlock32 (row-major, BLAS conventions, m, n, k >= 1; with beta = 0
-// C is not read). It is gonum's pure-Go Sgemm until the package's own
-// single-precision GEMM is wired in.
-var sgemm32 = gonum.Implementation{}.Sgemm
+// C is not read): package asm's float32 GEMM, as Backend.Sgemm.
+var sgemm32 = asm.Sgemm
 
 // gaussStrip32Bytes bounds the part of dst one strip of GaussianBlock32
 // covers: the product for the strip is still in cache (L2) when the

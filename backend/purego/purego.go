@@ -9,7 +9,9 @@
 // its trailing updates going through the same symmetric product. The secular
 // rank-one eigen-update uses package secular's Go root finder. Besides the
 // Backend methods it implements backend.GaussianBlocker, the Gaussian kernel
-// block with the exponential fused into the GEMM.
+// block with the exponential fused into the GEMM, and
+// backend.Float32Products, single-precision GEMM and SYRK on float32
+// micro-kernels (float32.go).
 //
 // The SIMD code path ("avx512", "avx2" or "generic") is chosen once at init
 // from the CPU; the build tag noasm compiles the assembly out and

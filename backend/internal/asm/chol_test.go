@@ -10,75 +10,83 @@ import (
 )
 
 func TestDsyrk(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(5, 6))
-		sizes := []int{0, 1, 2, 3, 5, 7, 8, 9, 13, 16, 23, 24, 25, 31, 33, 48, 49, 64, 100, 257}
-		for _, n := range sizes {
-			for _, k := range []int{0, 1, 3, 17, 300, 2100} {
-				if k == 2100 && n > 64 || k == 300 && n > 100 {
-					continue // keep the reference products cheap
+	forEachPath(t, func(t *testing.T) { testSyrk(t, Dsyrk) })
+}
+
+// syrkFunc is Dsyrk or Ssyrk.
+type syrkFunc[T float] func(ul blas.Uplo, t blas.Transpose, n, k int, alpha T, a []T, lda int, beta T, c []T, ldc int)
+
+// testSyrk checks both triangles and transposes of syrk over sizes around
+// the tile sizes, against the full product by the triple loop in float64.
+func testSyrk[T float](t *testing.T, syrk syrkFunc[T]) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	sizes := []int{0, 1, 2, 3, 5, 7, 8, 9, 13, 16, 23, 24, 25, 31, 33, 48, 49, 64, 100, 257}
+	for _, n := range sizes {
+		for _, k := range []int{0, 1, 3, 17, 300, 2100} {
+			if k == 2100 && n > 64 || k == 300 && n > 100 {
+				continue // keep the reference products cheap
+			}
+			for _, tt := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+				pad := rng.IntN(3)
+				ar, ac := n, k
+				if tt == blas.Trans {
+					ar, ac = k, n
 				}
-				for _, tt := range []blas.Transpose{blas.NoTrans, blas.Trans} {
-					pad := rng.IntN(3)
-					ar, ac := n, k
-					if tt == blas.Trans {
-						ar, ac = k, n
-					}
-					lda := max(1, ac) + pad
-					a := randSlice(rng, max(0, (ar-1)*lda+ac))
-					// The full product op(A) op(A)^T by the triple loop.
-					prod := make([]float64, n*n)
-					if n > 0 {
-						refGemm(tt == blas.Trans, tt == blas.NoTrans, n, n, k, 1, a, lda, a, lda, 0, prod, n)
-					}
-					for _, ul := range []blas.Uplo{blas.Lower, blas.Upper} {
-						for _, beta := range []float64{0, 1, -0.5} {
-							checkSyrk(t, rng, ul, tt, n, k, 0.75, beta, a, lda, prod)
-						}
+				lda := max(1, ac) + pad
+				a := randOf[T](rng, max(0, (ar-1)*lda+ac))
+				// The full product op(A) op(A)^T by the triple loop.
+				prod := make([]float64, n*n)
+				if n > 0 {
+					a64 := widen(a)
+					refGemm(tt == blas.Trans, tt == blas.NoTrans, n, n, k, 1, a64, lda, a64, lda, 0, prod, n)
+				}
+				for _, ul := range []blas.Uplo{blas.Lower, blas.Upper} {
+					for _, beta := range []T{0, 1, -0.5} {
+						checkSyrk(t, rng, syrk, ul, tt, n, k, 0.75, beta, a, lda, prod)
 					}
 				}
 			}
 		}
-	})
+	}
 }
 
-// checkSyrk compares Dsyrk with alpha*prod + beta*C on the triangle (prod is
+// checkSyrk compares syrk with alpha*prod + beta*C on the triangle (prod is
 // the full product from the triple loop) and checks that the other strict
 // triangle and the padding of C are untouched. Tolerance as in
 // checkGemmCase.
-func checkSyrk(t *testing.T, rng *rand.Rand, ul blas.Uplo, tt blas.Transpose, n, k int, alpha, beta float64, a []float64, lda int, prod []float64) {
+func checkSyrk[T float](t *testing.T, rng *rand.Rand, syrk syrkFunc[T], ul blas.Uplo, tt blas.Transpose, n, k int, alpha, beta T, a []T, lda int, prod []float64) {
 	t.Helper()
 	ldc := max(1, n) + rng.IntN(3)
 	clen := max(0, (n-1)*ldc+n)
-	c, check := guarded(rng, clen)
-	c0 := randSlice(rng, clen)
+	c, check := guardedOf[T](rng, clen)
+	c0 := randOf[T](rng, clen)
 	if beta == 0 {
 		for i := range c0 {
 			if rng.IntN(2) == 0 {
-				c0[i] = math.NaN()
+				c0[i] = T(math.NaN())
 			}
 		}
 	}
 	copy(c, c0)
-	Dsyrk(ul, tt, n, k, alpha, a, lda, beta, c, ldc)
+	syrk(ul, tt, n, k, alpha, a, lda, beta, c, ldc)
 	check(t)
-	tol := 4 * float64(k+2) * 0x1p-52
-	scale := alpha*float64(k) + math.Abs(beta) + 1
+	tol := 4 * float64(k+2) * epsOf[T]()
+	scale := float64(alpha)*float64(k) + math.Abs(float64(beta)) + 1
 	for i := 0; i < n; i++ {
 		for j := 0; j < ldc && i*ldc+j < clen; j++ {
 			idx := i*ldc + j
 			in := j < n && (ul == blas.Lower && j <= i || ul == blas.Upper && j >= i)
 			if !in {
-				if math.Float64bits(c[idx]) != math.Float64bits(c0[idx]) {
+				if !sameBits(c[idx], c0[idx]) {
 					t.Fatalf("n=%d k=%d %c %c: C[%d,%d] outside the triangle changed", n, k, ul, tt, i, j)
 				}
 				continue
 			}
-			want := alpha * prod[i*n+j]
+			want := float64(alpha) * prod[i*n+j]
 			if beta != 0 {
-				want += beta * c0[idx]
+				want += float64(beta) * float64(c0[idx])
 			}
-			if !closeTo(c[idx], want, tol, scale) {
+			if !closeTo(float64(c[idx]), want, tol, scale) {
 				t.Fatalf("n=%d k=%d %c %c beta=%v: C[%d,%d] = %v, want %v", n, k, ul, tt, beta, i, j, c[idx], want)
 			}
 		}

@@ -12,7 +12,7 @@ import (
 // impl is one complete set of kernels for a code path.
 type impl struct {
 	path string
-	gemm *gemmKernel
+	gemm *gemmKernel[float64]
 
 	dot   func(x, y []float64) float64
 	axpy  func(alpha float64, x, y []float64)

@@ -1,5 +1,6 @@
 // Package asm holds zonal's SIMD compute kernels and the pure-Go fallback of
-// each. Everything here works on raw row-major float64 slices with BLAS
+// each. Everything here works on raw row-major float64 slices (float32 for
+// the single-precision kernels) with BLAS
 // argument conventions. The package is internal to backend/: its callers are
 // backend/purego (every kernel), backend/netlib and package backend (the
 // fused operations' shared implementation); algorithms reach the kernels only
@@ -18,6 +19,9 @@
 //     side of C, or along k when C is small and k long.
 //   - Dsyrk: only the micro-tiles meeting one triangle of C = A^T A or A A^T
 //     are computed (about half the flops of Dgemm).
+//   - Sgemm, Ssyrk: the same two in float32 (the packing, blocking and
+//     threading code is generic over the element type), with 6x16 (AVX2)
+//     and 12x32 (AVX-512) float32 micro-kernels and the 4x4 Go kernel.
 //   - Dpotrf: recursive Cholesky A = L L^T (L11 = chol(A11),
 //     L21 = A21 L11^{-T}, L22 = chol(A22 - L21 L21^T)); DtrsmLL and DtrsmRLT:
 //     recursive triangular solves whose off-diagonal work is Dgemm.

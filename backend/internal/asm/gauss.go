@@ -24,7 +24,7 @@ func GaussianBlock(dst []float64, ldd int, x []float64, ldx int, y []float64, ld
 		gaussStrip(p, dst, ldd, 0, m, 0, n, xnorm2, ynorm2, gamma)
 		return
 	}
-	g := gemmProblem{kern: p.gemm, tA: false, tB: true, m: m, n: n, k: d, alpha: -2, beta: 0,
+	g := gemmProblem[float64]{kern: p.gemm, tA: false, tB: true, m: m, n: n, k: d, alpha: -2, beta: 0,
 		a: x, lda: ldx, b: y, ldb: ldy, c: dst, ldc: ldd}
 	g.epi = func(i0, rows, j0, cols int) {
 		gaussStrip(p, dst, ldd, i0, rows, j0, cols, xnorm2, ynorm2, gamma)

@@ -3,12 +3,17 @@ package asm
 import (
 	"math"
 	"sync"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 
 	"github.com/zonal-ml/zonal/backend/internal/check"
-	"github.com/zonal-ml/zonal/internal/floatpool"
 )
+
+// float is the element type of the GEMM machinery: the packing, blocking and
+// threading below are written once and instantiated for Dgemm (float64) and
+// Sgemm (float32); only the micro-kernels and block sizes differ.
+type float interface{ float32 | float64 }
 
 // gemmKernel describes a micro-kernel and the cache blocking used with it.
 //
@@ -23,11 +28,11 @@ import (
 // and stays in L3; an mc x kc block of op(A) is packed per (ic, pc) and stays
 // in L2; one kc x nr sliver of B stays in L1 while the kernel sweeps the mr-row
 // slivers of the A block.
-type gemmKernel struct {
+type gemmKernel[T float] struct {
 	name       string
 	mr, nr     int
 	kc, mc, nc int
-	fn         func(k int, a, b, c []float64, ldc int, alpha, beta float64)
+	fn         func(k int, a, b, c []T, ldc int, alpha, beta T)
 }
 
 // Block sizes, all in one place. A kc x nr sliver of B should stay in L1
@@ -58,16 +63,16 @@ const (
 	upperC = check.Upper // only j >= i
 )
 
-type gemmProblem struct {
-	kern        *gemmKernel
+type gemmProblem[T float] struct {
+	kern        *gemmKernel[T]
 	tA, tB      bool
 	m, n, k     int
-	alpha, beta float64
-	a           []float64
+	alpha, beta T
+	a           []T
 	lda         int
-	b           []float64
+	b           []T
 	ldb         int
-	c           []float64
+	c           []T
 	ldc         int
 	tri         check.Part
 	epi         func(i0, rows, j0, cols int) // applied to finished strips of C
@@ -94,6 +99,11 @@ func isTrans(t blas.Transpose) bool {
 // panic messages) have done it once. Slices too short still panic through Go's
 // bounds checks before any assembly touches them.
 func Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	gemm(cur().gemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemm is Dgemm and Sgemm with the micro-kernel kern.
+func gemm[T float](kern *gemmKernel[T], tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	ta, tb := isTrans(tA), isTrans(tB)
 	if m == 0 || n == 0 {
 		return
@@ -102,13 +112,13 @@ func Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda i
 		check.Scale(fullC, m, n, beta, c, ldc)
 		return
 	}
-	g := gemmProblem{kern: cur().gemm, tA: ta, tB: tb, m: m, n: n, k: k, alpha: alpha, beta: beta,
+	g := gemmProblem[T]{kern: kern, tA: ta, tB: tb, m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
 	g.run()
 }
 
 // run splits C between goroutines and computes every piece.
-func (g *gemmProblem) run() {
+func (g *gemmProblem[T]) run() {
 	p := maxThreads()
 	if float64(g.m)*float64(g.n)*float64(g.k) < gemmMinParallel {
 		p = 1
@@ -185,10 +195,10 @@ const (
 // runSplitK computes C on p goroutines, goroutine t summing the products
 // over its share of k; goroutine 0 accumulates into C itself (with beta), the
 // others into pooled scratch copies that are then added to C.
-func (g *gemmProblem) runSplitK(p int) {
+func (g *gemmProblem[T]) runSplitK(p int) {
 	p = min(p, g.k/g.kern.kc+1)
 	var wg sync.WaitGroup
-	parts := make([]*[]float64, p)
+	parts := make([]*[]T, p)
 	for t := 0; t < p; t++ {
 		k0, k1 := g.k*t/p, g.k*(t+1)/p
 		sub := *g
@@ -204,7 +214,7 @@ func (g *gemmProblem) runSplitK(p int) {
 			sub.b = g.b[k0*g.ldb:]
 		}
 		if t > 0 {
-			parts[t] = floatpool.Get(g.m * g.n)
+			parts[t] = getBuf[T](g.m * g.n)
 			sub.c, sub.ldc, sub.beta = *parts[t], g.n, 0
 		}
 		wg.Add(1)
@@ -227,34 +237,35 @@ func (g *gemmProblem) runSplitK(p int) {
 			if j0 >= j1 {
 				continue
 			}
-			cur().axpy(1, part[i*g.n+j0:i*g.n+j1], g.c[i*g.ldc+j0:i*g.ldc+j1])
+			addTo(part[i*g.n+j0:i*g.n+j1], g.c[i*g.ldc+j0:i*g.ldc+j1])
 		}
-		floatpool.Put(parts[t])
+		putBuf(parts[t])
 	}
 }
 
-// bResidentMax is the largest packed op(B) panel (k x nc elements, 4 MiB)
+// bResidentBytes is the largest packed op(B) panel (k x nc elements, 4 MiB)
 // that block keeps whole: then the loop over k runs inside the loop over row
 // blocks of C, so each mc x nc block of C is finished while it is still in
 // cache instead of being streamed from memory once per kc step (this is what
 // tall, skinny products such as 1e5x512 times 512x512 need).
-const bResidentMax = 1 << 19
+const bResidentBytes = 4 << 20
 
 // block computes C[i0:i1, j0:j1].
-func (g *gemmProblem) block(i0, i1, j0, j1 int) {
+func (g *gemmProblem[T]) block(i0, i1, j0, j1 int) {
 	kr := g.kern
 	mr, nr, kc, mc, nc := kr.mr, kr.nr, kr.kc, kr.mc, kr.nc
 	kcMax := min(kc, g.k)
 	ncMax := min(nc, (j1-j0+nr-1)/nr*nr)
 	mcMax := min(mc, (i1-i0+mr-1)/mr*mr)
-	resident := g.k*ncMax <= bResidentMax && i1-i0 > mc
-	pa := floatpool.Get(mcMax*kcMax + mr*nr)
-	defer floatpool.Put(pa)
+	var zero T
+	resident := g.k*ncMax*int(unsafe.Sizeof(zero)) <= bResidentBytes && i1-i0 > mc
+	pa := getBuf[T](mcMax*kcMax + mr*nr)
+	defer putBuf(pa)
 	ap := (*pa)[:mcMax*kcMax]
 	tmp := (*pa)[mcMax*kcMax:]
 	if resident {
-		pb := floatpool.Get(g.k * ncMax)
-		defer floatpool.Put(pb)
+		pb := getBuf[T](g.k * ncMax)
+		defer putBuf(pb)
 		bp := *pb
 		for jc := j0; jc < j1; jc += nc {
 			ncb := min(nc, j1-jc)
@@ -268,7 +279,7 @@ func (g *gemmProblem) block(i0, i1, j0, j1 int) {
 				}
 				for pc := 0; pc < g.k; pc += kc {
 					kcb := min(kc, g.k-pc)
-					beta := 1.0
+					beta := T(1)
 					if pc == 0 {
 						beta = g.beta
 					}
@@ -279,14 +290,14 @@ func (g *gemmProblem) block(i0, i1, j0, j1 int) {
 		}
 		return
 	}
-	pb := floatpool.Get(kcMax * ncMax)
-	defer floatpool.Put(pb)
+	pb := getBuf[T](kcMax * ncMax)
+	defer putBuf(pb)
 	bp := *pb
 	for jc := j0; jc < j1; jc += nc {
 		ncb := min(nc, j1-jc)
 		for pc := 0; pc < g.k; pc += kc {
 			kcb := min(kc, g.k-pc)
-			beta := 1.0
+			beta := T(1)
 			if pc == 0 {
 				beta = g.beta
 			}
@@ -309,7 +320,7 @@ func (g *gemmProblem) block(i0, i1, j0, j1 int) {
 }
 
 // macro runs the micro-kernel over an mcb x ncb block of C.
-func (g *gemmProblem) macro(ap, bp, tmp []float64, ic, mcb, jc, ncb, kcb int, beta float64, last bool) {
+func (g *gemmProblem[T]) macro(ap, bp, tmp []T, ic, mcb, jc, ncb, kcb int, beta T, last bool) {
 	kr := g.kern
 	mr, nr := kr.mr, kr.nr
 	c, ldc, alpha := g.c, g.ldc, g.alpha
@@ -381,7 +392,7 @@ func (g *gemmProblem) macro(ap, bp, tmp []float64, ic, mcb, jc, ncb, kcb int, be
 
 // packA packs op(A)[ic:ic+mcb, pc:pc+kcb] into mr-row slivers, k-major,
 // zero-padding the last sliver.
-func (g *gemmProblem) packA(ap []float64, ic, mcb, pc, kcb int) {
+func (g *gemmProblem[T]) packA(ap []T, ic, mcb, pc, kcb int) {
 	mr := g.kern.mr
 	a, lda := g.a, g.lda
 	for s := 0; s < mcb; s += mr {
@@ -421,7 +432,7 @@ func (g *gemmProblem) packA(ap []float64, ic, mcb, pc, kcb int) {
 
 // packB packs op(B)[pc:pc+kcb, jc:jc+ncb] into nr-column slivers, k-major,
 // zero-padding the last sliver.
-func (g *gemmProblem) packB(bp []float64, pc, kcb, jc, ncb int) {
+func (g *gemmProblem[T]) packB(bp []T, pc, kcb, jc, ncb int) {
 	nr := g.kern.nr
 	b, ldb := g.b, g.ldb
 	for s := 0; s < ncb; s += nr {
@@ -462,23 +473,39 @@ func (g *gemmProblem) packB(bp []float64, pc, kcb, jc, ncb int) {
 // copyPanel copies rows of w contiguous elements, src[p*ld : p*ld+w] for
 // p < k, into dst[p*w : p*w+w], with fixed-size copies for the tile widths of
 // the kernels (a memmove call per short row would dominate).
-func copyPanel(dst, src []float64, ld, k, w int) {
+func copyPanel[T float](dst, src []T, ld, k, w int) {
 	switch w {
 	case 4:
 		for p := 0; p < k; p++ {
-			*(*[4]float64)(dst[p*4:]) = *(*[4]float64)(src[p*ld:])
+			*(*[4]T)(dst[p*4:]) = *(*[4]T)(src[p*ld:])
 		}
 	case 6:
 		for p := 0; p < k; p++ {
-			*(*[6]float64)(dst[p*6:]) = *(*[6]float64)(src[p*ld:])
+			*(*[6]T)(dst[p*6:]) = *(*[6]T)(src[p*ld:])
 		}
 	case 8:
 		for p := 0; p < k; p++ {
-			*(*[8]float64)(dst[p*8:]) = *(*[8]float64)(src[p*ld:])
+			*(*[8]T)(dst[p*8:]) = *(*[8]T)(src[p*ld:])
+		}
+	case 12:
+		for p := 0; p < k; p++ {
+			*(*[12]T)(dst[p*12:]) = *(*[12]T)(src[p*ld:])
+		}
+	case 16:
+		for p := 0; p < k; p++ {
+			*(*[16]T)(dst[p*16:]) = *(*[16]T)(src[p*ld:])
 		}
 	case 24:
 		for p := 0; p < k; p++ {
-			*(*[24]float64)(dst[p*24:]) = *(*[24]float64)(src[p*ld:])
+			*(*[24]T)(dst[p*24:]) = *(*[24]T)(src[p*ld:])
+		}
+	case 32:
+		for p := 0; p < k; p++ {
+			*(*[32]T)(dst[p*32:]) = *(*[32]T)(src[p*ld:])
+		}
+	case 48:
+		for p := 0; p < k; p++ {
+			*(*[48]T)(dst[p*48:]) = *(*[48]T)(src[p*ld:])
 		}
 	default:
 		for p := 0; p < k; p++ {
@@ -488,28 +515,38 @@ func copyPanel(dst, src []float64, ld, k, w int) {
 }
 
 // packRows interleaves w rows of length k (row i at src[i*ld:]) into
-// dst[p*w+i], for the tile heights 4, 6 and 8; it reports false for other w.
-func packRows(dst, src []float64, ld, k, w int) bool {
+// dst[p*w+i], for the tile heights 4, 6, 8 and 12; it reports false for
+// other w.
+func packRows[T float](dst, src []T, ld, k, w int) bool {
 	switch w {
 	case 4:
 		r0, r1, r2, r3 := src[:k], src[ld:ld+k], src[2*ld:2*ld+k], src[3*ld:3*ld+k]
 		for p := range r0 {
-			d := (*[4]float64)(dst[p*4:])
+			d := (*[4]T)(dst[p*4:])
 			d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
 		}
 	case 6:
 		r0, r1, r2 := src[:k], src[ld:ld+k], src[2*ld:2*ld+k]
 		r3, r4, r5 := src[3*ld:3*ld+k], src[4*ld:4*ld+k], src[5*ld:5*ld+k]
 		for p := range r0 {
-			d := (*[6]float64)(dst[p*6:])
+			d := (*[6]T)(dst[p*6:])
 			d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 		}
 	case 8:
 		r0, r1, r2, r3 := src[:k], src[ld:ld+k], src[2*ld:2*ld+k], src[3*ld:3*ld+k]
 		r4, r5, r6, r7 := src[4*ld:4*ld+k], src[5*ld:5*ld+k], src[6*ld:6*ld+k], src[7*ld:7*ld+k]
 		for p := range r0 {
-			d := (*[8]float64)(dst[p*8:])
+			d := (*[8]T)(dst[p*8:])
 			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p], r6[p], r7[p]
+		}
+	case 12:
+		r0, r1, r2, r3 := src[:k], src[ld:ld+k], src[2*ld:2*ld+k], src[3*ld:3*ld+k]
+		r4, r5, r6, r7 := src[4*ld:4*ld+k], src[5*ld:5*ld+k], src[6*ld:6*ld+k], src[7*ld:7*ld+k]
+		r8, r9, r10, r11 := src[8*ld:8*ld+k], src[9*ld:9*ld+k], src[10*ld:10*ld+k], src[11*ld:11*ld+k]
+		for p := range r0 {
+			d := (*[12]T)(dst[p*12:])
+			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p], r6[p], r7[p]
+			d[8], d[9], d[10], d[11] = r8[p], r9[p], r10[p], r11[p]
 		}
 	default:
 		return false

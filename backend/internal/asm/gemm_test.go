@@ -44,11 +44,16 @@ func tr(b bool) blas.Transpose {
 	return blas.NoTrans
 }
 
-// checkGemmCase runs Dgemm and the reference on one shape and compares.
+// gemmFunc is Dgemm or Sgemm.
+type gemmFunc[T float] func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
+
+// checkGemmCase runs gemm (Dgemm or Sgemm) and the float64 reference (on the
+// same, possibly float32, inputs) on one shape and compares.
 // Tolerance: each entry is a k-term dot product of values in [-1,1]; with any
 // summation order the error is below k*eps*sum|a||b| <= k^2*eps, plus the beta
-// term; we allow 4*(k+2)*eps times the magnitude bound (k + |beta|*1).
-func checkGemmCase(t *testing.T, rng *rand.Rand, tA, tB bool, m, n, k int, alpha, beta float64, pad int) {
+// term; we allow 4*(k+2)*eps times the magnitude bound (k + |beta|*1), eps
+// the unit roundoff doubled of the precision under test (2^-52 or 2^-23).
+func checkGemmCase[T float](t *testing.T, rng *rand.Rand, gemm gemmFunc[T], tA, tB bool, m, n, k int, alpha, beta T, pad int) {
 	t.Helper()
 	ar, ac := m, k
 	if tA {
@@ -60,39 +65,39 @@ func checkGemmCase(t *testing.T, rng *rand.Rand, tA, tB bool, m, n, k int, alpha
 	}
 	lda, ldb, ldc := max(1, ac)+pad, max(1, bc)+pad, max(1, n)+pad
 	// Random 0/1 element offsets: unaligned starts of A and B.
-	a := randSlice(rng, max(0, (ar-1)*lda+ac)+1)[rng.IntN(2):]
-	b := randSlice(rng, max(0, (br-1)*ldb+bc)+1)[rng.IntN(2):]
+	a := randOf[T](rng, max(0, (ar-1)*lda+ac)+1)[rng.IntN(2):]
+	b := randOf[T](rng, max(0, (br-1)*ldb+bc)+1)[rng.IntN(2):]
 	clen := max(0, (m-1)*ldc+n)
-	c, check := guarded(rng, clen)
-	c0 := randSlice(rng, clen)
+	c, check := guardedOf[T](rng, clen)
+	c0 := randOf[T](rng, clen)
 	if beta == 0 {
 		for i := range c0 {
-			c0[i] = math.NaN() // must be ignored
+			c0[i] = T(math.NaN()) // must be ignored
 		}
 	}
 	copy(c, c0)
-	want := append([]float64(nil), c0...)
+	want := widen(c0)
 	if m > 0 && n > 0 {
 		if alpha == 0 || k == 0 {
-			refGemm(tA, tB, m, n, 0, alpha, a, lda, b, ldb, beta, want, ldc)
+			refGemm(tA, tB, m, n, 0, float64(alpha), widen(a), lda, widen(b), ldb, float64(beta), want, ldc)
 		} else {
-			refGemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, want, ldc)
+			refGemm(tA, tB, m, n, k, float64(alpha), widen(a), lda, widen(b), ldb, float64(beta), want, ldc)
 		}
 	}
-	Dgemm(tr(tA), tr(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm(tr(tA), tr(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	check(t)
-	scale := math.Abs(alpha)*float64(k) + math.Abs(beta) + 1
-	tol := 4 * float64(k+2) * 0x1p-52
+	scale := math.Abs(float64(alpha))*float64(k) + math.Abs(float64(beta)) + 1
+	tol := 4 * float64(k+2) * epsOf[T]()
 	for i := 0; i < m; i++ {
 		for j := 0; j < ldc && i*ldc+j < clen; j++ {
 			idx := i*ldc + j
 			if j >= n {
-				if math.Float64bits(c[idx]) != math.Float64bits(c0[idx]) {
+				if !sameBits(c[idx], c0[idx]) {
 					t.Fatalf("m=%d n=%d k=%d: padding C[%d,%d] changed", m, n, k, i, j)
 				}
 				continue
 			}
-			if !closeTo(c[idx], want[idx], tol, scale) {
+			if !closeTo(float64(c[idx]), want[idx], tol, scale) {
 				t.Fatalf("tA=%v tB=%v m=%d n=%d k=%d alpha=%v beta=%v: C[%d,%d] = %v, want %v", tA, tB, m, n, k, alpha, beta, i, j, c[idx], want[idx])
 			}
 		}
@@ -100,94 +105,102 @@ func checkGemmCase(t *testing.T, rng *rand.Rand, tA, tB bool, m, n, k int, alpha
 }
 
 func TestDgemmSmall(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(1, 2))
-		max := 64
-		step := 1
-		if testing.Short() {
-			step = 5
-		}
-		for _, tA := range []bool{false, true} {
-			for _, tB := range []bool{false, true} {
-				for s := 0; s <= max; s += step {
-					// square, and two skewed shapes per size
-					checkGemmCase(t, rng, tA, tB, s, s, s, 1, 0, 0)
-					checkGemmCase(t, rng, tA, tB, s, rng.IntN(70), rng.IntN(70), -0.5, 2, rng.IntN(3))
-					checkGemmCase(t, rng, tA, tB, rng.IntN(70), s, rng.IntN(300), 1.5, 1, rng.IntN(3))
-				}
+	forEachPath(t, func(t *testing.T) { testGemmSmall(t, Dgemm) })
+}
+
+// testGemmSmall checks every size 0..64 (every fifth with -short) at the
+// four transposes: square, and two skewed shapes per size.
+func testGemmSmall[T float](t *testing.T, gemm gemmFunc[T]) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	max := 64
+	step := 1
+	if testing.Short() {
+		step = 5
+	}
+	for _, tA := range []bool{false, true} {
+		for _, tB := range []bool{false, true} {
+			for s := 0; s <= max; s += step {
+				checkGemmCase(t, rng, gemm, tA, tB, s, s, s, 1, 0, 0)
+				checkGemmCase(t, rng, gemm, tA, tB, s, rng.IntN(70), rng.IntN(70), -0.5, 2, rng.IntN(3))
+				checkGemmCase(t, rng, gemm, tA, tB, rng.IntN(70), s, rng.IntN(300), 1.5, 1, rng.IntN(3))
 			}
 		}
-	})
+	}
 }
 
 func TestDgemmLarge(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(3, 4))
-		// The last two shapes take the split-k path (k >> m, n).
-		shapes := [][3]int{{300, 290, 600}, {1000, 37, 70}, {37, 1000, 70}, {150, 4200, 20}, {40, 24, 2000}, {5, 7, 20000}}
-		if testing.Short() {
-			shapes = shapes[1:5]
+	forEachPath(t, func(t *testing.T) { testGemmLarge(t, Dgemm) })
+}
+
+// testGemmLarge checks shapes beyond one cache block, split over
+// goroutines by rows, by columns and (the last two) along k.
+func testGemmLarge[T float](t *testing.T, gemm gemmFunc[T]) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	shapes := [][3]int{{300, 290, 600}, {1000, 37, 70}, {37, 1000, 70}, {150, 4200, 20}, {40, 24, 2000}, {5, 7, 20000}}
+	if testing.Short() {
+		shapes = shapes[1:5]
+	}
+	for _, sh := range shapes {
+		for tt := 0; tt < 4; tt++ {
+			checkGemmCase(t, rng, gemm, tt&1 == 1, tt&2 == 2, sh[0], sh[1], sh[2], 0.7, 0.3, 1)
 		}
-		for _, sh := range shapes {
-			for tt := 0; tt < 4; tt++ {
-				checkGemmCase(t, rng, tt&1 == 1, tt&2 == 2, sh[0], sh[1], sh[2], 0.7, 0.3, 1)
-			}
-		}
-	})
+	}
 }
 
 func TestDgemmAlphaZeroAndNaN(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
-		// alpha == 0: A and B are not read (NaN there must not leak into C).
-		m, n, k := 9, 11, 7
-		a := make([]float64, m*k)
-		b := make([]float64, k*n)
-		for i := range a {
-			a[i] = math.NaN()
+	forEachPath(t, func(t *testing.T) { testGemmNaN(t, Dgemm) })
+}
+
+// testGemmNaN: with alpha == 0, NaN in A and B does not reach C; otherwise
+// NaN and Inf in A propagate to exactly the rows they touch.
+func testGemmNaN[T float](t *testing.T, gemm gemmFunc[T]) {
+	m, n, k := 9, 11, 7
+	a := make([]T, m*k)
+	b := make([]T, k*n)
+	for i := range a {
+		a[i] = T(math.NaN())
+	}
+	for i := range b {
+		b[i] = T(math.NaN())
+	}
+	c := make([]T, m*n)
+	for i := range c {
+		c[i] = 2
+	}
+	gemm(blas.NoTrans, blas.NoTrans, m, n, k, 0, a, k, b, n, 0.5, c, n)
+	for i, v := range c {
+		if v != 1 {
+			t.Fatalf("c[%d] = %v, want 1", i, v)
 		}
-		for i := range b {
-			b[i] = math.NaN()
-		}
-		c := make([]float64, m*n)
-		for i := range c {
-			c[i] = 2
-		}
-		Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 0, a, k, b, n, 0.5, c, n)
-		for i, v := range c {
-			if v != 1 {
-				t.Fatalf("c[%d] = %v, want 1", i, v)
-			}
-		}
-		// NaN and Inf in A propagate to exactly the rows they touch.
-		for i := range a {
-			a[i] = 1
-		}
-		for i := range b {
-			b[i] = 1
-		}
-		a[2*k+3] = math.NaN()
-		a[5*k+1] = math.Inf(1)
-		Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, b, n, 0, c, n)
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				v := c[i*n+j]
-				switch i {
-				case 2:
-					if !math.IsNaN(v) {
-						t.Fatalf("row 2: got %v, want NaN", v)
-					}
-				case 5:
-					if !math.IsInf(v, 1) {
-						t.Fatalf("row 5: got %v, want +Inf", v)
-					}
-				default:
-					if v != float64(k) {
-						t.Fatalf("C[%d,%d] = %v, want %d", i, j, v, k)
-					}
+	}
+	for i := range a {
+		a[i] = 1
+	}
+	for i := range b {
+		b[i] = 1
+	}
+	a[2*k+3] = T(math.NaN())
+	a[5*k+1] = T(math.Inf(1))
+	gemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, b, n, 0, c, n)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			v := float64(c[i*n+j])
+			switch i {
+			case 2:
+				if !math.IsNaN(v) {
+					t.Fatalf("row 2: got %v, want NaN", v)
+				}
+			case 5:
+				if !math.IsInf(v, 1) {
+					t.Fatalf("row 5: got %v, want +Inf", v)
+				}
+			default:
+				if v != float64(k) {
+					t.Fatalf("C[%d,%d] = %v, want %d", i, j, v, k)
 				}
 			}
 		}
-	})
+	}
 }
 
 func BenchmarkDgemm(b *testing.B) {

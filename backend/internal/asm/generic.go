@@ -7,7 +7,7 @@ package asm
 func genericImpl() *impl {
 	return &impl{
 		path:  "generic",
-		gemm:  &gemmKernel{name: "generic4x4", mr: 4, nr: 4, kc: kcGeneric, mc: mcGeneric, nc: ncGeneric, fn: kern4x4Generic},
+		gemm:  &gemmKernel[float64]{name: "generic4x4", mr: 4, nr: 4, kc: kcGeneric, mc: mcGeneric, nc: ncGeneric, fn: kern4x4Generic[float64]},
 		dot:   dotGeneric,
 		axpy:  axpyGeneric,
 		scal:  scalGeneric,
@@ -18,9 +18,10 @@ func genericImpl() *impl {
 	}
 }
 
-// kern4x4Generic is the pure-Go micro-kernel (mr = nr = 4).
-func kern4x4Generic(k int, a, b, c []float64, ldc int, alpha, beta float64) {
-	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 float64
+// kern4x4Generic is the pure-Go micro-kernel (mr = nr = 4) of both
+// precisions.
+func kern4x4Generic[T float](k int, a, b, c []T, ldc int, alpha, beta T) {
+	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 T
 	a = a[:4*k]
 	b = b[:4*k]
 	for p := 0; p < len(a); p += 4 {
@@ -45,7 +46,7 @@ func kern4x4Generic(k int, a, b, c []float64, ldc int, alpha, beta float64) {
 		c32 += a3 * b2
 		c33 += a3 * b3
 	}
-	acc := [16]float64{c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33}
+	acc := [16]T{c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33}
 	for i := 0; i < 4; i++ {
 		row := c[i*ldc : i*ldc+4]
 		if beta == 0 {

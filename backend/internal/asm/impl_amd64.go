@@ -10,7 +10,7 @@ package asm
 func avx2Impl() *impl {
 	return &impl{
 		path: "avx2",
-		gemm: &gemmKernel{name: "avx2_6x8", mr: 6, nr: 8, kc: kcAVX2, mc: mcAVX2, nc: ncAVX2,
+		gemm: &gemmKernel[float64]{name: "avx2_6x8", mr: 6, nr: 8, kc: kcAVX2, mc: mcAVX2, nc: ncAVX2,
 			fn: func(k int, a, b, c []float64, ldc int, alpha, beta float64) {
 				_ = a[6*k-1]
 				_ = b[8*k-1]
@@ -33,7 +33,7 @@ func avx2Impl() *impl {
 func avx512Impl() *impl {
 	p := avx2Impl()
 	p.path = "avx512"
-	p.gemm = &gemmKernel{name: "avx512_8x24", mr: 8, nr: 24, kc: kcAVX512, mc: mcAVX512, nc: ncAVX512,
+	p.gemm = &gemmKernel[float64]{name: "avx512_8x24", mr: 8, nr: 24, kc: kcAVX512, mc: mcAVX512, nc: ncAVX512,
 		fn: func(k int, a, b, c []float64, ldc int, alpha, beta float64) {
 			_ = a[8*k-1]
 			_ = b[24*k-1]

@@ -8,7 +8,13 @@ package asm
 //
 // Each case runs OpenBLAS and every asm path with the same thread count
 // (OpenBLAS through openblas_set_num_threads, asm through setThreads) and
-// reports GFLOP/s and the ratio of each path to OpenBLAS.
+// reports GFLOP/s and the ratio of each path to OpenBLAS. The sgemm cases
+// also report each alternative float32 kernel of a path (metrics named
+// path-kernel, e.g. avx512-avx512_8x48/openblas), so a measurement can pick
+// the default. With -short only the tiny sgemm n=64 case runs, once, to
+// check that the benchmark works without loading the machine:
+//
+//	go test -tags netlib -short -run XXX -bench VsOpenBLAS -benchtime 1x ./backend/internal/asm/
 
 import (
 	"fmt"
@@ -27,9 +33,27 @@ type benchCase struct {
 	name  string
 	flops float64
 	setup func(rng *rand.Rand) (ours, theirs func())
+	sgemm bool // ours is Sgemm/Ssyrk: also time the alternative float32 kernels
+}
+
+// sgemmCase is C = A B for n x n float32 matrices against OpenBLAS sgemm.
+func sgemmCase(n int) benchCase {
+	return benchCase{
+		name:  fmt.Sprintf("sgemm/n=%d", n),
+		flops: 2 * float64(n) * float64(n) * float64(n),
+		sgemm: true,
+		setup: func(rng *rand.Rand) (func(), func()) {
+			a, b, c := randOf[float32](rng, n*n), randOf[float32](rng, n*n), make([]float32, n*n)
+			return func() { Sgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n) },
+				func() { netlib.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n) }
+		},
+	}
 }
 
 func benchCases() []benchCase {
+	if testing.Short() {
+		return []benchCase{sgemmCase(64)}
+	}
 	var cases []benchCase
 	for _, n := range []int{256, 1024, 2048} {
 		cases = append(cases, benchCase{
@@ -41,6 +65,9 @@ func benchCases() []benchCase {
 					func() { netlib.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n) }
 			},
 		})
+	}
+	for _, n := range []int{256, 1024, 2048} {
+		cases = append(cases, sgemmCase(n))
 	}
 	const tall, wide = 100000, 512
 	cases = append(cases, benchCase{
@@ -94,7 +121,10 @@ func benchCases() []benchCase {
 // Alternating and keeping the best time makes the ratios robust against
 // other load on a shared machine.
 func BenchmarkVsOpenBLAS(b *testing.B) {
-	const reps = 5
+	reps := 5
+	if testing.Short() {
+		reps = 1
+	}
 	prevThreads := setThreads(0)
 	defer setThreads(prevThreads)
 	prevPath := Path()
@@ -117,6 +147,9 @@ func BenchmarkVsOpenBLAS(b *testing.B) {
 				// Repeat short cases so one timing lasts about 0.1 s at
 				// 50 GFLOP/s (the CPU clock ticks in milliseconds).
 				iters := max(1, int(5e9/bc.flops))
+				if testing.Short() {
+					iters = 1
+				}
 				timeit := func(name string, f func()) {
 					c0 := threadCPU()
 					start := time.Now()
@@ -132,32 +165,58 @@ func BenchmarkVsOpenBLAS(b *testing.B) {
 						bestCPU[name] = c
 					}
 				}
+				vs := benchVariants(bc)
+				defer setSgemmKernel(nil)
 				for i := 0; i < b.N; i++ {
 					for r := 0; r < reps; r++ {
 						timeit("openblas", theirs)
-						for _, p := range Paths() {
-							if p == "generic" && r > 0 {
+						for _, v := range vs {
+							if v.path == "generic" && r > 0 {
 								continue
 							}
-							SetPath(p)
-							timeit(p, ours)
+							SetPath(v.path)
+							setSgemmKernel(v.kern)
+							timeit(v.label, ours)
 						}
 					}
 				}
 				gf := func(name string) float64 { return bc.flops / best[name].Seconds() / 1e9 }
 				b.ReportMetric(gf("openblas"), "openblas-GFLOP/s")
-				for _, p := range Paths() {
-					b.ReportMetric(gf(p), p+"-GFLOP/s")
-					b.ReportMetric(gf(p)/gf("openblas"), p+"/openblas")
+				for _, v := range vs {
+					b.ReportMetric(gf(v.label), v.label+"-GFLOP/s")
+					b.ReportMetric(gf(v.label)/gf("openblas"), v.label+"/openblas")
 				}
 				if th == 1 {
 					cpu := func(name string) float64 { return bc.flops / bestCPU[name].Seconds() / 1e9 }
 					b.ReportMetric(cpu("openblas"), "openblas-cpuGFLOP/s")
-					for _, p := range Paths() {
-						b.ReportMetric(cpu(p)/cpu("openblas"), p+"/openblas-cpu")
+					for _, v := range vs {
+						b.ReportMetric(cpu(v.label)/cpu("openblas"), v.label+"/openblas-cpu")
 					}
 				}
 			})
 		}
 	}
+}
+
+// benchVariant is one timed configuration: a code path and, for the sgemm
+// cases, a float32 kernel of it (nil: the path's default).
+type benchVariant struct {
+	label, path string
+	kern        *gemmKernel[float32]
+}
+
+// benchVariants lists every path, and for the sgemm cases each alternative
+// float32 kernel of a path after its default.
+func benchVariants(bc benchCase) []benchVariant {
+	var vs []benchVariant
+	for _, p := range Paths() {
+		vs = append(vs, benchVariant{label: p, path: p})
+		if !bc.sgemm {
+			continue
+		}
+		for _, k := range sgemmKernels[p][1:] {
+			vs = append(vs, benchVariant{label: p + "-" + k.name, path: p, kern: k})
+		}
+	}
+	return vs
 }

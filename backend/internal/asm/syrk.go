@@ -17,6 +17,11 @@ import (
 // written. beta == 0 ignores the old contents of C; alpha == 0 or k == 0
 // does not read A. The arguments are validated by the caller.
 func Dsyrk(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	syrk(cur().gemm, ul, t, n, k, alpha, a, lda, beta, c, ldc)
+}
+
+// syrk is Dsyrk and Ssyrk with the micro-kernel kern.
+func syrk[T float](kern *gemmKernel[T], ul blas.Uplo, t blas.Transpose, n, k int, alpha T, a []T, lda int, beta T, c []T, ldc int) {
 	tri := lowerC
 	if ul == blas.Upper {
 		tri = upperC
@@ -29,7 +34,7 @@ func Dsyrk(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64,
 		check.Scale(tri, n, n, beta, c, ldc)
 		return
 	}
-	g := gemmProblem{kern: cur().gemm, tA: ta, tB: !ta, m: n, n: n, k: k, alpha: alpha, beta: beta,
+	g := gemmProblem[T]{kern: kern, tA: ta, tB: !ta, m: n, n: n, k: k, alpha: alpha, beta: beta,
 		a: a, lda: lda, b: a, ldb: lda, c: c, ldc: ldc, tri: tri}
 	g.run()
 }

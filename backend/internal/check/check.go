@@ -158,8 +158,8 @@ const (
 // Scale sets the part of the m x n row-major C (leading dimension ldc) to
 // beta*C; with beta == 0 those elements are zeroed without being read (NaN
 // there is ignored), with beta == 1 nothing is touched. It is the one
-// scaling helper of the backends and of package asm.
-func Scale(part Part, m, n int, beta float64, c []float64, ldc int) {
+// scaling helper of the backends and of package asm, in both precisions.
+func Scale[T float32 | float64](part Part, m, n int, beta T, c []T, ldc int) {
 	if beta == 1 {
 		return
 	}
@@ -218,7 +218,7 @@ func TransposeSquare(n int, a []float64, lda int) { reflectLower(n, a, lda, true
 // copies a[i,j] to a[j,i] (swap false) or exchanges the two (swap true). It
 // walks 32x32 tiles so that both the rows read and the columns written stay in
 // cache.
-func reflectLower(n int, a []float64, lda int, swap bool) {
+func reflectLower[T float32 | float64](n int, a []T, lda int, swap bool) {
 	const tb = 32
 	for i0 := 0; i0 < n; i0 += tb {
 		i1 := min(i0+tb, n)

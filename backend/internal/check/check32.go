@@ -70,3 +70,6 @@ func Exp32(dst, src []float32) {
 		Panicf("Exp32: len(dst) = %d < len(src) = %d", len(dst), len(src))
 	}
 }
+
+// MirrorLower32 is MirrorLower for a single-precision view.
+func MirrorLower32(c blas32.General) { reflectLower(c.Rows, c.Data, c.Stride, false) }
