@@ -19,7 +19,7 @@ const AutoRows = 4000
 // rows. Any option set in opts is kept (a Criterion, Rows, Lambdas, Sizes,
 // the bracket or the evaluations); Refit is always on. Errors are those of
 // Golden.
-func Auto(ctx context.Context, x, y *mat.Dense, opts GoldenOptions) (*Result, error) {
+func Auto(ctx context.Context, x mat.Matrix, y *mat.Dense, opts GoldenOptions) (*Result, error) {
 	if opts.Criterion == "" && opts.Validation == 0 {
 		if opts.Method == "" || opts.Method == MethodKRR {
 			// LOO needs the n x n eigendecomposition, ~150 Cholesky

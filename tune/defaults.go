@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/internal/budget"
 )
 
@@ -39,16 +40,27 @@ func MedianSigma(x mat.Matrix, pairs int, seed uint64) (float64, error) {
 	if pairs <= 0 {
 		pairs = DefaultSigmaPairs
 	}
-	row := func(i int, buf []float64) []float64 { return mat.Row(buf, i, x) }
-	a, b := make([]float64, d), make([]float64, d)
-	dist := func(i, j int) float64 {
-		ra, rb := row(i, a), row(j, b)
-		s := 0.0
-		for t := range ra {
-			v := ra[t] - rb[t]
-			s += v * v
+	var dist func(i, j int) float64
+	if c, ok := x.(*dataset.CSR); ok {
+		// |x_i - x_j|^2 = |x_i|^2 + |x_j|^2 - 2 x_i.x_j over the nonzeros
+		// (rounding below 0 clamped): O(nnz) a pair, nothing densified.
+		norms := c.RowNorms2()
+		dist = func(i, j int) float64 {
+			ci, vi := c.Row(i)
+			cj, vj := c.Row(j)
+			return math.Sqrt(max(0, norms[i]+norms[j]-2*sparseDot(ci, vi, cj, vj)))
 		}
-		return math.Sqrt(s)
+	} else {
+		a, b := make([]float64, d), make([]float64, d)
+		dist = func(i, j int) float64 {
+			ra, rb := mat.Row(a, i, x), mat.Row(b, j, x)
+			s := 0.0
+			for t := range ra {
+				v := ra[t] - rb[t]
+				s += v * v
+			}
+			return math.Sqrt(s)
+		}
 	}
 	var ds []float64
 	if total := int64(n) * int64(n-1) / 2; total <= int64(pairs) {
@@ -106,6 +118,9 @@ func ScaleSigma(x mat.Matrix) (float64, error) {
 	if n == 0 {
 		return 0, fmt.Errorf("%w: no rows", zonal.ErrEmpty)
 	}
+	if c, ok := x.(*dataset.CSR); ok {
+		return scaleSigmaCSR(c)
+	}
 	// Two passes (mean, then squared deviations) for accuracy.
 	mean := 0.0
 	for i := 0; i < n; i++ {
@@ -148,14 +163,32 @@ func AutoCenters(n int, limit int64) int {
 }
 
 // checkRows returns the shape of x and checks that it has columns and
-// finite entries.
+// finite entries (for a *dataset.CSR: that it is valid and its stored
+// values finite).
 func checkRows(x mat.Matrix) (n, d int, err error) {
 	if x == nil {
+		return 0, 0, fmt.Errorf("%w: nil data", zonal.ErrEmpty)
+	}
+	if c, ok := x.(*dataset.CSR); ok && c == nil {
 		return 0, 0, fmt.Errorf("%w: nil data", zonal.ErrEmpty)
 	}
 	n, d = x.Dims()
 	if d == 0 {
 		return 0, 0, fmt.Errorf("%w: data has no columns", zonal.ErrEmpty)
+	}
+	if c, ok := x.(*dataset.CSR); ok {
+		if err := c.Validate(); err != nil {
+			return 0, 0, err
+		}
+		for i := 0; i < n; i++ {
+			cols, vals := c.Row(i)
+			for p, v := range vals {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return 0, 0, fmt.Errorf("%w: row %d column %d is %g", zonal.ErrNonFinite, i, cols[p], v)
+				}
+			}
+		}
+		return n, d, nil
 	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < d; j++ {
@@ -165,4 +198,48 @@ func checkRows(x mat.Matrix) (n, d int, err error) {
 		}
 	}
 	return n, d, nil
+}
+
+// scaleSigmaCSR is ScaleSigma over the n d entries of a CSR, its zeros
+// included, in O(nnz): mean = sum(v) / (n d), and the squared deviations
+// of the stored values plus (n d - nnz) mean^2 for the zeros.
+func scaleSigmaCSR(c *dataset.CSR) (float64, error) {
+	n, d := c.Dims()
+	if n == 0 {
+		return 0, fmt.Errorf("%w: no rows", zonal.ErrEmpty)
+	}
+	nd := float64(n) * float64(d)
+	mean := 0.0
+	for _, v := range c.Val {
+		mean += v
+	}
+	mean /= nd
+	v := (nd - float64(len(c.Val))) * mean * mean
+	for _, x := range c.Val {
+		v += (x - mean) * (x - mean)
+	}
+	v /= nd
+	if !(v > 0) {
+		return 0, fmt.Errorf("%w: every entry of the data is %g (variance 0): set sigma explicitly", zonal.ErrParam, mean)
+	}
+	return math.Sqrt(float64(d) * v / 2), nil
+}
+
+// sparseDot is the inner product of two sparse rows with increasing
+// columns.
+func sparseDot(ca []int, va []float64, cb []int, vb []float64) float64 {
+	s := 0.0
+	for p, q := 0, 0; p < len(ca) && q < len(cb); {
+		switch {
+		case ca[p] < cb[q]:
+			p++
+		case ca[p] > cb[q]:
+			q++
+		default:
+			s += va[p] * vb[q]
+			p++
+			q++
+		}
+	}
+	return s
 }

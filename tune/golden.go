@@ -37,7 +37,7 @@ var invPhi = (math.Sqrt(5) - 1) / 2
 // widen the bracket. Sigmas is ignored; every other option
 // means what it means for Search, and so do the errors (plus zonal.ErrParam
 // for a bad bracket or fewer than 2 evaluations).
-func Golden(ctx context.Context, x, y *mat.Dense, opts GoldenOptions) (*Result, error) {
+func Golden(ctx context.Context, x mat.Matrix, y *mat.Dense, opts GoldenOptions) (*Result, error) {
 	so := opts.SearchOptions
 	so.Sigmas = nil
 	s, err := newSearcher(x, y, &so)

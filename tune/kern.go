@@ -23,12 +23,29 @@ func kernelMatrix(ctx context.Context, be backend.Backend, k kernels.Kernel, dst
 
 // featureMap builds the map of a ridge or FALKON setting: random Fourier
 // features (D of them), or the Nystrom map on the rows idx of x.
-func featureMap(be backend.Backend, k kernels.Kernel, x *mat.Dense, kind string, size int, idx []int, seed uint64) (kernels.FeatureMap, error) {
+func featureMap(be backend.Backend, k kernels.Kernel, x mat.Matrix, kind string, size int, idx []int, seed uint64) (kernels.FeatureMap, error) {
 	if kind == MapFourier {
 		_, d := x.Dims()
 		return kernels.NewFourierMap(k, d, kernels.FourierOptions{Options: kernels.Options{Backend: be}, Features: size, Seed: seed})
 	}
-	return kernels.NewNystromFromLandmarks(context.Background(), k, gatherRows(x, idx), kernels.Options{Backend: be})
+	land, err := kernels.SelectRows(x, idx)
+	if err != nil {
+		return nil, err
+	}
+	return kernels.NewNystromFromLandmarks(context.Background(), k, land, kernels.Options{Backend: be})
+}
+
+// selectRows is the rows idx of x, a CSR when x is one (kernels.SelectRows;
+// idx is always valid here).
+func selectRows(x mat.Matrix, idx []int) mat.Matrix {
+	if d, ok := x.(*mat.Dense); ok {
+		return gatherRows(d, idx)
+	}
+	r, err := kernels.SelectRows(x, idx)
+	if err != nil {
+		panic(err) // unreachable: the searcher's indices are in range
+	}
+	return r
 }
 
 // falkonCenters draws the M centre rows that solvers.FitFalkon draws with

@@ -100,7 +100,7 @@ func (s *searcher) parkScores(ctx context.Context, k kernels.Kernel, size int) (
 
 // parkFold scores every lambda on one fold into scores[.][fi].
 func (s *searcher) parkFold(ctx context.Context, k kernels.Kernel, size int, f dataset.Fold, share int64, workers int, pred *mat.Dense, truth []float64, scores [][]float64, fi int) error {
-	xtr, ttr, xte := gatherRows(s.x, f.Train), gatherRows(s.t, f.Train), gatherRows(s.x, f.Test)
+	xtr, ttr, xte := selectRows(s.x, f.Train), gatherRows(s.t, f.Train), selectRows(s.x, f.Test)
 	for li, lam := range s.lambdas {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -173,10 +173,10 @@ func (r *Result) HigherIsBetter() bool { return r.Metric == "accuracy" }
 type searcher struct {
 	opts    SearchOptions
 	be      backend.Backend
-	x       *mat.Dense // the rows tuned on (all, or a subsample)
+	x       mat.Matrix // the rows tuned on (all, or a subsample): *mat.Dense or *dataset.CSR
 	labels  []float64
 	t       *mat.Dense // n x k encoded targets
-	fullX   *mat.Dense // every row and its targets, for the refit
+	fullX   mat.Matrix // every row and its targets, for the refit
 	fullT   *mat.Dense
 	enc     solvers.Encoding
 	folds   []dataset.Fold
@@ -192,7 +192,8 @@ type searcher struct {
 // Search evaluates every setting of Sigmas x Lambdas (x Sizes) for
 // opts.Method and returns the table, the best setting and, with Refit, the
 // best model fitted on all rows. The rows of x are the training data (n x d,
-// already scaled as the model will see them) and y holds n labels (n x 1).
+// already scaled as the model will see them; a *mat.Dense, or a
+// *dataset.CSR that is never densified) and y holds n labels (n x 1).
 // Per (sigma, size) group one kernel matrix (krr) or feature matrix (ridge,
 // falkon) is built on all rows, and per fold one eigendecomposition gives
 // every lambda, or one Cholesky factorisation per lambda where that is
@@ -207,7 +208,7 @@ type searcher struct {
 // Folds, Validation or Rows), zonal.ErrShape / zonal.ErrEmpty / zonal.ErrNonFinite for bad
 // data, zonal.ErrTooLarge when one group does not fit MemoryBudget, and the
 // context's error when canceled.
-func Search(ctx context.Context, x, y *mat.Dense, opts SearchOptions) (*Result, error) {
+func Search(ctx context.Context, x mat.Matrix, y *mat.Dense, opts SearchOptions) (*Result, error) {
 	s, err := newSearcher(x, y, &opts)
 	if err != nil {
 		return nil, err
@@ -295,7 +296,20 @@ func (s *searcher) loss(score float64) float64 {
 	return score
 }
 
-func newSearcher(x, y *mat.Dense, opts *SearchOptions) (*searcher, error) {
+func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, error) {
+	switch v := x.(type) {
+	case *mat.Dense:
+		if v == nil {
+			x = nil
+		}
+	case *dataset.CSR:
+		if v == nil {
+			x = nil
+		}
+	case nil:
+	default:
+		return nil, fmt.Errorf("%w: x is a %T; tune takes a *mat.Dense or a *dataset.CSR", zonal.ErrShape, x)
+	}
 	if x == nil || y == nil {
 		return nil, fmt.Errorf("%w: nil data", zonal.ErrShape)
 	}
@@ -361,7 +375,7 @@ func newSearcher(x, y *mat.Dense, opts *SearchOptions) (*searcher, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.x, s.t = gatherRows(x, idx), gatherRows(s.t, idx)
+		s.x, s.t = selectRows(x, idx), gatherRows(s.t, idx)
 		s.labels = make([]float64, len(idx))
 		for r, i := range idx {
 			s.labels[r] = labels[i]
@@ -476,7 +490,7 @@ func (s *searcher) sizeList() ([]int, error) {
 }
 
 // mapFor builds the feature map of a ridge or FALKON group on the rows of x.
-func (s *searcher) mapFor(k kernels.Kernel, size int, x *mat.Dense) (kernels.FeatureMap, error) {
+func (s *searcher) mapFor(k kernels.Kernel, size int, x mat.Matrix) (kernels.FeatureMap, error) {
 	if s.opts.Map == MapCustom {
 		fm, err := s.opts.NewMap(k, size)
 		if err == nil && fm == nil {

@@ -137,8 +137,8 @@ func autoTuneRows(method string) int {
 }
 
 // autoFit fills in the values of c that are "auto" from the scaled training
-// rows x and their labels, and returns the completed config and how each
-// value was chosen:
+// rows x (a *mat.Dense, or a *dataset.CSR, never densified) and their
+// labels, and returns the completed config and how each value was chosen:
 //
 //   - sigma: the median heuristic m (tune.MedianSigma), or scikit-learn's
 //     'scale' rule sqrt(d var(X) / 2) (tune.ScaleSigma);
@@ -153,7 +153,7 @@ func autoTuneRows(method string) int {
 //     heuristic, and a map tune builds itself), sigma is chosen with it: a
 //     golden-section search on log sigma over m x [1/8, 8] with 6
 //     evaluations (tune.Golden), each scoring the whole lambda path.
-func autoFit(ctx context.Context, c fitConfig, x *mat.Dense, labels []float64, task solvers.Task, be backend.Backend, progress zonal.ProgressFunc) (fitConfig, fitChoices, error) {
+func autoFit(ctx context.Context, c fitConfig, x mat.Matrix, labels []float64, task solvers.Task, be backend.Backend, progress zonal.ProgressFunc) (fitConfig, fitChoices, error) {
 	var ch fitChoices
 	n, _ := x.Dims()
 	kk, err := lookupKernel(c.kernel.Name)
@@ -287,7 +287,7 @@ func scaleAndChoose(ctx context.Context, c fitConfig, train *dataset.Data, task 
 
 // autoLambdaOptions are the tune.Search options that choose lambda for the
 // method of c at its sigma and size.
-func autoLambdaOptions(ctx context.Context, c fitConfig, x *mat.Dense, be backend.Backend) (tune.SearchOptions, error) {
+func autoLambdaOptions(ctx context.Context, c fitConfig, x mat.Matrix, be backend.Backend) (tune.SearchOptions, error) {
 	n, _ := x.Dims()
 	kp := c.kernel
 	opts := tune.SearchOptions{

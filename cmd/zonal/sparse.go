@@ -13,7 +13,6 @@ import (
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
-	"github.com/zonal-ml/zonal/tune"
 )
 
 // sparseDensity is the density nnz/(n d) below which `zonal fit -sparse
@@ -104,9 +103,6 @@ func runSparseFit(ctx context.Context, e *env, c fitConfig, train, test *dataset
 	if c.scale != 1 {
 		return nil, usagef("-scale is not supported for sparse input (use -normalize, or -sparse no)")
 	}
-	if c.lambda == 0 {
-		return nil, usagef("-lambda auto needs dense rows; give -lambda for sparse input (e.g. -lambda 1e-4), or -sparse no")
-	}
 	ntr, d := train.Sparse.Dims()
 	nte, _ := test.Sparse.Dims()
 	enc, err := fitEncoding(c, train.Y)
@@ -121,30 +117,14 @@ func runSparseFit(ctx context.Context, e *env, c fitConfig, train, test *dataset
 	if err != nil {
 		return nil, err
 	}
-	var chosen fitChoices
-	if kk, _ := lookupKernel(c.kernel.Name); kk.bandwidth {
-		switch c.sigmaMode {
-		case autoValue:
-			if c.kernel.Sigma, err = tune.MedianSigma(xtr, 0, c.seed); err != nil {
-				return nil, fmt.Errorf("-sigma auto: %w", err)
-			}
-			chosen.Sigma = "median heuristic"
-		case scaleValue:
-			if c.kernel.Sigma, err = tune.ScaleSigma(xtr); err != nil {
-				return nil, fmt.Errorf("-sigma scale: %w", err)
-			}
-			chosen.Sigma = "scale rule, sqrt(d var(X) / 2)"
-		}
-		if _, err := checkKernel(c.kernel, false); err != nil {
-			return nil, fmt.Errorf("-sigma %s chose %g: %w", c.sigmaMode, c.kernel.Sigma, err)
+	if c.centers > 0 || c.method != "falkon" && c.method != "park" {
+		if err := checkFitMemory(c, ntr); err != nil {
+			return nil, err
 		}
 	}
-	if c.centers == 0 && (c.method == "falkon" || c.method == "park") {
-		c.centers = tune.AutoCenters(ntr, c.memory)
-		if c.method == "park" {
-			c.centers = max(c.centers, c.cells)
-		}
-		chosen.Centers = "auto, ceil(sqrt(n) ln n)"
+	c, chosen, err := autoFit(ctx, c, xtr, train.Y, enc.Task, be, bar.report)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkFitMemory(c, ntr); err != nil {
 		return nil, err

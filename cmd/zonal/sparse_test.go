@@ -127,9 +127,19 @@ func TestFitSparseInputKeptAsCSR(t *testing.T) {
 			t.Errorf("%v on CSR: test accuracy %.3f < 0.9", m, acc)
 		}
 	}
-	_, errs, code = runCmd("fit", "-train", data, "-method", "ridge", "-map", "tensorsketch", "-kernel", "polynomial")
-	if code != 2 || !strings.Contains(errs, "-lambda auto needs dense rows") {
-		t.Errorf("lambda auto on CSR: code %d, stderr %s", code, errs)
+	// No flag but -train: sigma, lambda and centres chosen on the CSR rows.
+	out, errs, code = runCmd("fit", "-train", data, "-json")
+	if code != 0 || !strings.Contains(errs, "kept as CSR") {
+		t.Fatalf("defaults on CSR: code %d, stderr %s", code, errs)
+	}
+	var chosen struct {
+		Chosen struct{ Sigma, Lambda, Centers string }
+	}
+	if err := json.Unmarshal([]byte(out), &chosen); err != nil || chosen.Chosen.Sigma == "" || chosen.Chosen.Lambda == "" || chosen.Chosen.Centers == "" {
+		t.Errorf("defaults on CSR: chosen %+v (%v) in %s", chosen.Chosen, err, out)
+	}
+	if acc := jsonAccuracy(t, out); acc < 0.9 {
+		t.Errorf("defaults on CSR: test accuracy %.3f < 0.9", acc)
 	}
 	_, errs, code = runCmd("fit", "-train", data, "-sparse", "maybe")
 	if code != 2 || !strings.Contains(errs, "-sparse") {
