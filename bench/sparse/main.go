@@ -51,6 +51,7 @@ type config struct {
 	sweepCenters            int
 	cgTol                   float64
 	cgIter                  int
+	memory                  int64
 }
 
 // allMethods are the -methods names, in table order.
@@ -101,6 +102,7 @@ func main() {
 	flag.IntVar(&c.sweepCenters, "sweep-centers", 1000, "M of Nystrom and FALKON in the sweep")
 	flag.Float64Var(&c.cgTol, "cg-tol", 1e-6, "relative residual at which the linear model's CG stops")
 	flag.IntVar(&c.cgIter, "cg-iterations", 1000, "most CG iterations of the linear model")
+	flag.Int64Var(&c.memory, "memory", 0, "memory budget in bytes of every fit (0: zonal's default, 2 GiB)")
 	flag.Parse()
 	var err error
 	if c.features, err = parseInts(features); err == nil {
@@ -286,7 +288,7 @@ func runMethod(ctx context.Context, c config, m string, s int, xtr, xte *dataset
 func fitPredict(ctx context.Context, c config, m string, s int, xtr, xte *dataset.CSR, y *mat.Dense, enc solvers.Encoding) (*mat.Dense, float64, error) {
 	n := xtr.Rows
 	lambda := c.kernelAlpha / float64(n)
-	opts := solvers.Options{}
+	opts := solvers.Options{MemoryBudget: c.memory}
 	poly := func(deg int) kernels.Polynomial {
 		return kernels.Polynomial{Degree: deg, Gamma: 1 / meanSqNorm(xtr), Coef0: 1}
 	}
@@ -310,7 +312,7 @@ func fitPredict(ctx context.Context, c config, m string, s int, xtr, xte *datase
 		case "polysketch":
 			fm, err = tensorsketch.NewPolySketch(k, xtr.Cols, tensorsketch.SketchOptions{Features: s, Seed: c.seed})
 		default:
-			fm, err = tensorsketch.FitAdaptive(ctx, xtr, k, tensorsketch.AdaptiveOptions{Samples: s, Lambda: lambda, Seed: c.seed})
+			fm, err = tensorsketch.FitAdaptive(ctx, xtr, k, tensorsketch.AdaptiveOptions{Options: tensorsketch.Options{MemoryBudget: c.memory}, Samples: s, Lambda: lambda, Seed: c.seed})
 		}
 		if err != nil {
 			return nil, 0, err

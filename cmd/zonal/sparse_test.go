@@ -158,3 +158,32 @@ func jsonAccuracy(t *testing.T, out string) float64 {
 	}
 	return *r.Accuracy
 }
+
+// zonal tune keeps sparse LIBSVM rows as CSR too: every method tunes on
+// them, the refit predicts the CSR test rows, and the model saved reloads.
+func TestTuneSparseInput(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCountsLIBSVM(t, dir, 240)
+	for _, m := range [][]string{
+		{"-method", "falkon", "-centers", "40"},
+		{"-method", "ridge", "-map", "nystrom", "-features", "40"},
+		{"-method", "krr"},
+		{"-method", "park", "-cells", "2", "-centers", "40"},
+	} {
+		model := filepath.Join(dir, m[1]+".zonal")
+		args := append([]string{"tune", "-train", data, "-lambdas", "1e-6,1e-3", "-folds", "3", "-json", "-model", model}, m...)
+		out, errs, code := runCmd(args...)
+		if code != 0 || !strings.Contains(errs, "kept as CSR") {
+			t.Fatalf("%v: code %d, stderr %s", m, code, errs)
+		}
+		if acc := jsonAccuracy(t, out); acc < 0.9 {
+			t.Errorf("%v: test accuracy %.3f < 0.9", m, acc)
+		}
+		if _, errs, code := runCmd("predict", "-model", model, "-data", data); code != 0 {
+			t.Errorf("%v: predict from the tuned model: code %d, %s", m, code, errs)
+		}
+	}
+	if _, errs, code := runCmd("tune", "-train", data, "-sparse", "maybe"); code != 2 || !strings.Contains(errs, "-sparse") {
+		t.Errorf("-sparse maybe: code %d, stderr %s", code, errs)
+	}
+}

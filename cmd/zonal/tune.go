@@ -16,12 +16,13 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 	"github.com/zonal-ml/zonal/tune"
 )
 
-const tuneSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-standardize=false] [-task auto|regression|classification] " +
+const tuneSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-standardize=false] [-task auto|regression|classification] " +
 	"[-method krr|ridge|falkon|park] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-cells Q] [-partition NAME] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
 	"[-folds K | -criterion kfold|split|loo|gcv] [-golden N] [-rows N] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
 
@@ -46,6 +47,7 @@ type tuneConfig struct {
 	kernel      string
 	method      string // tune.Method*
 	mapName     string
+	sparse      string    // -sparse auto|yes|no
 	cells       int       // -method park
 	partition   string    // -method park
 	sigmas      []float64 // nil: auto
@@ -116,6 +118,7 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	fs.StringVar(&c.train, "train", "", "training data (LIBSVM or CSV, gzip allowed; - for standard input)")
 	fs.StringVar(&c.test, "test", "", "test data the refitted best model is evaluated on; without it -split holds out part of -train")
 	c.data.register(fs)
+	fs.StringVar(&c.sparse, "sparse", "auto", fmt.Sprintf("keep LIBSVM input as sparse CSR rows: auto (when its density is below %g%%), yes or no; sparse input is not standardized", 100*sparseDensity))
 	fs.Float64Var(&c.split, "split", 0.8, "fraction of -train tuned on when there is no -test, in (0, 1); the rest is the test set")
 	fs.BoolVar(&c.standardize, "standardize", true, "standardize each feature on the training rows (-standardize=false to turn off, as giving -scale alone does)")
 	fs.Float64Var(&c.scale, "scale", 1, "multiply every feature by this factor instead of standardizing")
@@ -222,6 +225,9 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	if !(c.split > 0 && c.split < 1) {
 		return c, usagef("-split must be in (0, 1), got %g", c.split)
 	}
+	if c.sparse != "auto" && c.sparse != "yes" && c.sparse != "no" {
+		return c, usagef("-sparse %q: want auto, yes or no", c.sparse)
+	}
 	return c, firstError(
 		c.data.checkInputs([2]string{"train", c.train}, [2]string{"test", c.test}),
 		positiveFloat("scale", c.scale),
@@ -320,12 +326,22 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	train, test, _, err := loadFitData(e, fitConfig{data: c.data, train: c.train, test: c.test, split: c.split, seed: c.seed})
+	train, test, _, err := loadFitData(e, fitConfig{data: c.data, train: c.train, test: c.test, split: c.split, seed: c.seed, sparse: c.sparse})
 	if err != nil {
 		return nil, err
 	}
-	ntr, d := train.X.Dims()
-	nte, _ := test.X.Dims()
+	sparse := train.X == nil
+	if sparse {
+		if c.scale != 1 {
+			return nil, usagef("-scale is not supported for sparse input (use -sparse no)")
+		}
+		if c.standardize {
+			fmt.Fprintln(e.stderr, "standardize off for sparse input (centering would make every row dense)")
+			c.standardize = false
+		}
+	}
+	ntr, d := train.Dims()
+	nte, _ := test.Dims()
 	tuneRows := ntr
 	if c.rows > 0 {
 		tuneRows = min(ntr, c.rows)
@@ -347,16 +363,20 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 			return nil, fmt.Errorf("%s: %w", c.train, err)
 		}
 	}
-	st, err := inputScaler(train.X, c.scale, c.standardize)
-	if err != nil {
-		return nil, err
-	}
-	xtr, err := scaled(st, train.X)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkMagnitude(c.train, xtr); err != nil {
-		return nil, err
+	var st *dataset.Standardizer
+	var xtr mat.Matrix = train.Sparse
+	if !sparse {
+		if st, err = inputScaler(train.X, c.scale, c.standardize); err != nil {
+			return nil, err
+		}
+		xd, err := scaled(st, train.X)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkMagnitude(c.train, xd); err != nil {
+			return nil, err
+		}
+		xtr = xd
 	}
 	progress := newTuneProgress(e.stderr)
 	opts := c.searchOptions(be, progress.report)
@@ -391,7 +411,12 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 		return nil, err
 	}
 	pred := make([]float64, nte)
-	if err := pipe.PredictLabels(pred, test.X); err != nil {
+	if sparse {
+		err = pipe.PredictLabelsCSR(pred, test.Sparse)
+	} else {
+		err = pipe.PredictLabels(pred, test.X)
+	}
+	if err != nil {
 		return nil, err
 	}
 	m := pipe.Encoding.Evaluate(pred, test.Y)

@@ -1,5 +1,7 @@
 package asm
 
+import "github.com/zonal-ml/zonal/backend/internal/check"
+
 // GaussianFromProduct32 is GaussianFromProduct in single precision: it turns
 // the m x n block c = -2 X Y^T (leading dimension ldc), computed by any
 // single-precision GEMM, into Gaussian kernel values in place,
@@ -38,4 +40,29 @@ func gauss32Generic(c []float32, rows, cols, ldc int, xn, yn []float32, gamma fl
 			row[j] = exp32Scalar(gaussArg(x, yn[j], v, ng))
 		}
 	}
+}
+
+// GaussianBlock32 is GaussianBlock in single precision: the inner products
+// come from the float32 GEMM kernels (Sgemm's packing, blocking and
+// threading: the centres y are packed once per block, not once per strip of
+// x) and the float32 Gaussian epilogue of GaussianFromProduct32 is applied
+// to each finished strip of the product while it is in cache, so dst is
+// written once. The arguments are validated by the caller
+// (backend/internal/check.GaussianBlock32).
+func GaussianBlock32(dst []float32, ldd int, x []float32, ldx int, y []float32, ldy int, m, n, d int, xnorm2, ynorm2 []float32, gamma float32) {
+	if m == 0 || n == 0 {
+		return
+	}
+	k := k32()
+	if d == 0 {
+		check.Scale(fullC, m, n, float32(0), dst, ldd)
+		k.gauss(dst, m, n, ldd, xnorm2[:m], ynorm2[:n], gamma)
+		return
+	}
+	g := gemmProblem[float32]{kern: sgemmKernel(), tA: false, tB: true, m: m, n: n, k: d, alpha: -2, beta: 0,
+		a: x, lda: ldx, b: y, ldb: ldy, c: dst, ldc: ldd}
+	g.epi = func(i0, rows, j0, cols int) {
+		k.gauss(dst[i0*ldd+j0:], rows, cols, ldd, xnorm2[i0:i0+rows], ynorm2[j0:j0+cols], gamma)
+	}
+	g.run()
 }
