@@ -1,14 +1,12 @@
 package backend
 
 import (
-	"runtime"
-	"sync"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/zonal-ml/zonal/backend/internal/asm"
 	"github.com/zonal-ml/zonal/backend/internal/check"
+	"github.com/zonal-ml/zonal/internal/parallel"
 )
 
 // CSR is the backend's view of a sparse Rows x Cols matrix in compressed
@@ -199,35 +197,11 @@ func scaleRow(beta float64, row []float64) {
 // to GOMAXPROCS goroutines when work (multiply-adds) is large enough, else
 // on the caller's in one call.
 func sparseBlocks(n, bs, work int, f func(i0, i1 int)) {
-	nb := (n + bs - 1) / bs
-	workers := min(runtime.GOMAXPROCS(0), nb)
-	if workers <= 1 || work < sparseParallelWork {
+	if work < sparseParallelWork {
 		f(0, n)
 		return
 	}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next int
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				blk := next
-				next++
-				mu.Unlock()
-				if blk >= nb {
-					return
-				}
-				i0 := blk * bs
-				f(i0, min(n, i0+bs))
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Blocks(nil, n, bs, f)
 }
 
 // sliceAxpy returns b's AxpySlice when it has one, else zonal's vector axpy

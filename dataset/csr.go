@@ -283,3 +283,23 @@ func (m *CSR) At(i, j int) float64 {
 func (m *CSR) T() mat.Matrix { return mat.Transpose{Matrix: m} }
 
 var _ mat.Matrix = (*CSR)(nil)
+
+// SparseDot is the inner product of two sparse vectors given by their
+// strictly increasing column lists ca, cb and values va, vb (a CSR row, see
+// Row), by merging the two lists: O(len(ca) + len(cb)).
+func SparseDot(ca []int, va []float64, cb []int, vb []float64) float64 {
+	s := 0.0
+	for p, q := 0, 0; p < len(ca) && q < len(cb); {
+		switch {
+		case ca[p] < cb[q]:
+			p++
+		case ca[p] > cb[q]:
+			q++
+		default:
+			s += va[p] * vb[q]
+			p++
+			q++
+		}
+	}
+	return s
+}

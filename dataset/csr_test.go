@@ -214,3 +214,23 @@ func TestCSRErrors(t *testing.T) {
 		m.At(0, 3)
 	}()
 }
+
+// SparseDot merges the column lists: shared columns only, any overlap.
+func TestSparseDot(t *testing.T) {
+	for _, c := range []struct {
+		ca   []int
+		va   []float64
+		cb   []int
+		vb   []float64
+		want float64
+	}{
+		{nil, nil, []int{1}, []float64{2}, 0},
+		{[]int{0, 3, 7}, []float64{1, 2, 3}, []int{3, 7, 9}, []float64{4, 5, 6}, 2*4 + 3*5},
+		{[]int{2}, []float64{3}, []int{0, 1}, []float64{1, 1}, 0},
+		{[]int{0, 1, 2}, []float64{1, 2, 3}, []int{0, 1, 2}, []float64{1, 2, 3}, 14},
+	} {
+		if got := SparseDot(c.ca, c.va, c.cb, c.vb); got != c.want {
+			t.Errorf("SparseDot(%v, %v) = %g, want %g", c.ca, c.cb, got, c.want)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -13,6 +12,7 @@ import (
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
+	"github.com/zonal-ml/zonal/internal/parallel"
 )
 
 // blockRows is the number of rows of X handled by one task of MatrixInto and
@@ -241,49 +241,7 @@ const transformRows = 256
 
 // parallelBlocksOf is parallelBlocks with blocks of bs rows.
 func parallelBlocksOf(ctx context.Context, n, bs int, f func(i0, i1 int)) error {
-	nb := (n + bs - 1) / bs
-	workers := runtime.GOMAXPROCS(0)
-	if workers > nb {
-		workers = nb
-	}
-	if workers <= 1 {
-		// One block (serving a row or a small batch) or one core: no
-		// goroutine, no allocation.
-		for i0 := 0; i0 < n; i0 += bs {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			f(i0, min(n, i0+bs))
-		}
-		return nil
-	}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next int
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				if ctx.Err() != nil {
-					return
-				}
-				mu.Lock()
-				blk := next
-				next++
-				mu.Unlock()
-				if blk >= nb {
-					return
-				}
-				i0 := blk * bs
-				f(i0, min(n, i0+bs))
-			}
-		}()
-	}
-	wg.Wait()
-	return ctx.Err()
+	return parallel.Blocks(ctx, n, bs, f)
 }
 
 // general returns a row-major view of m (no copy for *mat.Dense) after

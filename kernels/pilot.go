@@ -154,7 +154,7 @@ func newPilot(ctx context.Context, k Kernel, x mat.Matrix, opt SelectOptions) (*
 	unitDot := func(a, c int) float64 { return dot(xs[a], xs[c]) }
 	unitDotW := func(a int, w []float64) float64 { return dot(xs[a], w) }
 	if xin.sparse {
-		unitDot = func(a, c int) float64 { return mergeDot(xc[a], xs[a], xc[c], xs[c]) }
+		unitDot = func(a, c int) float64 { return dataset.SparseDot(xc[a], xs[a], xc[c], xs[c]) }
 		unitDotW = func(a int, w []float64) float64 { return sparseRowDot(xc[a], xs[a], w) }
 	}
 	for a, r := range rows {
@@ -305,22 +305,4 @@ func maxOf(v []float64) float64 {
 		m = math.Max(m, x)
 	}
 	return m
-}
-
-// mergeDot is the inner product of two sparse vectors with increasing
-// columns.
-func mergeDot(ca []int, va []float64, cb []int, vb []float64) float64 {
-	s := 0.0
-	for p, q := 0, 0; p < len(ca) && q < len(cb); {
-		switch {
-		case ca[p] < cb[q]:
-			p++
-		case ca[p] > cb[q]:
-			q++
-		default:
-			s += va[p] * vb[q]
-			p, q = p+1, q+1
-		}
-	}
-	return s
 }

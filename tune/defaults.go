@@ -48,7 +48,7 @@ func MedianSigma(x mat.Matrix, pairs int, seed uint64) (float64, error) {
 		dist = func(i, j int) float64 {
 			ci, vi := c.Row(i)
 			cj, vj := c.Row(j)
-			return math.Sqrt(max(0, norms[i]+norms[j]-2*sparseDot(ci, vi, cj, vj)))
+			return math.Sqrt(max(0, norms[i]+norms[j]-2*dataset.SparseDot(ci, vi, cj, vj)))
 		}
 	} else {
 		a, b := make([]float64, d), make([]float64, d)
@@ -223,23 +223,4 @@ func scaleSigmaCSR(c *dataset.CSR) (float64, error) {
 		return 0, fmt.Errorf("%w: every entry of the data is %g (variance 0): set sigma explicitly", zonal.ErrParam, mean)
 	}
 	return math.Sqrt(float64(d) * v / 2), nil
-}
-
-// sparseDot is the inner product of two sparse rows with increasing
-// columns.
-func sparseDot(ca []int, va []float64, cb []int, vb []float64) float64 {
-	s := 0.0
-	for p, q := 0, 0; p < len(ca) && q < len(cb); {
-		switch {
-		case ca[p] < cb[q]:
-			p++
-		case ca[p] > cb[q]:
-			q++
-		default:
-			s += va[p] * vb[q]
-			p++
-			q++
-		}
-	}
-	return s
 }

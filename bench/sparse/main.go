@@ -440,7 +440,7 @@ func medianDistance(x *dataset.CSR, pairs int, seed uint64) float64 {
 		if i == j {
 			continue
 		}
-		d2 := x.RowNorm2(i) + x.RowNorm2(j) - 2*sparseDot(x, i, j)
+		d2 := x.RowNorm2(i) + x.RowNorm2(j) - 2*rowDot(x, i, j)
 		ds = append(ds, math.Sqrt(max(d2, 0)))
 	}
 	sort.Float64s(ds)
@@ -448,26 +448,6 @@ func medianDistance(x *dataset.CSR, pairs int, seed uint64) float64 {
 		return 1
 	}
 	return ds[len(ds)/2]
-}
-
-// sparseDot is <x_i, x_j> by merging the two sorted column lists.
-func sparseDot(x *dataset.CSR, i, j int) float64 {
-	ci, vi := x.Row(i)
-	cj, vj := x.Row(j)
-	var s float64
-	for a, b := 0, 0; a < len(ci) && b < len(cj); {
-		switch {
-		case ci[a] < cj[b]:
-			a++
-		case ci[a] > cj[b]:
-			b++
-		default:
-			s += vi[a] * vj[b]
-			a++
-			b++
-		}
-	}
-	return s
 }
 
 // stratifiedSplit puts round((1-testFrac) n_c) rows of every class c in
@@ -612,4 +592,11 @@ func checkNames(got, known []string, what string) error {
 		}
 	}
 	return nil
+}
+
+// rowDot is <x_i, x_j> of two rows of x.
+func rowDot(x *dataset.CSR, i, j int) float64 {
+	ci, vi := x.Row(i)
+	cj, vj := x.Row(j)
+	return dataset.SparseDot(ci, vi, cj, vj)
 }

@@ -255,16 +255,15 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	opts := solvers.Options{Backend: be, MemoryBudget: c.memory, Progress: bar.report}
 
 	start := time.Now()
-	if c.centers > 0 || c.method != "falkon" && c.method != "park" {
-		if err := checkFitMemory(c, ntr); err != nil {
-			return nil, err
-		}
-	}
-	c, st, xtr, chosen, err := scaleAndChoose(ctx, c, train, enc.Task, be, bar.report)
+	var st *dataset.Standardizer
+	var xtr *mat.Dense
+	var chosen fitChoices
+	c, err = chooseWithinMemory(c, ntr, func() (fitConfig, error) {
+		cc, s, x, ch, err := scaleAndChoose(ctx, c, train, enc.Task, be, bar.report)
+		st, xtr, chosen = s, x, ch
+		return cc, err
+	})
 	if err != nil {
-		return nil, err
-	}
-	if err := checkFitMemory(c, ntr); err != nil {
 		return nil, err
 	}
 	k, err := newKernel(c.kernel)
@@ -646,3 +645,20 @@ func saveModel(e *env, path string, p *solvers.Pipeline) error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// chooseWithinMemory checks c's memory need for ntr training rows, runs
+// choose (which fills in the auto values) and checks the need again with
+// the values chosen. The first check is skipped while the centre count of
+// falkon or park is still to be chosen.
+func chooseWithinMemory(c fitConfig, ntr int, choose func() (fitConfig, error)) (fitConfig, error) {
+	if c.centers > 0 || c.method != "falkon" && c.method != "park" {
+		if err := checkFitMemory(c, ntr); err != nil {
+			return c, err
+		}
+	}
+	c, err := choose()
+	if err != nil {
+		return c, err
+	}
+	return c, checkFitMemory(c, ntr)
+}

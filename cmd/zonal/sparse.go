@@ -117,16 +117,13 @@ func runSparseFit(ctx context.Context, e *env, c fitConfig, train, test *dataset
 	if err != nil {
 		return nil, err
 	}
-	if c.centers > 0 || c.method != "falkon" && c.method != "park" {
-		if err := checkFitMemory(c, ntr); err != nil {
-			return nil, err
-		}
-	}
-	c, chosen, err := autoFit(ctx, c, xtr, train.Y, enc.Task, be, bar.report)
+	var chosen fitChoices
+	c, err = chooseWithinMemory(c, ntr, func() (fitConfig, error) {
+		cc, ch, err := autoFit(ctx, c, xtr, train.Y, enc.Task, be, bar.report)
+		chosen = ch
+		return cc, err
+	})
 	if err != nil {
-		return nil, err
-	}
-	if err := checkFitMemory(c, ntr); err != nil {
 		return nil, err
 	}
 	k, err := newKernel(c.kernel)

@@ -83,15 +83,28 @@ func Dims(t blas.Transpose, g blas64.General) (r, c int) {
 
 // Gemm validates C = op(A)*op(B) and returns m, n, k.
 func Gemm(tA, tB blas.Transpose, a, b, c blas64.General) (m, n, k int) {
-	Trans(tA)
-	Trans(tB)
 	General("Gemm A", a)
 	General("Gemm B", b)
 	General("Gemm C", c)
-	m, k = Dims(tA, a)
-	kb, n := Dims(tB, b)
-	if k != kb || c.Rows != m || c.Cols != n {
-		Panicf("Gemm: op(A) %dx%d, op(B) %dx%d, C %dx%d", m, k, kb, n, c.Rows, c.Cols)
+	return GemmDims("Gemm", tA, tB, a.Rows, a.Cols, b.Rows, b.Cols, c.Rows, c.Cols)
+}
+
+// GemmDims checks the transposes and the shapes of C = op(A)*op(B) for A
+// ar x ac, B br x bc and C cr x cc (views already checked), and returns m,
+// n, k; name prefixes the panic message.
+func GemmDims(name string, tA, tB blas.Transpose, ar, ac, br, bc, cr, cc int) (m, n, k int) {
+	Trans(tA)
+	Trans(tB)
+	m, k = ar, ac
+	if tA != blas.NoTrans {
+		m, k = ac, ar
+	}
+	kb, n := br, bc
+	if tB != blas.NoTrans {
+		kb, n = bc, br
+	}
+	if k != kb || cr != m || cc != n {
+		Panicf("%s: op(A) %dx%d, op(B) %dx%d, C %dx%d", name, m, k, kb, n, cr, cc)
 	}
 	return m, n, k
 }
@@ -99,16 +112,21 @@ func Gemm(tA, tB blas.Transpose, a, b, c blas64.General) (m, n, k int) {
 // Syrk validates C = op(A)*op(A)^T with op(A) = A^T for t == Trans (A^T A)
 // and op(A) = A for t == NoTrans (A A^T); returns n (order of C) and k.
 func Syrk(t blas.Transpose, a, c blas64.General) (n, k int) {
-	Trans(t)
 	General("Syrk A", a)
 	General("Syrk C", c)
-	if t == blas.NoTrans {
-		n, k = a.Rows, a.Cols
-	} else {
-		n, k = a.Cols, a.Rows
+	return SyrkDims("Syrk", t, a.Rows, a.Cols, c.Rows, c.Cols)
+}
+
+// SyrkDims checks the transpose and the shapes of Syrk for A ar x ac and C
+// cr x cc (views already checked), and returns n and k.
+func SyrkDims(name string, t blas.Transpose, ar, ac, cr, cc int) (n, k int) {
+	Trans(t)
+	n, k = ar, ac
+	if t != blas.NoTrans {
+		n, k = ac, ar
 	}
-	if c.Rows != n || c.Cols != n {
-		Panicf("Syrk: A %dx%d (trans %q) needs C %dx%d, have %dx%d", a.Rows, a.Cols, rune(t), n, n, c.Rows, c.Cols)
+	if cr != n || cc != n {
+		Panicf("%s: A %dx%d (trans %q) needs C %dx%d, have %dx%d", name, ar, ac, rune(t), n, n, cr, cc)
 	}
 	return n, k
 }

@@ -10,43 +10,20 @@ func General32(name string, g blas32.General) {
 	Shape(name, g.Rows, g.Cols, g.Stride, len(g.Data))
 }
 
-func dims32(t blas.Transpose, g blas32.General) (r, c int) {
-	if t == blas.NoTrans {
-		return g.Rows, g.Cols
-	}
-	return g.Cols, g.Rows
-}
-
 // Gemm32 is Gemm for single-precision views: it validates C = op(A)*op(B)
 // and returns m, n, k.
 func Gemm32(tA, tB blas.Transpose, a, b, c blas32.General) (m, n, k int) {
-	Trans(tA)
-	Trans(tB)
 	General32("Sgemm A", a)
 	General32("Sgemm B", b)
 	General32("Sgemm C", c)
-	m, k = dims32(tA, a)
-	kb, n := dims32(tB, b)
-	if k != kb || c.Rows != m || c.Cols != n {
-		Panicf("Sgemm: op(A) %dx%d, op(B) %dx%d, C %dx%d", m, k, kb, n, c.Rows, c.Cols)
-	}
-	return m, n, k
+	return GemmDims("Sgemm", tA, tB, a.Rows, a.Cols, b.Rows, b.Cols, c.Rows, c.Cols)
 }
 
 // Syrk32 is Syrk for single-precision views; it returns n (order of C) and k.
 func Syrk32(t blas.Transpose, a, c blas32.General) (n, k int) {
-	Trans(t)
 	General32("Ssyrk A", a)
 	General32("Ssyrk C", c)
-	if t == blas.NoTrans {
-		n, k = a.Rows, a.Cols
-	} else {
-		n, k = a.Cols, a.Rows
-	}
-	if c.Rows != n || c.Cols != n {
-		Panicf("Ssyrk: A %dx%d (trans %q) needs C %dx%d, have %dx%d", a.Rows, a.Cols, rune(t), n, n, c.Rows, c.Cols)
-	}
-	return n, k
+	return SyrkDims("Ssyrk", t, a.Rows, a.Cols, c.Rows, c.Cols)
 }
 
 // GaussianBlock32 is GaussianBlock for single-precision views.
