@@ -510,7 +510,12 @@ func TestSparseMemoryBudget(t *testing.T) {
 }
 
 // TestPeakHeapSeesAllocation checks the measure of TestSparseMemoryBudget:
-// a 32 MiB slice held for a moment shows as at least 32 MiB of growth.
+// a 32 MiB slice held for a moment shows as at least 24 MiB of growth. The
+// measure is heap growth over a baseline taken after a GC, so memory that
+// the runtime, the ticker goroutine or another test frees meanwhile is
+// subtracted (CI saw 31.7 MiB); a meter that missed the slice would report
+// close to zero, and TestSparseMemoryBudget's 64 MiB bound is 4x a 16 MiB
+// budget, so an under-count of a few MiB cannot hide a dense block.
 func TestPeakHeapSeesAllocation(t *testing.T) {
 	var keep []float64
 	a := peakHeap(func() {
@@ -519,7 +524,7 @@ func TestPeakHeapSeesAllocation(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	})
 	runtime.KeepAlive(keep)
-	if a < 32<<20 {
+	if a < 24<<20 {
 		t.Fatalf("peak heap growth %d bytes for a 32 MiB slice", a)
 	}
 }
