@@ -350,3 +350,110 @@ func testSymEig(t *testing.T, b backend.Backend) {
 		}
 	}
 }
+
+// testCholeskyLower checks backend.CholeskyLower: the lower triangle is
+// factored as by Cholesky (same backward-error bound), the strict upper
+// triangle, filled with values that would spoil the factor if read, is left
+// bit for bit as it was, on success and on failure (indefinite input).
+func testCholeskyLower(t *testing.T, b backend.Backend) {
+	rng := newRand(15)
+	for _, n := range []int{0, 1, 2, 5, 31, 97, 130, shortOr(150, 300)} {
+		a := spd(rng, n)
+		c := symView(a, n%3, 0)
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				c.g.Data[i*c.g.Stride+j] = float64(i*n+j) + 0.5 // distinct, and not A
+			}
+		}
+		if n > 3 {
+			c.g.Data[1*c.g.Stride+3] = math.NaN()
+		}
+		c.snapshot()
+		name := caseName("CholeskyLower SPD n=%d", n)
+		if err := backend.CholeskyLower(b, c.g); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		c.checkGuard(t, name)
+		checkUpperKept(t, name, c)
+		// Compare the lower triangle with a factor of A by Cholesky.
+		l := c.dense()
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				l[i][j] = 0
+			}
+		}
+		checkCholFactor(t, name, a, newView(n, n, 0, func(i, j int) float64 { return l[i][j] }))
+	}
+	// Indefinite: fails with a *NotPositiveDefiniteError and the strict upper
+	// triangle intact.
+	n := 40
+	a := spd(rng, n)
+	a[20][20] = -1
+	c := symView(a, 1, 7)
+	var npd *backend.NotPositiveDefiniteError
+	if err := backend.CholeskyLower(b, c.g); !errors.As(err, &npd) || npd.Pivot > 20 {
+		t.Errorf("CholeskyLower indefinite: err = %v, want *NotPositiveDefiniteError at pivot <= 20", err)
+	}
+	checkUpperKept(t, "CholeskyLower indefinite", c)
+}
+
+// checkUpperKept checks that the strict upper triangle of the square view c
+// equals its snapshot bit for bit (NaN included).
+func checkUpperKept(t *testing.T, name string, c *view) {
+	t.Helper()
+	n, s := c.g.Rows, c.g.Stride
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if got, want := c.g.Data[i*s+j], c.snap[i*s+j]; math.Float64bits(got) != math.Float64bits(want) {
+				t.Errorf("%s: strict upper [%d,%d] = %v, was %v", name, i, j, got, want)
+				return
+			}
+		}
+	}
+}
+
+// testTriSolveUpper checks backend.TriSolveUpper with the bound of
+// testTriSolve (U = L^T of a random well-conditioned lower triangle); the
+// strict lower triangle of U is NaN and must not be read.
+func testTriSolveUpper(t *testing.T, b backend.Backend) {
+	rng := newRand(16)
+	for _, n := range []int{0, 1, 2, 7, 33, 100, shortOr(130, 260)} {
+		for _, nrhs := range []int{0, 1, 3, 50} {
+			l := lowerTri(n, uint64(n*100+nrhs+7))
+			u := make([][]float64, n)
+			for i := range u {
+				u[i] = make([]float64, n)
+				for j := i; j < n; j++ {
+					u[i][j] = l[j][i]
+				}
+			}
+			for _, tr := range transposes {
+				uv := newView(n, n, 1, func(i, j int) float64 {
+					if j < i {
+						return math.NaN()
+					}
+					return u[i][j]
+				})
+				bv := randView(rng, n, nrhs, 2)
+				b0 := bv.dense()
+				backend.TriSolveUpper(b, tr, uv.g, bv.g)
+				name := caseName("TriSolveUpper %s n=%d nrhs=%d", tname(tr), n, nrhs)
+				uv.checkUnchanged(t, name+" U")
+				bv.checkGuard(t, name+" B")
+				x := bv.dense()
+				res, scale := refGemm(tr, blas.NoTrans, n, nrhs, n, 1, u, x, 0, nil)
+				g := 2 * gamma(n+2)
+			rows:
+				for i := 0; i < n; i++ {
+					for j := 0; j < nrhs; j++ {
+						if math.Abs(res[i][j]-b0[i][j]) > g*scale[i][j] {
+							t.Errorf("%s: residual[%d,%d] = %g exceeds %g", name, i, j, res[i][j]-b0[i][j], g*scale[i][j])
+							break rows
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -22,10 +22,19 @@ func Run(t *testing.T, b backend.Backend) {
 	t.Run("Cholesky", func(t *testing.T) { testCholesky(t, b) })
 	t.Run("TriSolve", func(t *testing.T) { testTriSolve(t, b) })
 	t.Run("CholSolve", func(t *testing.T) { testCholSolve(t, b) })
+	RunTriangles(t, b)
 	t.Run("SymEig", func(t *testing.T) { testSymEig(t, b) })
 	t.Run("RankOneUpdate", func(t *testing.T) { testRankOneUpdate(t, b) })
 	t.Run("UpdateSequence", func(t *testing.T) { testUpdateSequence(t, b) })
 	t.Run("BorderedUpdate", func(t *testing.T) { testBorderedUpdate(t, b) })
+}
+
+// RunTriangles runs the checks of backend.CholeskyLower and
+// backend.TriSolveUpper (part of Run); the backend package also runs them on
+// backends stripped of their optional interfaces, for the generic path.
+func RunTriangles(t *testing.T, b backend.Backend) {
+	t.Run("CholeskyLower", func(t *testing.T) { testCholeskyLower(t, b) })
+	t.Run("TriSolveUpper", func(t *testing.T) { testTriSolveUpper(t, b) })
 }
 
 // Parity runs the same random cases on a and b and checks that the results

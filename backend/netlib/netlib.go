@@ -117,7 +117,17 @@ func (Backend) Scal(alpha float64, x blas64.Vector) {
 // the row-major lower triangle). A failing pivot comes from LAPACK's info;
 // its value a_jj - sum_k l_jk^2 is what dpotf2 leaves on the diagonal. NaN in
 // the lower triangle fails at the first row holding one, with value NaN.
-func (Backend) Cholesky(a blas64.General) error {
+func (bk Backend) Cholesky(a blas64.General) error {
+	if err := bk.CholeskyLower(a); err != nil {
+		return err
+	}
+	check.ZeroUpper(a)
+	return nil
+}
+
+// CholeskyLower is Cholesky without zeroing the strict upper triangle, which
+// dpotrf never reads or writes (backend.TriangleSolver).
+func (Backend) CholeskyLower(a blas64.General) error {
 	n := check.Square("Cholesky A", a)
 	if n == 0 {
 		return nil
@@ -139,7 +149,6 @@ func (Backend) Cholesky(a blas64.General) error {
 			return &errs.NotPositiveDefiniteError{Pivot: i, Value: d}
 		}
 	}
-	check.ZeroUpper(a)
 	return nil
 }
 
@@ -162,6 +171,16 @@ func (Backend) TriSolve(t blas.Transpose, l blas64.General, b blas64.General) {
 		return
 	}
 	impl.Dtrsm(blas.Left, blas.Lower, check.NormT(t), blas.NonUnit, n, nrhs, 1, l.Data, l.Stride, b.Data, b.Stride)
+}
+
+// TriSolveUpper solves op(U)*X = B in place, U upper triangular with a
+// non-unit diagonal (cblas_dtrsm; backend.TriangleSolver).
+func (Backend) TriSolveUpper(t blas.Transpose, u blas64.General, b blas64.General) {
+	n, nrhs := check.TriSolve(t, u, b)
+	if n == 0 || nrhs == 0 {
+		return
+	}
+	impl.Dtrsm(blas.Left, blas.Upper, check.NormT(t), blas.NonUnit, n, nrhs, 1, u.Data, u.Stride, b.Data, b.Stride)
 }
 
 // CholSolve solves L*L^T*X = B in place by two triangular solves.

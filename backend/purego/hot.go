@@ -54,6 +54,8 @@ func trsm(side blas.Side, ul blas.Uplo, tA blas.Transpose, diag blas.Diag, m, n 
 	switch {
 	case side == blas.Left && ul == blas.Lower:
 		asm.DtrsmLL(tA, diag, m, n, alpha, a, lda, b, ldb)
+	case side == blas.Left && ul == blas.Upper:
+		asm.DtrsmLU(tA, diag, m, n, alpha, a, lda, b, ldb)
 	case side == blas.Right && ul == blas.Lower && tA != blas.NoTrans && diag == blas.NonUnit:
 		asm.DtrsmRLT(m, n, alpha, a, lda, b, ldb)
 	default:

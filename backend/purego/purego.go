@@ -125,7 +125,17 @@ func (Backend) Scal(alpha float64, x blas64.Vector) {
 // Cholesky factors A = L*L^T in place (lower triangle read; strict upper
 // triangle zeroed on success). A non-positive or NaN pivot is returned as a
 // *NotPositiveDefiniteError.
-func (Backend) Cholesky(a blas64.General) error {
+func (bk Backend) Cholesky(a blas64.General) error {
+	if err := bk.CholeskyLower(a); err != nil {
+		return err
+	}
+	check.ZeroUpper(a)
+	return nil
+}
+
+// CholeskyLower is Cholesky without zeroing the strict upper triangle, which
+// the blocked factorization never reads or writes (backend.TriangleSolver).
+func (Backend) CholeskyLower(a blas64.General) error {
 	n := check.Square("Cholesky A", a)
 	if n == 0 {
 		return nil
@@ -133,8 +143,17 @@ func (Backend) Cholesky(a blas64.General) error {
 	if p, v := cholesky(n, a.Data, a.Stride); p >= 0 {
 		return &errs.NotPositiveDefiniteError{Pivot: p, Value: v}
 	}
-	check.ZeroUpper(a)
 	return nil
+}
+
+// TriSolveUpper solves op(U)*X = B in place, U upper triangular with a
+// non-unit diagonal (backend.TriangleSolver).
+func (Backend) TriSolveUpper(t blas.Transpose, u blas64.General, b blas64.General) {
+	n, nrhs := check.TriSolve(t, u, b)
+	if n == 0 || nrhs == 0 {
+		return
+	}
+	trsm(blas.Left, blas.Upper, check.NormT(t), blas.NonUnit, n, nrhs, 1, u.Data, u.Stride, b.Data, b.Stride)
 }
 
 // TriSolve solves op(L)*X = B in place, L lower triangular with non-unit

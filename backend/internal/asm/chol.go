@@ -210,6 +210,75 @@ func trsmLL(tl, unit bool, m, n int, l []float64, ldl int, b []float64, ldb int)
 	trsmLL(true, unit, m1, n, l, ldl, b, ldb)
 }
 
+// DtrsmLU solves op(U) X = alpha*B in place in the m x n row-major B, where U
+// is the m x m upper triangle of u with a non-unit (diag == NonUnit) or unit
+// diagonal, op(U) = U (t == NoTrans) or U^T (t == Trans); the strict lower
+// triangle of u is not read. This is gonum's Dtrsm with side = Left and
+// uplo = Upper, recursive as DtrsmLL. The arguments are validated by the
+// caller.
+func DtrsmLU(t blas.Transpose, diag blas.Diag, m, n int, alpha float64, u []float64, ldu int, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	check.Scale(fullC, m, n, alpha, b, ldb)
+	trsmLU(isTrans(t), diag == blas.Unit, m, n, u, ldu, b, ldb)
+}
+
+func trsmLU(tu, unit bool, m, n int, u []float64, ldu int, b []float64, ldb int) {
+	if m <= trsmLeaf {
+		axpy := cur().axpy
+		scale := func(bi []float64, d float64) {
+			if !unit {
+				inv := 1 / d
+				for j := range bi {
+					bi[j] *= inv
+				}
+			}
+		}
+		if !tu {
+			// Backward: x_i = (b_i - sum_{p>i} u_ip x_p) / u_ii, rows of B.
+			for i := m - 1; i >= 0; i-- {
+				bi := b[i*ldb : i*ldb+n]
+				ui := u[i*ldu : i*ldu+m]
+				for p := i + 1; p < m; p++ {
+					if ui[p] != 0 {
+						axpy(-ui[p], b[p*ldb:p*ldb+n], bi)
+					}
+				}
+				scale(bi, ui[i])
+			}
+			return
+		}
+		// Forward with U^T: x_i = (b_i - sum_{p<i} u_pi x_p) / u_ii, done
+		// by rows of U: once x_i is known, b_p -= u_ip x_i for p > i.
+		for i := 0; i < m; i++ {
+			bi := b[i*ldb : i*ldb+n]
+			scale(bi, u[i*ldu+i])
+			for p := i + 1; p < m; p++ {
+				if v := u[i*ldu+p]; v != 0 {
+					axpy(-v, bi, b[p*ldb:p*ldb+n])
+				}
+			}
+		}
+		return
+	}
+	m1 := m / 2
+	m2 := m - m1
+	u12 := u[m1:]
+	u22 := u[m1*ldu+m1:]
+	if !tu {
+		// U22 X2 = B2; B1 -= U12 X2; U11 X1 = B1.
+		trsmLU(false, unit, m2, n, u22, ldu, b[m1*ldb:], ldb)
+		Dgemm(blas.NoTrans, blas.NoTrans, m1, n, m2, -1, u12, ldu, b[m1*ldb:], ldb, 1, b, ldb)
+		trsmLU(false, unit, m1, n, u, ldu, b, ldb)
+		return
+	}
+	// U^T = [U11^T 0; U12^T U22^T]: U11^T X1 = B1; B2 -= U12^T X1; U22^T X2 = B2.
+	trsmLU(true, unit, m1, n, u, ldu, b, ldb)
+	Dgemm(blas.Trans, blas.NoTrans, m2, n, m1, -1, u12, ldu, b, ldb, 1, b[m1*ldb:], ldb)
+	trsmLU(true, unit, m2, n, u22, ldu, b[m1*ldb:], ldb)
+}
+
 // DtrsmRLT solves X * L^T = alpha*B in place in the m x n row-major B, where L
 // is the n x n lower triangle of l with a non-unit diagonal (gonum's Dtrsm
 // with side = Right, uplo = Lower, tA = Trans, diag = NonUnit). This is the

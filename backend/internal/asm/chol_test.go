@@ -165,7 +165,13 @@ func TestDpotrfNotPD(t *testing.T) {
 	})
 }
 
-func TestDtrsmLL(t *testing.T) {
+func TestDtrsmLL(t *testing.T) { testDtrsmLeft(t, false) }
+
+// TestDtrsmLU: the upper triangular solve, whose strict lower triangle is
+// NaN and must not be read.
+func TestDtrsmLU(t *testing.T) { testDtrsmLeft(t, true) }
+
+func testDtrsmLeft(t *testing.T, upper bool) {
 	forEachPath(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(11, 12))
 		for _, m := range []int{0, 1, 2, 7, 48, 49, 100, 211} {
@@ -173,47 +179,60 @@ func TestDtrsmLL(t *testing.T) {
 				for _, tt := range []blas.Transpose{blas.NoTrans, blas.Trans} {
 					for _, diag := range []blas.Diag{blas.NonUnit, blas.Unit} {
 						ldl, ldb := max(1, m)+rng.IntN(3), max(1, n)+rng.IntN(3)
-						// Well-conditioned L: unit-ish diagonal, small off-diagonal.
+						// Well-conditioned triangle: unit-ish diagonal, small
+						// off-diagonal; the other strict triangle is NaN.
+						in := func(i, j int) bool { return j < i }
+						if upper {
+							in = func(i, j int) bool { return j > i }
+						}
 						l := make([]float64, max(0, (m-1)*ldl+m))
 						for i := 0; i < m; i++ {
-							for j := 0; j < i; j++ {
-								l[i*ldl+j] = (rng.Float64() - 0.5) / float64(m)
-							}
-							l[i*ldl+i] = 1 + rng.Float64()
-							for j := i + 1; j < m && j < ldl; j++ {
-								l[i*ldl+j] = math.NaN() // never read
+							for j := 0; j < m; j++ {
+								switch {
+								case i == j:
+									l[i*ldl+i] = 1 + rng.Float64()
+								case in(i, j):
+									l[i*ldl+j] = (rng.Float64() - 0.5) / float64(m)
+								default:
+									l[i*ldl+j] = math.NaN() // never read
+								}
 							}
 						}
+						// op(T)[i,p], with the unit diagonal when asked.
+						op := func(i, p int) float64 {
+							if tt == blas.Trans {
+								i, p = p, i
+							}
+							if i == p && diag == blas.Unit {
+								return 1
+							}
+							if i == p || in(i, p) {
+								return l[i*ldl+p]
+							}
+							return 0
+						}
 						x := randSlice(rng, max(0, (m-1)*ldb+n))
-						// b = 2 * op(L) x so that alpha = 0.5 recovers x.
+						// b = 2 * op(T) x so that alpha = 0.5 recovers x.
 						b := make([]float64, len(x))
 						for i := 0; i < m; i++ {
 							for j := 0; j < n; j++ {
 								var s float64
 								for p := 0; p < m; p++ {
-									var lv float64
-									if tt == blas.NoTrans && p <= i {
-										lv = l[i*ldl+p]
-										if p == i && diag == blas.Unit {
-											lv = 1
-										}
-									} else if tt == blas.Trans && p >= i {
-										lv = l[p*ldl+i]
-										if p == i && diag == blas.Unit {
-											lv = 1
-										}
-									}
-									s += lv * x[p*ldb+j]
+									s += op(i, p) * x[p*ldb+j]
 								}
 								b[i*ldb+j] = 2 * s
 							}
 						}
-						DtrsmLL(tt, diag, m, n, 0.5, l, ldl, b, ldb)
+						if upper {
+							DtrsmLU(tt, diag, m, n, 0.5, l, ldl, b, ldb)
+						} else {
+							DtrsmLL(tt, diag, m, n, 0.5, l, ldl, b, ldb)
+						}
 						for i := 0; i < m; i++ {
 							for j := 0; j < n; j++ {
-								// L is diagonally dominant (cond = O(1)): 64*m*eps.
+								// The triangle is diagonally dominant (cond = O(1)): 64*m*eps.
 								if math.Abs(b[i*ldb+j]-x[i*ldb+j]) > 64*float64(m+1)*0x1p-52 {
-									t.Fatalf("m=%d n=%d %c %c: X[%d,%d] = %v, want %v", m, n, tt, diag, i, j, b[i*ldb+j], x[i*ldb+j])
+									t.Fatalf("upper=%v m=%d n=%d %c %c: X[%d,%d] = %v, want %v", upper, m, n, tt, diag, i, j, b[i*ldb+j], x[i*ldb+j])
 								}
 							}
 						}
