@@ -21,8 +21,9 @@
 //     solved by CG on the preconditioned system
 //     B^T (K_nM^T K_nM / n + lambda K_MM) B beta = B^T K_nM^T Y / n,
 //     B = T^{-1} A^{-1}, T = chol(K_MM + eps M I), A = chol(T T^T / M + lambda I)
-//     (T, A upper triangular as in the paper; this package stores the lower
-//     factors L = T^T and La = A^T); with Precision Float32, K_nM is stored
+//     (T, A upper triangular as in the paper, both kept in one M x M array:
+//     A^T in its lower triangle, T in its strict upper one, T's diagonal
+//     aside; see falkonfactors.go); with Precision Float32, K_nM is stored
 //     and computed in float32 and everything else stays float64
 //     (falkon32.go says where the line is drawn and why);
 //   - ParK (Carratino et al. 2021): a Voronoi partition of the feature space

@@ -70,8 +70,10 @@ type Falkon struct {
 //	A^-T T^-T (K_nM^T K_nM / n + lambda K_MM) T^-1 A^-1 beta = A^-T T^-T K_nM^T Y / n
 //
 // for all k columns together (one pass over K_nM per iteration serves every
-// output), and alpha = T^-1 A^-1 beta. K_nM is cached when n M doubles fit
-// opts.MemoryBudget (after the M x M factors) and otherwise recomputed in row
+// output), and alpha = T^-1 A^-1 beta. The two factors share one M x M
+// array (M^2 doubles, plus a panel scratch of about 128 M). K_nM is cached
+// when n M doubles fit opts.MemoryBudget (after the factors) and otherwise
+// recomputed in row
 // blocks at every iteration (opts.Precision = zonal.Float32: n M floats of
 // 4 bytes, see falkon32.go). eps is 1e-14, raised by jitter escalation when
 // K_MM has (near-)duplicate centres. Linear algebra runs on opts.Backend, at
@@ -147,7 +149,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		return nil, err
 	}
 	limit := budget.Or(opts.MemoryBudget)
-	fixed := 2*int64(M)*int64(M)*8 + 6*int64(M)*int64(kout)*8
+	// One M x M array for both factors (falkonFactors), the panel scratch
+	// of T T^T, and the CG vectors.
+	fixed := int64(M)*int64(M)*8 + factorScratch(M)*8 + 6*int64(M)*int64(kout)*8
 	if fixed+int64(M)*8 > limit {
 		return nil, fmt.Errorf("%w: FALKON with %d centres needs %s for its M x M factors, the memory budget is %s",
 			zonal.ErrTooLarge, M, budget.Format(fixed+int64(M)*8), budget.Format(limit))
@@ -162,20 +166,8 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	}
 	centers := subsetRows(x, idx)
 
-	// T: L L^T = K_MM + eps M I (L = T^T).
-	L := mat.NewDense(M, M, nil)
-	jit, err := factorWithJitter(ctx, be, L, 1e-14*float64(M), "K_MM + eps M I", func(a *mat.Dense) error {
-		return kernels.MatrixInto(ctx, a, k, centers, centers, kernels.Options{Backend: be})
-	})
+	fac, jit, err := newFalkonFactors(ctx, be, k, centers, M, lambda)
 	if err != nil {
-		return nil, err
-	}
-	// A: La La^T = L^T L / M + lambda I (La = A^T).
-	La := mat.NewDense(M, M, nil)
-	if _, err := factorWithJitter(ctx, be, La, lambda, "T T^T / M + lambda I", func(a *mat.Dense) error {
-		be.Syrk(blas.Trans, 1/float64(M), L.RawMatrix(), 0, a.RawMatrix())
-		return nil
-	}); err != nil {
 		return nil, err
 	}
 	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
@@ -251,22 +243,21 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	if k32 != nil {
 		pass = k32.pass
 	}
-	lr, lar := L.RawMatrix(), La.RawMatrix()
 	invN := 1 / float64(n)
 	v := mat.NewDense(M, kout, nil)
 	w := mat.NewDense(M, kout, nil)
 	op := OperatorFunc{N: M, F: func(ctx context.Context, dst, u blas64.General) error {
 		vr, wr := v.RawMatrix(), w.RawMatrix()
 		copyGeneral(vr, u)
-		be.TriSolve(blas.Trans, lar, vr) // v = A^-1 u
+		fac.solveA(blas.NoTrans, vr) // v = A^-1 u
 		copyGeneral(wr, vr)
-		be.TriSolve(blas.Trans, lr, wr) // w = T^-1 v
+		fac.solveT(blas.NoTrans, wr) // w = T^-1 v
 		if err := pass(ctx, dst, &wr); err != nil {
 			return err
 		}
-		be.TriSolve(blas.NoTrans, lr, dst) // T^-T (.)
+		fac.solveT(blas.Trans, dst) // T^-T (.)
 		scaleAddGeneral(dst, invN, vr, lambda)
-		be.TriSolve(blas.NoTrans, lar, dst) // A^-T (.)
+		fac.solveA(blas.Trans, dst) // A^-T (.)
 		return nil
 	}}
 	r := mat.NewDense(M, kout, nil)
@@ -274,8 +265,8 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	if err := pass(ctx, rr, nil); err != nil {
 		return nil, err
 	}
-	be.TriSolve(blas.NoTrans, lr, rr)
-	be.TriSolve(blas.NoTrans, lar, rr)
+	fac.solveT(blas.Trans, rr)
+	fac.solveA(blas.Trans, rr)
 	for i := range rr.Data {
 		rr.Data[i] *= invN
 	}
@@ -289,8 +280,8 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		return nil, err
 	}
 	br := beta.RawMatrix()
-	be.TriSolve(blas.Trans, lar, br)
-	be.TriSolve(blas.Trans, lr, br)
+	fac.solveA(blas.NoTrans, br)
+	fac.solveT(blas.NoTrans, br)
 	return &Falkon{
 		exp: withPrecision(newExpansion(be, k, centers, beta, mean), opts.Precision), lambda: lambda, idx: idx,
 		cg: res, kmmJit: jit, caching: knm != nil || k32.isCached(),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
@@ -13,7 +14,9 @@ import (
 )
 
 // factorWithJitter fills a (an n x n symmetric matrix) by calling fill and
-// Cholesky-factors a + shift I. If that fails, it refills and retries with
+// Cholesky-factors a + shift I (factorWithJitterBy: by chol, e.g.
+// backend.CholeskyLower where the strict upper triangle holds other data).
+// If that fails, it refills and retries with
 // an added jitter of 1e-12, 1e-10, ..., 1e-4 times the mean diagonal; the
 // jitter used is returned. A matrix that still cannot be factored gives an
 // error wrapping zonal.ErrNotPositiveDefinite and the backend's zonal.ErrNotPositiveDefinite.
@@ -21,6 +24,11 @@ import (
 // factorization returns ctx.Err() at once (the abandoned step finishes in
 // the background).
 func factorWithJitter(ctx context.Context, be backend.Backend, a *mat.Dense, shift float64, what string, fill func(*mat.Dense) error) (float64, error) {
+	return factorWithJitterBy(ctx, a, shift, what, fill, be.Cholesky)
+}
+
+// factorWithJitterBy is factorWithJitter with the factorization chol.
+func factorWithJitterBy(ctx context.Context, a *mat.Dense, shift float64, what string, fill func(*mat.Dense) error, chol func(blas64.General) error) (float64, error) {
 	n, _ := a.Dims()
 	var lastErr error
 	jitter := 0.0
@@ -56,7 +64,7 @@ func factorWithJitter(ctx context.Context, be backend.Backend, a *mat.Dense, shi
 		// The O(n^3) factorization cannot check ctx itself: a cancellation
 		// returns at once and leaves it to finish on its own.
 		var err error
-		if cerr := interrupt.Do(ctx, func() { err = be.Cholesky(raw) }); cerr != nil {
+		if cerr := interrupt.Do(ctx, func() { err = chol(raw) }); cerr != nil {
 			return 0, cerr
 		}
 		if err == nil {

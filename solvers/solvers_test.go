@@ -136,7 +136,7 @@ func TestFalkonFullEqualsKRR(t *testing.T) {
 	// Uncached K_nM (a budget too small for it) gives the same solution up
 	// to rounding.
 	f2, err := FitFalkon(bg, k, x, y, lambda, FalkonOptions{Centers: 120, Iterations: 500, Tol: tol,
-		Options: Options{MemoryBudget: 2*120*120*8 + 100*1024}})
+		Options: Options{MemoryBudget: 120*120*8 + 100*1024}})
 	if err != nil {
 		t.Fatal(err)
 	}

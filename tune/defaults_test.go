@@ -86,17 +86,25 @@ func TestAutoCenters(t *testing.T) {
 		n     int
 		limit int64
 		want  int
+		f32   bool
 	}{
-		{0, 0, 0},
-		{1, 0, 1},
-		{2, 0, 1},        // ceil(sqrt 2 ln 2) = 1
-		{5, 0, 4},        // ceil(2.236 * 1.609) = 4
-		{405, 0, 121},    // ceil(20.12 * 6.004) = 121 <= n
-		{60000, 0, 2695}, // ceil(244.9 * 11.0)
-		{60000, 8 * (2*100*100 + 60000*100), 100}, // budget for exactly M = 100
+		{0, 0, 0, false},
+		{1, 0, 1, false},
+		{2, 0, 1, false},        // ceil(sqrt 2 ln 2) = 1
+		{5, 0, 4, false},        // ceil(2.236 * 1.609) = 4
+		{405, 0, 121, false},    // ceil(20.12 * 6.004) = 121 <= n
+		{60000, 0, 2695, false}, // ceil(244.9 * 11.0)
+		{60000, 8 * (100*100 + 60000*100), 100, false}, // budget for exactly M = 100
+		{60000, 8*(100*100+60000*100) - 1, 99, false},  // one byte short of it
+		{60000, 8*100*100 + 4*60000*100, 100, true},    // float32 K_nM: 4 bytes an entry
+		{60000, 8 * (100*100 + 60000*100), 199, true},  // the float64 budget of M = 100 holds M = 199 in float32
 	} {
-		if got := AutoCenters(c.n, c.limit); got != c.want {
-			t.Errorf("AutoCenters(%d, %d) = %d, want %d", c.n, c.limit, got, c.want)
+		p := zonal.Float64
+		if c.f32 {
+			p = zonal.Float32
+		}
+		if got := AutoCenters(c.n, c.limit, p); got != c.want {
+			t.Errorf("AutoCenters(%d, %d, %v) = %d, want %d", c.n, c.limit, p, got, c.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/tune"
 )
@@ -20,7 +21,7 @@ func ExampleMedianSigma() {
 
 func ExampleAutoCenters() {
 	// ceil(sqrt(n) ln n), capped by n and by the memory budget.
-	fmt.Println(tune.AutoCenters(405, 0), tune.AutoCenters(60000, 0), tune.AutoCenters(60000, 64<<20))
+	fmt.Println(tune.AutoCenters(405, 0, zonal.Float64), tune.AutoCenters(60000, 0, zonal.Float64), tune.AutoCenters(60000, 64<<20, zonal.Float64))
 	// Output: 121 2695 139
 }
 

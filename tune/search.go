@@ -467,7 +467,7 @@ func (s *searcher) sizeList() ([]int, error) {
 	}
 	n, _ := s.x.Dims()
 	if s.opts.Sizes == nil {
-		m := AutoCenters(n, s.opts.MemoryBudget)
+		m := AutoCenters(n, s.opts.MemoryBudget, zonal.Float64)
 		if s.opts.Map == MapFourier && m%2 == 1 {
 			m++
 		}

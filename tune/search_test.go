@@ -253,8 +253,8 @@ func TestAutoAndRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := res.Model.Model.(*solvers.Falkon)
-	if got := len(f.CenterIndices()); got != AutoCenters(300, 0) {
-		t.Fatalf("refit has %d centres, want AutoCenters(300) = %d", got, AutoCenters(300, 0))
+	if got := len(f.CenterIndices()); got != AutoCenters(300, 0, zonal.Float64) {
+		t.Fatalf("refit has %d centres, want AutoCenters(300) = %d", got, AutoCenters(300, 0, zonal.Float64))
 	}
 	pred := make([]float64, 600)
 	if err := res.Model.PredictLabels(pred, x); err != nil {

@@ -180,7 +180,7 @@ func autoFit(ctx context.Context, c fitConfig, x mat.Matrix, labels []float64, t
 		}
 	}
 	if c.centers == 0 && (c.method == "falkon" || c.method == "park") {
-		c.centers = tune.AutoCenters(n, c.memory)
+		c.centers = tune.AutoCenters(n, c.memory, c.precision)
 		ch.Centers = "auto, ceil(sqrt(n) ln n)"
 		if c.method == "park" {
 			// ParK's centres are shared by its cells: at least one each.

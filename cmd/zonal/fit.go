@@ -478,8 +478,8 @@ func finite(p *float64) *float64 {
 
 // checkFitMemory refuses sizes whose main allocation cannot fit in the
 // -memory budget, before any of it is made: the n x D feature matrix and the
-// D x D Gram matrix of -method ridge, the two M x M matrices of FALKON's and
-// ParK's preconditioners.
+// D x D Gram matrix of -method ridge, the M x M array of FALKON's and ParK's
+// preconditioners.
 func checkFitMemory(c fitConfig, n int) error {
 	switch c.method {
 	case "ridge":
@@ -490,8 +490,8 @@ func checkFitMemory(c fitConfig, n int) error {
 		return checkMemory(fmt.Sprintf("-features %d (the %d x %d feature and %d x %d Gram matrices)", c.features, n, D, D, D),
 			budget.Floats(n+D, D), c.memory)
 	case "falkon", "park":
-		return checkMemory(fmt.Sprintf("-centers %d (two %d x %d matrices)", c.centers, c.centers, c.centers),
-			budget.Floats(2, c.centers, c.centers), c.memory)
+		return checkMemory(fmt.Sprintf("-centers %d (the %d x %d preconditioner)", c.centers, c.centers, c.centers),
+			budget.Floats(c.centers, c.centers), c.memory)
 	}
 	return nil
 }
