@@ -147,3 +147,40 @@ func BenchmarkRankOneUpdate(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkTriSolve: FALKON's CG solves, op(F) X = B with an n x n triangle
+// and 10 right-hand sides (n^2 nrhs flops), lower (TriSolve) and upper
+// (TriSolveUpper), each transposed or not.
+func BenchmarkTriSolve(b *testing.B) {
+	const n, nrhs = 4096, 10
+	f := randGeneral(n, n, 8)
+	for i := 0; i < n; i++ {
+		for j := range f.Data[i*n : i*n+n] {
+			f.Data[i*n+j] /= n
+		}
+		f.Data[i*n+i] = 1 + math.Abs(f.Data[i*n+i])
+	}
+	x0 := randGeneral(n, nrhs, 9)
+	x := randGeneral(n, nrhs, 9)
+	for _, up := range []bool{false, true} {
+		for _, tr := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			name := fmt.Sprintf("lower/%c", tr)
+			if up {
+				name = fmt.Sprintf("upper/%c", tr)
+			}
+			b.Run(name, func(b *testing.B) {
+				forEachBackend(b, n*n*nrhs, func(b *testing.B, be backend.Backend) {
+					for b.Loop() {
+						copy(x.Data, x0.Data) // n nrhs moves against n^2 nrhs flops; keeps X from decaying to subnormals
+						if up {
+							backend.TriSolveUpper(be, tr, f, x)
+						} else {
+							be.TriSolve(tr, f, x)
+						}
+					}
+					gflops(b, n*n*nrhs)
+				})
+			})
+		}
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -280,7 +281,10 @@ func loadMNIST(path string, n int) (*mat.Dense, []float64, error) {
 	if n <= 0 || n > rows {
 		n = rows
 	}
-	x := mat.DenseCopyOf(d.X.Slice(0, n, 0, cols))
+	x := d.X
+	if n < rows {
+		x = d.X.Slice(0, n, 0, cols).(*mat.Dense) // a view: the first n rows
+	}
 	x.Scale(1.0/255, x)
 	return x, d.Y[:n], nil
 }
@@ -312,6 +316,10 @@ func runChild(c config, precName string) error {
 	if err != nil {
 		return err
 	}
+	// The CSV reader's blocks (as many bytes as the data) are garbage now;
+	// hand them back to the OS so that the fit's peak RSS is the fit's, as a
+	// memory-conscious program would before a large allocation.
+	debug.FreeOSMemory()
 	loadRSS := maxRSSMB()
 	enc, err := solvers.NewEncoding(ytr, solvers.TaskClassification)
 	if err != nil {
