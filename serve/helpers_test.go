@@ -98,7 +98,7 @@ func testModels(t testing.TB) map[string]*solvers.Pipeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := solvers.FitRidge(bg, fm, x, yr, 1e-3, solvers.Options{})
+	r, err := solvers.FitRidge(bg, fm, x, yr, 1e-3, solvers.RidgeOptions{})
 	add("ridge", sc, reg, r, err)
 	xb, yb := synth(80, d, 9)
 	kb, err := solvers.FitKRR(bg, k, xb, mat.NewDense(len(yb), 1, yb), 1e-2, solvers.Options{})

@@ -318,7 +318,7 @@ func fitMethod(ctx context.Context, c fitConfig, k kernels.Kernel, x mat.Matrix,
 	case "exact":
 		return solvers.FitKRR(ctx, k, xs, y, c.lambda, opts)
 	case "ridge":
-		return solvers.FitRidge(ctx, fm, xs, y, c.lambda, opts)
+		return solvers.FitRidge(ctx, fm, xs, y, c.lambda, solvers.RidgeOptions{Options: opts})
 	case "falkon":
 		res.Centers, res.Precision = &c.centers, ptr(c.precision.String())
 		return solvers.FitFalkon(ctx, k, xs, y, c.lambda, solvers.FalkonOptions{Options: opts,
