@@ -163,11 +163,11 @@ func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 // costs accuracy: |t~ - t| <= (d + 2) u sum_j |omega_ij x_j| with
 // u = 2^-24 (the rounding of the inputs and the d-term float32 sum, worst
 // case; about sqrt(d) u sum_j |omega_ij x_j| typically), and as cos and
-// sin are 1-Lipschitz each feature is within m^{-1/2} |t~ - t| +
-// u |z| of its float64 value. The O(n D) trigonometric functions are kept
-// in float64 because their error would add to the phase's at no saving
-// (the product dominates the cost) and float64 argument reduction is exact
-// for any phase.
+// sin are 1-Lipschitz each feature is within m^{-1/2} |t~ - t| + u |z|
+// (the final rounding) of its float64 value. The O(n D) trigonometric
+// functions are kept in float64: a float32 sine would add an error of its
+// own, growing with |t| through the argument reduction, to the phase's,
+// and save little, as the O(n d D) product dominates the cost.
 //
 // For a *dataset.CSR x the projections are backend.SparseGemm's float64
 // ones, in O(nnz D) (there is no single-precision sparse product: its cost

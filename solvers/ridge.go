@@ -132,7 +132,7 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x mat.Matrix, y *mat.D
 	if f32 {
 		need = satAdd(need, budget.Floats(D, D+k)/2)
 		if _, native := fm.(kernels.FeatureMap32); !native {
-			need = satAdd(need, budget.Floats(min(n, 256), D))
+			need = satAdd(need, budget.Floats(min(n, 256), D)) // kernels.Transform32's 256-row float64 block
 		}
 		rowBytes = budget.Floats(D+k) / 2
 		capRows = ridgeBlock32
