@@ -21,6 +21,9 @@
 // (and Centers32, which prepares Y once for many blocks) stores K(X, Y) in
 // float32: the Gaussian computed by float32 products and exponential with
 // float64 row norms, the other kernels evaluated in float64 and rounded.
+// Transform32 writes a feature map's features in float32: FourierMap and
+// Nystrom compute their products in float32 (FeatureMap32), any other map
+// is its float64 Transform rounded, a block of rows at a time.
 //
 // # Gegenbauer polynomials
 //

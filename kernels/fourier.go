@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -46,6 +48,9 @@ type FourierMap struct {
 	w       []float64 // m x d frequencies
 	kstring string
 	orth    bool
+
+	w32once sync.Once
+	w32     blas32.General // the frequencies in float32, for Transform32
 }
 
 // NewFourierMap returns random Fourier features for a Gaussian or Laplacian k
@@ -144,6 +149,72 @@ func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 				sn, cs := math.Sincos(v)
 				out[2*k] = c * cs
 				out[2*k+1] = c * sn
+			}
+		}
+	})
+}
+
+// Transform32 is Transform into a float32 dst (n x D, Stride >= D), with
+// the O(n d D) projections in single precision: the rows of a dense x and
+// the frequencies are rounded to float32 (the frequencies once per map, a
+// block of 256 rows of x at a time per worker) and backend.Sgemm forms
+// t_i = <omega_i, x>. The cosine and sine are then taken in float64 of the
+// float32 phase and the features rounded. The phase is where float32
+// costs accuracy: |t~ - t| <= (d + 2) u sum_j |omega_ij x_j| with
+// u = 2^-24 (the rounding of the inputs and the d-term float32 sum, worst
+// case; about sqrt(d) u sum_j |omega_ij x_j| typically), and as cos and
+// sin are 1-Lipschitz each feature is within m^{-1/2} |t~ - t| + u |z|
+// (the final rounding) of its float64 value. The O(n D) trigonometric
+// functions are kept in float64: a float32 sine would add an error of its
+// own, growing with |t| through the argument reduction, to the phase's,
+// and save little, as the O(n d D) product dominates the cost.
+//
+// For a *dataset.CSR x the projections are backend.SparseGemm's float64
+// ones, in O(nnz D) (there is no single-precision sparse product: its cost
+// is reading the nonzeros, which float32 does not reduce), so sparse
+// features are round(Transform) exactly.
+//
+// Errors: those of Transform (see FeatureMap32).
+func (f *FourierMap) Transform32(dst blas32.General, x mat.Matrix) error {
+	n, err := checkTransform32(dst, x, f.d, f.Dim())
+	if err != nil {
+		return err
+	}
+	xin, err := asInput(x)
+	if err != nil {
+		return err
+	}
+	f.w32once.Do(func() {
+		f.w32 = blas32.General{Rows: f.m, Cols: f.d, Stride: f.d, Data: make([]float32, f.m*f.d)}
+		round32(f.w32.Data, f.w)
+	})
+	w := blas64.General{Rows: f.m, Cols: f.d, Stride: f.d, Data: f.w}
+	c := 1 / math.Sqrt(float64(f.m))
+	m, d := f.m, f.d
+	return parallelBlocksOf(context.Background(), n, transformRows, func(i0, i1 int) {
+		rows := i1 - i0
+		var phase func(i, k int) float64
+		if xin.sparse {
+			t := blas64.General{Rows: rows, Cols: m, Stride: m, Data: make([]float64, rows*m)}
+			backend.SparseGemm(f.b, blas.NoTrans, blas.Trans, 1, xin.sp.RowsView(i0, i1), w, 0, t)
+			phase = func(i, k int) float64 { return t.Data[i*m+k] }
+		} else {
+			buf := make([]float32, rows*(d+m))
+			xs := blas32.General{Rows: rows, Cols: d, Stride: d, Data: buf[:rows*d]}
+			for i := 0; i < rows; i++ {
+				r := i0 + i
+				round32(xs.Data[i*d:(i+1)*d], xin.g.Data[r*xin.g.Stride:r*xin.g.Stride+d])
+			}
+			t := blas32.General{Rows: rows, Cols: m, Stride: m, Data: buf[rows*d:]}
+			backend.Sgemm(f.b, blas.NoTrans, blas.Trans, 1, xs, f.w32, 0, t)
+			phase = func(i, k int) float64 { return float64(t.Data[i*m+k]) }
+		}
+		for i := 0; i < rows; i++ {
+			out := dst.Data[(i0+i)*dst.Stride : (i0+i)*dst.Stride+2*m]
+			for k := 0; k < m; k++ {
+				sn, cs := math.Sincos(phase(i, k))
+				out[2*k] = float32(c * cs)
+				out[2*k+1] = float32(c * sn)
 			}
 		}
 	})

@@ -239,8 +239,12 @@ func (g *GegenbauerMap) String() string {
 
 // Transform writes z(x) for the rows of x into dst (n x Dim()), with the
 // map's backend; for a *dataset.CSR x the cosines <x/|x|, w_i> are
-// <x, w_i>/|x| from backend.SparseGemm, in O(nnz m). Errors: zonal.ErrEmpty, zonal.ErrShape, zonal.ErrNonFinite
-// (see FeatureMap).
+// <x, w_i>/|x| from backend.SparseGemm, in O(nnz m). Float32 features
+// (Transform32) come from this Transform by the generic fallback, rounded:
+// the cosines t = <x/|x|, w_i> feed Gegenbauer polynomials of degree up to
+// q, whose derivative reaches O(q^2) times their scale at t = +-1, so a
+// float32 product's error in t would be amplified that much. Errors: zonal.ErrEmpty,
+// zonal.ErrShape, zonal.ErrNonFinite (see FeatureMap).
 func (g *GegenbauerMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	n, err := checkTransform(dst, x, g.d, g.Dim())
 	if err != nil {
@@ -411,7 +415,23 @@ func decodeGegenbauer(data []byte) (FeatureMap, error) {
 
 // checkTransform validates the shapes of a Transform call and returns n.
 func checkTransform(dst *mat.Dense, x mat.Matrix, d, dim int) (int, error) {
-	if x == nil || dst == nil {
+	if dst == nil {
+		return 0, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	n, err := checkInput(x, d)
+	if err != nil {
+		return 0, err
+	}
+	if r, cc := dst.Dims(); r != n || cc != dim {
+		return 0, fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, cc, n, dim)
+	}
+	return n, nil
+}
+
+// checkInput checks that x is a non-empty matrix of d columns and returns
+// its row count: zonal.ErrEmpty or zonal.ErrShape otherwise.
+func checkInput(x mat.Matrix, d int) (int, error) {
+	if x == nil {
 		return 0, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
 	}
 	n, c := x.Dims()
@@ -420,9 +440,6 @@ func checkTransform(dst *mat.Dense, x mat.Matrix, d, dim int) (int, error) {
 	}
 	if c != d {
 		return 0, fmt.Errorf("%w: input has %d columns, the map expects %d", zonal.ErrShape, c, d)
-	}
-	if r, cc := dst.Dims(); r != n || cc != dim {
-		return 0, fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, cc, n, dim)
 	}
 	return n, nil
 }

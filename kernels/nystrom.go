@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -44,6 +45,12 @@ type Nystrom struct {
 	cin    input     // the landmarks as a kernel argument (with their column index when sparse)
 	cn     []float64 // squared norms of the landmarks, computed once
 	bufs   sync.Pool // *nystromBuf: scratch for Transform
+
+	c32once sync.Once
+	c32     *Centers32     // the landmarks for float32 kernel blocks (Transform32)
+	msqr32  blas32.General // K_CC^{-1/2} in float32
+	c32err  error
+	bufs32  sync.Pool // *[]float32: Transform32's kernel block
 }
 
 // nystromBuf is Transform's scratch: a block of K(x, C) and the rows' norms.
@@ -392,6 +399,74 @@ func (ny *Nystrom) Transform(dst *mat.Dense, x mat.Matrix) error {
 			return err
 		}
 		ny.b.Gemm(blas.NoTrans, blas.NoTrans, 1, blk, ny.msqr.RawMatrix(), 0, subRows(dg, i0, i1))
+	}
+	return nil
+}
+
+// Transform32 is Transform into a float32 dst (n x m, Stride >= m), both
+// products in single precision, 1024 rows at a time: the kernel block
+// K(x, C) by Centers32.MatrixInto32 against the landmarks (prepared once
+// per map; float32 products and exponential for the Gaussian kernel on
+// dense x and landmarks, otherwise float64 kernel values rounded: see the
+// accuracy note of NewCenters32; a *dataset.CSR x is read as CSR rows),
+// then its product with K_CC^{-1/2} rounded to float32 (once per map) by
+// backend.Sgemm. K_CC^{-1/2} itself was formed in float64.
+//
+// Error: with e_i the error of the float32 entry K(x, c_i),
+//
+//	|z~_j - z_j| <= sum_i (|e_i| + (m + 2) u |K(x, c_i)|) |M_ij| + u |z_j|,
+//
+// M = K_CC^{-1/2}, u = 2^-24 (the rounding of M and the m-term float32 sum,
+// worst case). The sum over i scales with |M_ij| up to mu^{-1/2} for the
+// smallest retained eigenvalue mu of K_CC: features of nearly singular
+// landmark sets are amplified round-off in float32 (as in float64, 2^29
+// times smaller). The features' float32 storage is still exact to u |z|.
+//
+// Errors: those of Transform (see FeatureMap32).
+func (ny *Nystrom) Transform32(dst blas32.General, x mat.Matrix) error {
+	n, err := checkTransform32(dst, x, ny.InputDim(), ny.Dim())
+	if err != nil {
+		return err
+	}
+	if _, err := asInput(x); err != nil {
+		return err
+	}
+	m := ny.Dim()
+	ny.c32once.Do(func() {
+		var c mat.Matrix = ny.c
+		if ny.cs != nil {
+			c = ny.cs
+		}
+		// The map already holds the landmarks and M in float64; their float32
+		// copies are half that, so no budget beyond the map's applies.
+		ny.c32, ny.c32err = NewCenters32(ny.k, c, Options{Backend: ny.b, MemoryBudget: math.MaxInt64})
+		ny.msqr32 = blas32.General{Rows: m, Cols: m, Stride: m, Data: make([]float32, m*m)}
+		mg := ny.msqr.RawMatrix()
+		for i := 0; i < m; i++ {
+			round32(ny.msqr32.Data[i*m:(i+1)*m], mg.Data[i*mg.Stride:i*mg.Stride+m])
+		}
+	})
+	if ny.c32err != nil {
+		return ny.c32err
+	}
+	const chunk = 1024
+	rows := min(chunk, n)
+	bp, _ := ny.bufs32.Get().(*[]float32)
+	if bp == nil {
+		bp = new([]float32)
+	}
+	defer ny.bufs32.Put(bp)
+	if cap(*bp) < rows*m {
+		*bp = make([]float32, rows*m)
+	}
+	opt := Options{Backend: ny.b, MemoryBudget: math.MaxInt64}
+	for i0 := 0; i0 < n; i0 += chunk {
+		i1 := min(n, i0+chunk)
+		blk := blas32.General{Rows: i1 - i0, Cols: m, Stride: m, Data: (*bp)[:(i1-i0)*m]}
+		if err := ny.c32.RowsInto32(context.Background(), blk, x, i0, i1, opt); err != nil {
+			return err
+		}
+		backend.Sgemm(ny.b, blas.NoTrans, blas.NoTrans, 1, blk, ny.msqr32, 0, subRows32(dst, i0, i1))
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 )
@@ -44,7 +45,8 @@ func synth(n, d int, seed uint64) (*mat.Dense, []float64) {
 
 // testModels fits small models on 4 features: a 3-class KRR (labels 3, 5,
 // 7), a 3-class FALKON with a scaler, a regression ridge on Fourier
-// features and a regression KRR "b" fitted on other data (for reloads).
+// features, a 3-class float32 ridge ("ridge32", float32 features) on the
+// same map, and a regression KRR "b" fitted on other data (for reloads).
 func testModels(t testing.TB) map[string]*solvers.Pipeline {
 	t.Helper()
 	const d = 4
@@ -98,8 +100,10 @@ func testModels(t testing.TB) map[string]*solvers.Pipeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := solvers.FitRidge(bg, fm, x, yr, 1e-3, solvers.Options{})
+	r, err := solvers.FitRidge(bg, fm, x, yr, 1e-3, solvers.RidgeOptions{})
 	add("ridge", sc, reg, r, err)
+	r32, err := solvers.FitRidge(bg, fm, x, y3, 1e-3, solvers.RidgeOptions{Precision: zonal.Float32})
+	add("ridge32", sc, enc3, r32, err)
 	xb, yb := synth(80, d, 9)
 	kb, err := solvers.FitKRR(bg, k, xb, mat.NewDense(len(yb), 1, yb), 1e-2, solvers.Options{})
 	add("b", nil, reg, kb, err)

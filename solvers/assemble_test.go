@@ -55,7 +55,7 @@ func TestNewModelsEqualFitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := FitRidge(ctx, fm, x, y, 1e-3, Options{})
+	r, err := FitRidge(ctx, fm, x, y, 1e-3, RidgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestPredictUsesFitBackend(t *testing.T) {
 	fitBE := newCountingBackend()
 	opts := Options{Backend: fitBE}
 	fits := map[string]func() (Model, error){
-		KindRidge:  func() (Model, error) { return FitRidge(bg, fm, x, y, 1e-3, opts) },
+		KindRidge:  func() (Model, error) { return FitRidge(bg, fm, x, y, 1e-3, RidgeOptions{Options: opts}) },
 		KindKRR:    func() (Model, error) { return FitKRR(bg, k, x, y, 1e-3, opts) },
 		KindFalkon: func() (Model, error) { return FitFalkon(bg, k, x, y, 1e-4, FalkonOptions{Options: opts, Centers: 20}) },
 		KindParK: func() (Model, error) {

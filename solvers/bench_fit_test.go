@@ -63,7 +63,7 @@ func BenchmarkFit(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				_, err = solvers.FitRidge(ctx, fm, x, y, 1e-5, opts)
+				_, err = solvers.FitRidge(ctx, fm, x, y, 1e-5, solvers.RidgeOptions{Options: opts})
 				return err
 			}},
 			{"Falkon500", func() error {

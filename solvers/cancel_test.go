@@ -45,7 +45,7 @@ func TestFitsReturnOnCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	testctx.CancelsWithin(t, "FitRidge(gegenbauer, 4096 features)", delay, func(ctx context.Context) error {
-		_, err := FitRidge(ctx, gm, x, y, 1e-6, Options{})
+		_, err := FitRidge(ctx, gm, x, y, 1e-6, RidgeOptions{})
 		return err
 	})
 }

@@ -15,7 +15,10 @@
 //   - exact KRR: f(x) = K(x, X) alpha with (K + lambda n I) alpha = Y;
 //   - ridge on a feature map z: f(x) = z(x) W with
 //     (Z^T Z + lambda n I) W = Z^T Y (Z^T Z and Z^T Y accumulated over row
-//     blocks, Z is never held whole);
+//     blocks, Z is never held whole); with RidgeOptions.Precision Float32
+//     the blocks are float32 features (kernels.Transform32) whose Gram and
+//     Z^T Y are formed in float32 and summed in float64 (ridge.go states
+//     the error bound), and the solve stays float64;
 //   - FALKON (Rudi, Carratino, Rosasco 2017) with M centres C:
 //     f(x) = K(x, C) alpha with (K_nM^T K_nM + lambda n K_MM) alpha = K_nM^T Y,
 //     solved by CG on the preconditioned system

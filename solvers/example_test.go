@@ -96,7 +96,7 @@ func ExampleFitRidge() {
 		x.Set(i, 0, v)
 		y.Set(i, 0, 2-v+0.5*v*v)
 	}
-	m, err := solvers.FitRidge(context.Background(), linearMap{}, x, y, 1e-12, solvers.Options{})
+	m, err := solvers.FitRidge(context.Background(), linearMap{}, x, y, 1e-12, solvers.RidgeOptions{})
 	if err != nil {
 		panic(err)
 	}

@@ -195,7 +195,7 @@ func TestFalkonFloat32Progress(t *testing.T) {
 	}
 }
 
-// TestFloat32ModelFile: a float32 FALKON or ParK model is written as format
+// TestFloat32ModelFile: a float32 FALKON, ParK or ridge model is written as format
 // 2 with its precision, loads as float32 and predicts exactly what it did
 // (single rows and batches); float64 models stay format 1; corrupt
 // precision sections are refused.
@@ -219,8 +219,16 @@ func TestFloat32ModelFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fm, err := kernels.NewFourierMap(k, 3, kernels.FourierOptions{Features: 60, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg, err := FitRidge(ctx, fm, x, y, 1e-5, RidgeOptions{Precision: zonal.Float32})
+	if err != nil {
+		t.Fatal(err)
+	}
 	reg := Encoding{Task: TaskRegression}
-	for _, m := range []Model{fk, pk, f64} {
+	for _, m := range []Model{fk, pk, f64, rg} {
 		p, err := NewPipeline(nil, reg, m)
 		if err != nil {
 			t.Fatal(err)

@@ -88,7 +88,7 @@ func FuzzFits(f *testing.F) {
 			}
 			_, dd := x.Dims()
 			if fm, err := kernels.NewFourierMap(k, dd, kernels.FourierOptions{Options: kernels.Options{MemoryBudget: testctx.FuzzBudget}, Features: 2 * max(1, centers%64)}); err == nil {
-				if m, err := FitRidge(ctx, fm, x, y, lambda, opt); err == nil {
+				if m, err := FitRidge(ctx, fm, x, y, lambda, RidgeOptions{Options: opt}); err == nil {
 					models = append(models, m)
 				}
 			}

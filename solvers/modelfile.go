@@ -42,7 +42,8 @@ import (
 // The model bytes of this package's kinds (written by the MarshalBinary
 // method in each model's file):
 //
-//	ridge:  lambda, map kind, map bytes, W (D x k), mean []float64
+//	ridge:  lambda, map kind, map bytes, W (D x k), mean []float64, then
+//	        only for a float32 model (format 2) uint8 1, uint8 precision
 //	krr, falkon: lambda, kernel kind, kernel bytes, centres (M x d),
 //	        alpha (M x k), mean []float64, then only for a float32
 //	        model (format 2) uint8 1, uint8 precision (1 = float32)

@@ -59,7 +59,7 @@ func fittedPipelines(t testing.TB) (map[string]*Pipeline, *mat.Dense) {
 		}
 		out[name] = p
 	}
-	r, err := FitRidge(bg, fm, x, y, 1e-3, Options{})
+	r, err := FitRidge(bg, fm, x, y, 1e-3, RidgeOptions{})
 	add("ridge", sc, reg, r, err)
 	kr, err := FitKRR(bg, k, x, y3, 1e-3, Options{})
 	add("krr", nil, enc3, kr, err)

@@ -125,7 +125,7 @@ func BenchmarkPredictRowMNISTSized(b *testing.B) {
 		b.Fatal(err)
 	}
 	models := map[string]func() (Model, error){
-		"ridge-nystrom": func() (Model, error) { return FitRidge(bg, ny, x, y, 1e-6, Options{}) },
+		"ridge-nystrom": func() (Model, error) { return FitRidge(bg, ny, x, y, 1e-6, RidgeOptions{}) },
 		"krr":           func() (Model, error) { return FitKRR(bg, g, x, y, 1e-6, Options{}) },
 		"falkon":        func() (Model, error) { return FitFalkon(bg, g, x, y, 1e-6, FalkonOptions{Centers: M, Iterations: 5}) },
 		"park": func() (Model, error) {

@@ -73,7 +73,7 @@ func TestRidgeExactNystromEqualsKRR(t *testing.T) {
 // on (x, y) and returns the largest difference of their predictions on xt.
 func ridgeVsKRR(t *testing.T, fm kernels.FeatureMap, k kernels.Kernel, x, y, xt *mat.Dense, lambda float64) float64 {
 	t.Helper()
-	r, err := FitRidge(bg, fm, x, y, lambda, Options{})
+	r, err := FitRidge(bg, fm, x, y, lambda, RidgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestBadInputs(t *testing.T) {
 	fits := map[string]fit{
 		"krr": func(x, y *mat.Dense, l float64) error { _, err := FitKRR(bg, k, x, y, l, Options{}); return err },
 		"ridge": func(x, y *mat.Dense, l float64) error {
-			_, err := FitRidge(bg, fm, x, y, l, Options{})
+			_, err := FitRidge(bg, fm, x, y, l, RidgeOptions{})
 			return err
 		},
 		"falkon": func(x, y *mat.Dense, l float64) error {
@@ -413,7 +413,7 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("KRR: %v", err)
 	}
 	fm, _ := newExactMap(testGauss{1}, x.Slice(0, 10, 0, 2).(*mat.Dense))
-	if _, err := FitRidge(ctx2, fm, x, y, 1e-6, Options{}); !errors.Is(err, context.Canceled) {
+	if _, err := FitRidge(ctx2, fm, x, y, 1e-6, RidgeOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("ridge: %v", err)
 	}
 }

@@ -191,14 +191,14 @@ func TestSparseDenseSameModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkSame(t, alpha, func(x mat.Matrix) (Model, error) { return FitRidge(ctx, fm, x, y, 1e-3, Options{}) }, xd, xs, td, ts)
+		checkSame(t, alpha, func(x mat.Matrix) (Model, error) { return FitRidge(ctx, fm, x, y, 1e-3, RidgeOptions{}) }, xd, xs, td, ts)
 	})
 	t.Run("ridge-nystrom", func(t *testing.T) {
 		fm, err := kernels.NewNystrom(ctx, k, xd, kernels.NystromOptions{Landmarks: 30, Seed: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkSame(t, alpha, func(x mat.Matrix) (Model, error) { return FitRidge(ctx, fm, x, y, 1e-3, Options{}) }, xd, xs, td, ts)
+		checkSame(t, alpha, func(x mat.Matrix) (Model, error) { return FitRidge(ctx, fm, x, y, 1e-3, RidgeOptions{}) }, xd, xs, td, ts)
 	})
 }
 
@@ -324,7 +324,7 @@ func TestSparseBadInput(t *testing.T) {
 			_, err := FitParK(ctx, k, x, y, 1e-2, ParKOptions{Cells: 2, Centers: 10})
 			return err
 		},
-		"ridge": func(x mat.Matrix) error { _, err := FitRidge(ctx, fm, x, y, 1e-2, Options{}); return err },
+		"ridge": func(x mat.Matrix) error { _, err := FitRidge(ctx, fm, x, y, 1e-2, RidgeOptions{}); return err },
 	}
 	clone := func() *dataset.CSR {
 		return &dataset.CSR{Rows: xs.Rows, Cols: xs.Cols, RowPtr: slices.Clone(xs.RowPtr), Col: slices.Clone(xs.Col), Val: slices.Clone(xs.Val)}
@@ -366,7 +366,7 @@ func TestSparseBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := FitRidge(ctx, fm, xs, y, 1e-2, Options{})
+	r, err := FitRidge(ctx, fm, xs, y, 1e-2, RidgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +485,7 @@ func TestSparseMemoryBudget(t *testing.T) {
 			if err != nil {
 				return nil, fmt.Errorf("Nystrom map: %w", err)
 			}
-			return FitRidge(ctx, fm, xs, y, 1e-3, opts)
+			return FitRidge(ctx, fm, xs, y, 1e-3, RidgeOptions{Options: opts})
 		}},
 	}
 	for _, c := range fits {

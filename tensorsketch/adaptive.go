@@ -142,6 +142,10 @@ func (a *Adaptive) TaylorDegree() int {
 // in O(nnz(x) + n Dim q); dense and CSR input holding the same numbers give
 // bit-identical features.
 //
+// Float32 features (kernels.Transform32) come from this Transform by the
+// generic fallback, 256 rows at a time rounded to float32: the sketch's cost
+// is FFTs and hashing, not a product that single precision would speed up.
+//
 // Errors: zonal.ErrEmpty, zonal.ErrShape (x or dst), zonal.ErrFormat
 // (malformed CSR), zonal.ErrNonFinite, zonal.ErrTooLarge (the copy of the
 // nonzeros exceeds the MemoryBudget of the fit).

@@ -69,7 +69,7 @@ func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
 	be.Gemm(blasNoTrans, blasNoTrans, 1, z.RawMatrix(), fs.g.RawMatrix(), 0, q.RawMatrix())
 	ridge := looCase{name: "ridge", l: newLOO(be, q, evz, tg, false),
 		refit: func(x, t *mat.Dense, lambda float64) (solvers.Model, error) {
-			return solvers.FitRidge(ctx, fm, x, t, lambda, solvers.Options{Backend: be})
+			return solvers.FitRidge(ctx, fm, x, t, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be}})
 		}}
 	return []looCase{krr, ridge}
 }
@@ -181,7 +181,7 @@ func TestPathMatchesFits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rm, err := solvers.FitRidge(ctx, fm, xtr, ttr, lambda, solvers.Options{Backend: be})
+		rm, err := solvers.FitRidge(ctx, fm, xtr, ttr, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be}})
 		if err != nil {
 			t.Fatal(err)
 		}

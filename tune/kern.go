@@ -95,13 +95,13 @@ func refit(ctx context.Context, s *searcher, set Setting) (solvers.Model, string
 		if err != nil {
 			return nil, "", err
 		}
-		r, err := solvers.FitRidge(ctx, fm, x, t, set.Lambda, so)
+		r, err := solvers.FitRidge(ctx, fm, x, t, set.Lambda, solvers.RidgeOptions{Options: so})
 		return r, note, err
 	}
 	fm, err := s.mapFor(k, set.Size, s.x)
 	if err != nil {
 		return nil, "", err
 	}
-	r, err := solvers.FitRidge(ctx, fm, x, t, set.Lambda, so)
+	r, err := solvers.FitRidge(ctx, fm, x, t, set.Lambda, solvers.RidgeOptions{Options: so})
 	return r, "", err
 }

@@ -125,7 +125,7 @@ func TestFalkonCentersMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := solvers.FitRidge(context.Background(), fm, x, y, 1e-3, solvers.Options{})
+	r, err := solvers.FitRidge(context.Background(), fm, x, y, 1e-3, solvers.RidgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func checkFalkonRefit(t *testing.T, x, y *mat.Dense, sigma, lambda float64, size
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact, err := solvers.FitRidge(context.Background(), fm, x, s.t, lambda, solvers.Options{})
+	exact, err := solvers.FitRidge(context.Background(), fm, x, s.t, lambda, solvers.RidgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

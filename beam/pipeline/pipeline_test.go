@@ -245,7 +245,7 @@ func TestRidgeEqualsSingleMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := solvers.FitRidge(ctx, fm, x, y, c.Lambda, solvers.Options{})
+	r, err := solvers.FitRidge(ctx, fm, x, y, c.Lambda, solvers.RidgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -424,7 +424,7 @@ func fitModel(c config, name string, train *dataset.Data) (*solvers.Pipeline, er
 	case "ridge-fourier":
 		var fm *kernels.FourierMap
 		if fm, err = kernels.NewFourierMap(k, d, kernels.FourierOptions{Options: kernels.Options{Backend: be}, Features: c.features, Seed: 1}); err == nil {
-			m, err = solvers.FitRidge(ctx, fm, x, y, c.lambda, opts)
+			m, err = solvers.FitRidge(ctx, fm, x, y, c.lambda, solvers.RidgeOptions{Options: opts})
 		}
 	default:
 		return nil, fmt.Errorf("unknown model %q (falkon-M1, falkon-M2, ridge-fourier)", name)

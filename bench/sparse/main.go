@@ -364,7 +364,7 @@ func fitNystromCSR(ctx context.Context, k kernels.Kernel, x *dataset.CSR, y *mat
 	if err != nil {
 		return nil, err
 	}
-	return solvers.FitRidge(ctx, fm, x, y, lambda, opts)
+	return solvers.FitRidge(ctx, fm, x, y, lambda, solvers.RidgeOptions{Options: opts})
 }
 
 // fitFalkonCSR is FALKON on CSR rows.
@@ -389,7 +389,7 @@ func fitRidgeOnMap(ctx context.Context, fm kernels.FeatureMap, x *dataset.CSR, y
 	if err := fm.Transform(z, x); err != nil {
 		return nil, err
 	}
-	r, err := solvers.FitRidge(ctx, identity(fm.Dim()), z, y, lambda, opts)
+	r, err := solvers.FitRidge(ctx, identity(fm.Dim()), z, y, lambda, solvers.RidgeOptions{Options: opts})
 	if err != nil {
 		return nil, err
 	}

@@ -101,7 +101,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 			if err != nil {
 				return nil, err
 			}
-			return solvers.FitRidge(ctx, fm, xtr, y, *lambda, opts)
+			return solvers.FitRidge(ctx, fm, xtr, y, *lambda, solvers.RidgeOptions{Options: opts})
 		}}
 	}
 	jobs := []job{

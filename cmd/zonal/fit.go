@@ -84,7 +84,7 @@ type fitResult struct {
 	Centers     *int       `json:"centers"`
 	Cells       *int       `json:"cells"`
 	Partition   *parkJSON  `json:"partition"`
-	Precision   *string    `json:"precision"` // falkon, park only
+	Precision   *string    `json:"precision"` // ridge, falkon, park only
 	metricsJSON
 	FitSeconds     float64 `json:"fit_seconds"`
 	PredictSeconds float64 `json:"predict_seconds"`
@@ -146,7 +146,7 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed (split, centres, features)")
 	fs.IntVar(&c.subsample, "subsample", 0, "use only this many training rows (seeded uniform subsample); 0 = all")
 	fs.StringVar(&memory, "memory", "", "memory budget for kernel matrices, e.g. 8G (default 2G): exact KRR refuses above it, FALKON caches K_nM below it")
-	fs.StringVar(&precision, "precision", "float64", "precision of FALKON's and ParK's K_nM: float64, or float32 (half the memory, so -memory caches K_nM for twice the centres; kernel blocks computed in float32, factors, CG and coefficients stay float64; recorded in the model)")
+	fs.StringVar(&precision, "precision", "float64", "precision of FALKON's and ParK's K_nM and of ridge's feature blocks: float64, or float32 (half the memory, so -memory caches K_nM for twice the centres and holds ridge blocks of twice the rows; kernel blocks and features computed in float32, Z^T Z summed in float64 across blocks; factors, CG, solves and coefficients stay float64; recorded in the model); not for -method exact")
 	fs.IntVar(&c.workers, "workers", 0, "ParK cells fitted at once (0 = GOMAXPROCS)")
 	fs.StringVar(&c.model, "model", "", "write the fitted model (with its scaler and classes) to this file")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object instead of text")
@@ -193,8 +193,8 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	if c.precision, err = zonal.ParsePrecision(precision); err != nil || precision == "" {
 		return c, usagef("-precision %q: want float64 or float32", precision)
 	}
-	if c.precision != zonal.Float64 && c.method != "falkon" && c.method != "park" {
-		return c, usagef("-precision %s applies to -method falkon and park only, not %s", c.precision, c.method)
+	if c.precision != zonal.Float64 && c.method != "falkon" && c.method != "park" && c.method != "ridge" {
+		return c, usagef("-precision %s applies to -method ridge, falkon and park only, not %s (exact KRR factors the full n x n kernel matrix, which stays float64)", c.precision, c.method)
 	}
 	if !(c.split > 0 && c.split < 1) {
 		return c, usagef("-split must be in (0, 1), got %g", c.split)
@@ -311,14 +311,14 @@ func fitMethod(ctx context.Context, c fitConfig, k kernels.Kernel, x mat.Matrix,
 			return nil, err
 		}
 		D := fm.Dim()
-		res.Map, res.Features = &c.mapName, &D
+		res.Map, res.Features, res.Precision = &c.mapName, &D, ptr(c.precision.String())
 	}
 	xs := x
 	switch c.method {
 	case "exact":
 		return solvers.FitKRR(ctx, k, xs, y, c.lambda, opts)
 	case "ridge":
-		return solvers.FitRidge(ctx, fm, xs, y, c.lambda, opts)
+		return solvers.FitRidge(ctx, fm, xs, y, c.lambda, solvers.RidgeOptions{Options: opts, Precision: c.precision})
 	case "falkon":
 		res.Centers, res.Precision = &c.centers, ptr(c.precision.String())
 		return solvers.FitFalkon(ctx, k, xs, y, c.lambda, solvers.FalkonOptions{Options: opts,
@@ -402,11 +402,11 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 	desc := c.method
 	switch c.method {
 	case "ridge":
-		desc += fmt.Sprintf(" on %s features (D = %d)", c.mapName, *res.Features)
+		desc += fmt.Sprintf(" on %s features (D = %d%s)", c.mapName, *res.Features, precisionNote(c.precision, "features"))
 	case "falkon":
-		desc += fmt.Sprintf(" (M = %d centres%s)", c.centers, precisionNote(c.precision))
+		desc += fmt.Sprintf(" (M = %d centres%s)", c.centers, precisionNote(c.precision, "K_nM"))
 	case "park":
-		desc += fmt.Sprintf(" (Q = %d cells, M = %d centres in all%s)", c.cells, c.centers, precisionNote(c.precision))
+		desc += fmt.Sprintf(" (Q = %d cells, M = %d centres in all%s)", c.cells, c.centers, precisionNote(c.precision, "K_nM"))
 	}
 	if line := res.Chosen.line(c); line != "" {
 		fmt.Fprintln(w, line)
@@ -440,12 +440,13 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 	return nil
 }
 
-// precisionNote is ", float32 K_nM" for a float32 fit, else "".
-func precisionNote(p zonal.Precision) string {
+// precisionNote is ", float32 " + what (K_nM, features) for a float32
+// fit, else "".
+func precisionNote(p zonal.Precision, what string) string {
 	if p == zonal.Float64 {
 		return ""
 	}
-	return ", " + p.String() + " K_nM"
+	return ", " + p.String() + " " + what
 }
 
 func kernelDesc(k kernels.Kernel) string {

@@ -270,8 +270,7 @@ func TestFitBadInput(t *testing.T) {
 		{[]string{"-method", "exact", "-memory", "1K"}, 1, "budget"},
 		{[]string{"-precision", "float16"}, 2, "-precision \"float16\": want float64 or float32"},
 		{[]string{"-precision", ""}, 2, "-precision"},
-		{[]string{"-precision", "float32", "-method", "exact"}, 2, "-precision float32 applies to -method falkon and park only"},
-		{[]string{"-precision", "float32", "-method", "ridge"}, 2, "-precision"},
+		{[]string{"-precision", "float32", "-method", "exact"}, 2, "-precision float32 applies to -method ridge, falkon and park only, not exact (exact KRR factors the full n x n kernel matrix, which stays float64)"},
 	} {
 		args := append([]string{"fit", "-train", train}, c.args...)
 		_, errs, code := runCmd(args...)
@@ -320,9 +319,10 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-// TestFitPrecision: -precision float32 fits FALKON and ParK in float32,
-// reports it in -json and the text summary, writes a model that predicts;
-// the other methods report null.
+// TestFitPrecision: -precision float32 fits FALKON, ParK and ridge (Fourier
+// and Nystrom maps) in float32, reports it in -json and the text summary,
+// writes a model that predicts (and records float32: the file is format
+// 2); exact KRR reports null.
 func TestFitPrecision(t *testing.T) {
 	dir := t.TempDir()
 	train := writeRegressionCSV(t, dir, "train.csv", 200, 3)
@@ -334,6 +334,9 @@ func TestFitPrecision(t *testing.T) {
 		{[]string{"-method", "falkon", "-centers", "40", "-precision", "float32"}, "float32"},
 		{[]string{"-method", "park", "-cells", "2", "-centers", "40", "-precision", "float32"}, "float32"},
 		{[]string{"-method", "falkon", "-centers", "40"}, "float64"},
+		{[]string{"-method", "ridge", "-map", "fourier", "-features", "200", "-precision", "float32"}, "float32"},
+		{[]string{"-method", "ridge", "-map", "nystrom", "-features", "60", "-precision", "float32"}, "float32"},
+		{[]string{"-method", "ridge", "-map", "fourier", "-features", "200"}, "float64"},
 		{[]string{"-method", "exact"}, nil},
 	} {
 		model := filepath.Join(dir, "m.zonal")
@@ -354,9 +357,16 @@ func TestFitPrecision(t *testing.T) {
 		if pout, perr, code := runCmd("predict", "-model", model, "-data", train); code != 0 || len(strings.Fields(pout)) != 200 {
 			t.Errorf("%v: predict exit %d, %d lines: %s", c.args, code, len(strings.Fields(pout)), perr)
 		}
+		if b, err := os.ReadFile(model); err != nil || len(b) < 10 || (b[8] == 2) != (c.want == "float32") {
+			t.Errorf("%v: model file format %v (%v), want 2 exactly for float32", c.args, b[8:10], err)
+		}
 	}
 	out, errs, code := runCmd("fit", "-train", train, "-sigma", "1", "-lambda", "1e-4", "-method", "falkon", "-centers", "40", "-precision", "float32")
 	if code != 0 || !strings.Contains(out, "float32 K_nM") {
 		t.Errorf("text summary without the precision (exit %d): %q %s", code, out, errs)
+	}
+	out, errs, code = runCmd("fit", "-train", train, "-sigma", "1", "-lambda", "1e-4", "-method", "ridge", "-map", "fourier", "-features", "100", "-precision", "float32")
+	if code != 0 || !strings.Contains(out, "D = 100, float32 features") {
+		t.Errorf("ridge text summary without the precision (exit %d): %q %s", code, out, errs)
 	}
 }
