@@ -478,8 +478,8 @@ func finite(p *float64) *float64 {
 }
 
 // checkFitMemory refuses sizes whose main allocation cannot fit in the
-// -memory budget, before any of it is made: the n x D feature matrix and the
-// D x D Gram matrix of -method ridge, the M x M array of FALKON's and ParK's
+// -memory budget, before any of it is made: the D x D Gram matrix of -method
+// ridge, the M x M array of FALKON's and ParK's
 // preconditioners.
 func checkFitMemory(c fitConfig, n int) error {
 	switch c.method {
@@ -488,8 +488,10 @@ func checkFitMemory(c fitConfig, n int) error {
 		if strings.HasSuffix(c.mapName, "nystrom") {
 			D = min(D, n) // landmarks are training rows
 		}
-		return checkMemory(fmt.Sprintf("-features %d (the %d x %d feature and %d x %d Gram matrices)", c.features, n, D, D, D),
-			budget.Floats(n+D, D), c.memory)
+		// FitRidge streams the features in row blocks: the D x D Gram
+		// matrix is what must fit (FitRidge checks the rest).
+		return checkMemory(fmt.Sprintf("-features %d (the %d x %d Gram matrix)", c.features, D, D),
+			budget.Floats(D, D), c.memory)
 	case "falkon", "park":
 		return checkMemory(fmt.Sprintf("-centers %d (the %d x %d preconditioner)", c.centers, c.centers, c.centers),
 			budget.Floats(c.centers, c.centers), c.memory)
