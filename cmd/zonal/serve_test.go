@@ -202,6 +202,9 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"serve"}, 2, "-model is required"},
 		{[]string{"serve", "-model", "x", "-max-body", "lots"}, 2, "bad -max-body"},
 		{[]string{"serve", "-model", "x", "-max-batch", "0"}, 2, "-max-batch must be positive"},
+		// Several bad flags: the first in the order of the checks, every run.
+		{[]string{"serve", "-model", "x", "-max-in-flight", "-1", "-max-rows", "0", "-max-batch", "0"}, 2, "-max-rows must be positive"},
+		{[]string{"serve", "-model", "x", "-shutdown-timeout", "0s", "-read-timeout", "0s"}, 2, "-read-timeout must be positive"},
 		{[]string{"serve", "-model", "x", "-shutdown-timeout", "0s"}, 2, "-shutdown-timeout must be positive"},
 		{[]string{"serve", "-model", filepath.Join(t.TempDir(), "missing.zonal")}, 1, "missing.zonal"},
 	} {
