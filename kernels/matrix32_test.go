@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -99,17 +100,22 @@ func TestMatrixInto32Sparse(t *testing.T) {
 
 // TestMatrixInto32Progress: the reports count rows up to nx, and the
 // entries are those of the call without progress.
+//
+// A report follows each chunk of 4 blockRows GOMAXPROCS rows, so nx is two
+// and a bit chunks whatever the core count (a fixed 2100 rows was a single
+// chunk from 5 cores on: two reports, 0 and 2100).
 func TestMatrixInto32Progress(t *testing.T) {
-	x := randMatrix(5, 2100, 5, 1)
+	n := 2*blockRows*4*runtime.GOMAXPROCS(0) + 52
+	x := randMatrix(5, n, 5, 1)
 	y := randMatrix(6, 30, 5, 1)
 	for _, k := range []Kernel{Gaussian{Sigma: 1.5}, Laplacian{Sigma: 1.5}} {
-		plain, got := newBlock32(2100, 30), newBlock32(2100, 30)
+		plain, got := newBlock32(n, 30), newBlock32(n, 30)
 		if err := MatrixInto32(context.Background(), plain, k, x, y, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		last, calls := -1, 0
 		opt := Options{Progress: func(p zonal.Progress) {
-			if p.Stage != "kernel" || p.Total != 2100 || p.Done < last {
+			if p.Stage != "kernel" || p.Total != n || p.Done < last {
 				t.Errorf("report %+v after Done %d", p, last)
 			}
 			last = p.Done
@@ -118,8 +124,8 @@ func TestMatrixInto32Progress(t *testing.T) {
 		if err := MatrixInto32(context.Background(), got, k, x, y, opt); err != nil {
 			t.Fatal(err)
 		}
-		if last != 2100 || calls < 3 {
-			t.Fatalf("%v: %d reports ending at %d, want several ending at 2100", k, calls, last)
+		if last != n || calls < 3 {
+			t.Fatalf("%v: %d reports ending at %d, want several ending at %d", k, calls, last, n)
 		}
 		for i, v := range plain.Data {
 			if got.Data[i] != v {

@@ -180,9 +180,17 @@ func TestReloadUnderLoad(t *testing.T) {
 			}
 		}()
 	}
+	// Reload for at least 1.5 s, and on until there have been 10 reloads
+	// and as many answers as clients: on a loaded machine (or under -race)
+	// one write-and-reload round can take far more than its 20 ms pause,
+	// so a fixed 1.5 s may hold fewer rounds. A server that stops
+	// answering or reloading still fails, after 60 s.
 	reloads := 0
-	deadline := time.Now().Add(1500 * time.Millisecond)
-	for time.Now().Before(deadline) {
+	start := time.Now()
+	for time.Since(start) < 1500*time.Millisecond || reloads < 10 || answered.Load() < int64(clients) {
+		if time.Since(start) > time.Minute {
+			break
+		}
 		p := b
 		if reloads%2 == 1 {
 			p = a

@@ -450,12 +450,15 @@ func TestHTTPServerTimeouts(t *testing.T) {
 	}
 	go hs.Serve(ln)
 	defer hs.Close()
+	// The clock starts before the dial: the server may accept and arm its
+	// read deadline before Dial returns here, and a client descheduled in
+	// between (a loaded machine) would otherwise see less than the 300 ms.
+	start := time.Now()
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	start := time.Now()
 	io.WriteString(conn, "POST /v1/predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"rows\": [[1,")
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	b, _ := io.ReadAll(conn) // the answer, if any, then EOF when the server closes

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -150,9 +149,8 @@ func (a *Adaptive) TaylorDegree() int {
 // (malformed CSR), zonal.ErrNonFinite, zonal.ErrTooLarge (the copy of the
 // nonzeros exceeds the MemoryBudget of the fit).
 func (a *Adaptive) Transform(dst *mat.Dense, x mat.Matrix) error {
-	scratch := budget.Floats(runtime.GOMAXPROCS(0), a.e.width(a.d))
 	r, err := toRows(x, a.d, a.limit, "tensorsketch: Adaptive.Transform input and scratch", func(n, nnz int) int64 {
-		return satAdd(a.e.prepBytes(n, nnz), scratch)
+		return satAdd(a.e.prepBytes(n, nnz), budget.Floats(rowWorkers(n), a.e.width(a.d)))
 	})
 	if err != nil {
 		return err

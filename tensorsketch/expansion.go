@@ -201,14 +201,11 @@ func splitmix(seed, k uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// parallelRows runs f on contiguous chunks of [0,n) on up to GOMAXPROCS
+// parallelRows runs f on contiguous chunks of [0,n) on rowWorkers(n)
 // goroutines. Each row is handled by exactly one chunk, so results do not
 // depend on the number of workers.
 func parallelRows(n int, f func(lo, hi int)) {
-	w := runtime.GOMAXPROCS(0)
-	if w > n/16 {
-		w = n / 16
-	}
+	w := rowWorkers(n)
 	if w <= 1 {
 		f(0, n)
 		return
@@ -221,6 +218,14 @@ func parallelRows(n int, f func(lo, hi int)) {
 		go func() { defer wg.Done(); f(lo, hi) }()
 	}
 	wg.Wait()
+}
+
+// rowWorkers is the number of goroutines parallelRows runs for n rows:
+// GOMAXPROCS, at most one per 16 rows, at least one. Per-worker scratch is
+// charged to the memory budget for this many workers, not GOMAXPROCS: a
+// Transform of a few rows then fits the same budget on any core count.
+func rowWorkers(n int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), n/16))
 }
 
 // prepBytes bounds what prepare allocates for n rows with nnz entries: the

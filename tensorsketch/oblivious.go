@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
@@ -54,10 +55,11 @@ func sketchOf(e expansion, d int, opts SketchOptions) (sketch, error) {
 }
 
 // input converts x for Transform (see toRows), checking the copy, its
-// prepared form and scratch bytes against the map's budget.
-func (s *sketch) input(x mat.Matrix, what string, scratch int64) (*rows, error) {
+// prepared form and perWorker scratch bytes for each of the rowWorkers(n)
+// workers against the map's budget.
+func (s *sketch) input(x mat.Matrix, what string, perWorker int64) (*rows, error) {
 	return toRows(x, s.d, s.limit, what, func(n, nnz int) int64 {
-		return satAdd(s.e.prepBytes(n, nnz), scratch)
+		return satAdd(s.e.prepBytes(n, nnz), budget.Bytes(perWorker, rowWorkers(n)))
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -164,6 +165,15 @@ func TestMemoryBudget(t *testing.T) {
 	}
 	if err := ts.Transform(mat.NewDense(2, 8, nil), x.Slice(0, 2, 0, 200)); err != nil {
 		t.Errorf("Transform of two rows within the budget: %v", err)
+	}
+	// Two rows run on one worker, so the scratch charged is one worker's
+	// whatever the core count (it was GOMAXPROCS workers': 42 KiB, over the
+	// budget, on 64 cores).
+	prev := runtime.GOMAXPROCS(64)
+	err = ts.Transform(mat.NewDense(2, 8, nil), x.Slice(0, 2, 0, 200))
+	runtime.GOMAXPROCS(prev)
+	if err != nil {
+		t.Errorf("Transform of two rows within the budget at GOMAXPROCS 64: %v", err)
 	}
 	if _, err := FitAdaptive(t.Context(), x, poly, AdaptiveOptions{Samples: 20, Lambda: 0.1}); err != nil {
 		t.Errorf("default budget: %v", err)

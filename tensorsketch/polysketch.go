@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -282,8 +281,7 @@ func (p *PolySketch) String() string { return fmt.Sprintf("polysketch(%v, D=%d)"
 // (malformed CSR), zonal.ErrNonFinite, zonal.ErrTooLarge (the copy of the
 // nonzeros and the per-worker node values exceed the map's MemoryBudget).
 func (p *PolySketch) Transform(dst *mat.Dense, x mat.Matrix) error {
-	scratch := budget.Bytes(psWorkBytes(p.m, p.tree.q), runtime.GOMAXPROCS(0))
-	r, err := p.input(x, "tensorsketch: PolySketch.Transform input and scratch", scratch)
+	r, err := p.input(x, "tensorsketch: PolySketch.Transform input and scratch", psWorkBytes(p.m, p.tree.q))
 	if err != nil {
 		return err
 	}

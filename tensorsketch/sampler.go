@@ -8,7 +8,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 
 	"github.com/zonal-ml/zonal/backend"
@@ -57,7 +56,7 @@ func fixedBytes(xr *rows, q, m int) int64 {
 	n, d, nnz := xr.n, xr.d, xr.nnz()
 	b := satAdd(rowsBytes(n, nnz), budget.Floats(2*n), budget.Bytes(4, d+n), budget.Floats(2*d+1), budget.Bytes(12, nnz))
 	if q >= 2 {
-		b = satAdd(b, budget.Floats(q-1, n, m), psTreeBytes(d, m, treeDegree(q)), budget.Bytes(psWorkBytes(m, treeDegree(q)), runtime.GOMAXPROCS(0)))
+		b = satAdd(b, budget.Floats(q-1, n, m), psTreeBytes(d, m, treeDegree(q)), budget.Bytes(psWorkBytes(m, treeDegree(q)), rowWorkers(n)))
 	}
 	return b
 }

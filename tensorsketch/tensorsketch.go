@@ -3,7 +3,6 @@ package tensorsketch
 import (
 	"fmt"
 	"math"
-	"runtime"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 	"gonum.org/v1/gonum/mat"
@@ -90,8 +89,8 @@ func (t *TensorSketch) String() string {
 // (malformed CSR), zonal.ErrNonFinite, zonal.ErrTooLarge (the copy of the
 // nonzeros and the FFT scratch exceed the map's MemoryBudget).
 func (t *TensorSketch) Transform(dst *mat.Dense, x mat.Matrix) error {
-	scratch := budget.Floats(runtime.GOMAXPROCS(0), 8, t.m+1) // buf, seq, two spectra, the FFT plan
-	r, err := t.input(x, "tensorsketch: TensorSketch.Transform input and scratch", scratch)
+	perWorker := budget.Floats(8, t.m+1) // buf, seq, two spectra, the FFT plan
+	r, err := t.input(x, "tensorsketch: TensorSketch.Transform input and scratch", perWorker)
 	if err != nil {
 		return err
 	}

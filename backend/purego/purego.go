@@ -15,7 +15,9 @@
 //
 // The SIMD code path ("avx512", "avx2" or "generic") is chosen once at init
 // from the CPU; the build tag noasm compiles the assembly out and
-// ZONAL_NOASM=1 selects the generic path at run time. CPUPath reports the
+// ZONAL_NOASM=1 selects the generic path at run time (ZONAL_ASM_PATH=avx2
+// the AVX2 path on an AVX-512 CPU, to test what a CPU without AVX-512
+// runs). CPUPath reports the
 // path, and SetCPUPath switches it process-wide for benchmarks that compare
 // paths.
 package purego

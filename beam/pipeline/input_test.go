@@ -188,17 +188,9 @@ func TestJobServerLoopback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a job server")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Skip("no loopback: ", err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := prism.CreateJobServer(ctx, prism.Options{Port: port}); err != nil {
-		t.Fatal(err)
-	}
+	port := startJobServer(t, ctx)
 	oldEnd, oldEnv := *jobopts.Endpoint, *jobopts.EnvironmentType
 	*jobopts.Endpoint, *jobopts.EnvironmentType = fmt.Sprintf("127.0.0.1:%d", port), "LOOPBACK"
 	defer func() { *jobopts.Endpoint, *jobopts.EnvironmentType = oldEnd, oldEnv }()
@@ -221,4 +213,35 @@ func TestJobServerLoopback(t *testing.T) {
 	if _, err := os.Stat(c.Model); err != nil {
 		t.Error(err)
 	}
+}
+
+// startJobServer starts a prism job server on a free port of 127.0.0.1 and
+// returns the port. The port is found by listening on port 0 and closing
+// it; another process (a busy CI machine) may take it before prism listens,
+// and prism then panics, so that is retried on a fresh port, five times.
+func startJobServer(t *testing.T, ctx context.Context) int {
+	t.Helper()
+	var last any
+	for range 5 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Skip("no loopback: ", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		var cerr error
+		func() {
+			defer func() { last = recover() }()
+			_, cerr = prism.CreateJobServer(ctx, prism.Options{Port: port})
+		}()
+		if last == nil {
+			if cerr != nil {
+				t.Fatal(cerr)
+			}
+			return port
+		}
+		t.Logf("job server on port %d: %v; again on another port", port, last)
+	}
+	t.Fatalf("no job server after five ports: %v", last)
+	return 0
 }

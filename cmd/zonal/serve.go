@@ -57,14 +57,22 @@ func serveUntil(args []string, stdout, stderr io.Writer, sigs chan os.Signal) er
 	if err != nil {
 		return usageError{fmt.Errorf("bad -max-body %q (want e.g. 512K, 8MiB)", *maxBody)}
 	}
-	for flagName, v := range map[string]int{"-max-rows": *maxRows, "-max-batch": *maxBatch, "-workers": *workers + 1, "-max-in-flight": *maxInFlight + 1} {
-		if v < 1 {
-			return usageError{fmt.Errorf("%s must be positive", flagName)}
+	// Checked in a fixed order (not a map's), so that with several bad
+	// flags the message names the same one on every run.
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"-max-rows", *maxRows}, {"-max-batch", *maxBatch}, {"-workers", *workers + 1}, {"-max-in-flight", *maxInFlight + 1}} {
+		if f.v < 1 {
+			return usageError{fmt.Errorf("%s must be positive", f.name)}
 		}
 	}
-	for flagName, v := range map[string]time.Duration{"-read-timeout": *readTimeout, "-write-timeout": *writeTimeout, "-idle-timeout": *idleTimeout, "-shutdown-timeout": *shutdownTimeout} {
-		if v <= 0 {
-			return usageError{fmt.Errorf("%s must be positive, got %v", flagName, v)}
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{{"-read-timeout", *readTimeout}, {"-write-timeout", *writeTimeout}, {"-idle-timeout", *idleTimeout}, {"-shutdown-timeout", *shutdownTimeout}} {
+		if f.v <= 0 {
+			return usageError{fmt.Errorf("%s must be positive, got %v", f.name, f.v)}
 		}
 	}
 	if *batchDelay < 0 {

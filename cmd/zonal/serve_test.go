@@ -133,7 +133,16 @@ func TestServeCommand(t *testing.T) {
 		answered <- resp.StatusCode
 	}()
 	io.WriteString(pw, `{"rows": [[0,`)
-	time.Sleep(100 * time.Millisecond)
+	// SIGTERM once the server holds the request (admitted, reading its
+	// body): after a fixed 100 ms a slow machine may not have connected
+	// yet, and the shutdown would then refuse the request rather than
+	// drain it.
+	inFlight := regexp.MustCompile(`(?m)^zonal_serve_in_flight_requests(\{[^}]*\})? 1$`)
+	for deadline := time.Now().Add(10 * time.Second); !inFlight.MatchString(getBody(t, url+"/metrics")); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the request being sent is not in flight after 10 s: %s", getBody(t, url+"/metrics"))
+		}
+	}
 	sigs <- syscall.SIGTERM
 	time.Sleep(100 * time.Millisecond)
 	select {
@@ -169,6 +178,21 @@ func get(t *testing.T, url string) int {
 	return resp.StatusCode
 }
 
+// getBody returns the body of a GET of url.
+func getBody(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func TestServeFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -178,6 +202,9 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"serve"}, 2, "-model is required"},
 		{[]string{"serve", "-model", "x", "-max-body", "lots"}, 2, "bad -max-body"},
 		{[]string{"serve", "-model", "x", "-max-batch", "0"}, 2, "-max-batch must be positive"},
+		// Several bad flags: the first in the order of the checks, every run.
+		{[]string{"serve", "-model", "x", "-max-in-flight", "-1", "-max-rows", "0", "-max-batch", "0"}, 2, "-max-rows must be positive"},
+		{[]string{"serve", "-model", "x", "-shutdown-timeout", "0s", "-read-timeout", "0s"}, 2, "-read-timeout must be positive"},
 		{[]string{"serve", "-model", "x", "-shutdown-timeout", "0s"}, 2, "-shutdown-timeout must be positive"},
 		{[]string{"serve", "-model", filepath.Join(t.TempDir(), "missing.zonal")}, 1, "missing.zonal"},
 	} {

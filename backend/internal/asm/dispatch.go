@@ -31,13 +31,29 @@ var active atomic.Pointer[impl]
 // threads bounds the goroutines a single call may use (0: GOMAXPROCS).
 var threads atomic.Int64
 
+// EnvPath names the environment variable that selects a code path at init
+// ("avx2" on an AVX-512 machine runs the kernels a CPU without AVX-512
+// would): a path this CPU lacks, or an empty value, leaves the best one.
+// ZONAL_NOASM=1 takes precedence.
+const EnvPath = "ZONAL_ASM_PATH"
+
 func init() {
 	impls = append(cpuImpls(), genericImpl())
-	best := impls[0]
-	if os.Getenv("ZONAL_NOASM") == "1" {
-		best = impls[len(impls)-1]
+	active.Store(initialPath(os.Getenv("ZONAL_NOASM"), os.Getenv(EnvPath)))
+}
+
+// initialPath is the path chosen at init for the values of ZONAL_NOASM and
+// ZONAL_ASM_PATH.
+func initialPath(noasm, want string) *impl {
+	if noasm == "1" {
+		return impls[len(impls)-1]
 	}
-	active.Store(best)
+	for _, p := range impls {
+		if p.path == want {
+			return p
+		}
+	}
+	return impls[0]
 }
 
 func cur() *impl { return active.Load() }

@@ -44,3 +44,44 @@ func TestNoasmEnv(t *testing.T) {
 		t.Fatalf("child with ZONAL_NOASM=1 failed: %v\n%s", err, out)
 	}
 }
+
+// TestInitialPath: ZONAL_ASM_PATH picks any available path, an unknown or
+// empty one leaves the best, and ZONAL_NOASM=1 wins over it; a child
+// process checks that init honors the variable.
+func TestInitialPath(t *testing.T) {
+	best, generic := impls[0].path, impls[len(impls)-1].path
+	for _, c := range []struct{ noasm, want, got string }{
+		{"", "", best},
+		{"", "no-such-path", best},
+		{"", "generic", generic},
+		{"1", best, generic},
+	} {
+		if p := initialPath(c.noasm, c.want); p.path != c.got {
+			t.Errorf("ZONAL_NOASM=%q ZONAL_ASM_PATH=%q: path %q, want %q", c.noasm, c.want, p.path, c.got)
+		}
+	}
+	for _, p := range Paths() {
+		if got := initialPath("", p).path; got != p {
+			t.Errorf("ZONAL_ASM_PATH=%q: path %q", p, got)
+		}
+	}
+	if want := os.Getenv("ZONAL_INITIAL_PATH_CHILD"); want != "" {
+		if Path() != want {
+			t.Fatalf("%s=%s but Path() = %q", EnvPath, want, Path())
+		}
+		return
+	}
+	if os.Getenv("ZONAL_NOASM") == "1" {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := Paths()[min(1, len(impls)-1)] // avx2 on an AVX-512 CPU
+	cmd := exec.Command(exe, "-test.run=^TestInitialPath$", "-test.count=1")
+	cmd.Env = append(os.Environ(), EnvPath+"="+second, "ZONAL_INITIAL_PATH_CHILD="+second)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child with %s=%s failed: %v\n%s", EnvPath, second, err, out)
+	}
+}

@@ -43,7 +43,9 @@
 // cpuid/v2): "avx512" when AVX-512F/DQ/VL are present, "avx2" with AVX2 and
 // FMA, "generic" otherwise; Path reports it. The build tag noasm compiles the
 // assembly out, and the environment variable ZONAL_NOASM=1 selects the
-// generic path at run time. SetPath exists for tests and for the benchmarks
+// generic path at run time; ZONAL_ASM_PATH=avx2 (or another name of Paths)
+// selects that path, so that a machine with AVX-512 can run the test suite
+// on the kernels of one without. SetPath exists for tests and for the benchmarks
 // that compare paths (backend/purego.SetCPUPath exposes it); setThreads bounds
 // the goroutines per call in tests.
 //
