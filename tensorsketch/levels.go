@@ -16,6 +16,7 @@ import (
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/internal/budget"
+	"github.com/zonal-ml/zonal/internal/interrupt"
 )
 
 // LevelStat describes one level of the recursive sampler.
@@ -117,7 +118,16 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 		}
 		s.rng = rand.New(rand.NewPCG(o.Seed, uint64(lev+1)))
 		s.seed = splitmix(o.Seed, uint64(lev+1))
-		W1, err := ridgeFactor(bk, Zt, n, len(rs), t1, lambda, s.rng)
+		// The level's three large steps (the ridge factor of the previous
+		// level's features, the sampling, the new features) each run for
+		// seconds on large data, not all of it checking ctx: they run under
+		// interrupt.Do, so a cancellation returns at once and the abandoned
+		// step stops at its next check or its end. Progress is reported
+		// from this goroutine only, never after the return.
+		var W1 []float64
+		if cerr := interrupt.Do(ctx, func() { W1, err = ridgeFactor(bk, Zt, n, len(rs), t1, lambda, s.rng) }); cerr != nil {
+			return nil, nil, cerr
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -149,7 +159,9 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 		}
 		var sd float64
 		var draws int
-		rs, sd, draws, err = s.sampleLevel(W, nd)
+		if cerr := interrupt.Do(ctx, func() { rs, sd, draws, err = s.sampleLevel(W, nd) }); cerr != nil {
+			return nil, nil, cerr
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -170,7 +182,9 @@ func fitAdaptive(ctx context.Context, xr *rows, om []float64, e expansion, o Ada
 			return nil, nil, err
 		}
 		Zt = make([]float64, n*len(rs))
-		features(Zt, len(rs), xr, om, rs)
+		if cerr := interrupt.Do(ctx, func() { features(Zt, len(rs), xr, om, rs) }); cerr != nil {
+			return nil, nil, cerr
+		}
 	}
 	return rs, stats, nil
 }
