@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +92,13 @@ func TestSharedChecksums(t *testing.T) {
 		// Entries name files of this folder, some written from its parent
 		// ("data/NAME"): read the file by its base name.
 		raw, err := os.ReadFile(filepath.Join(filepath.Dir(sums), filepath.Base(fields[1])))
+		if errors.Is(err, fs.ErrNotExist) {
+			// A partial copy of the folder (a machine that fetched only
+			// some sets): an absent file is skipped, as shareddata.File
+			// skips the tests that need it; a present one must match.
+			t.Logf("%s: listed in SHA256SUMS but absent; not checked", fields[1])
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
