@@ -187,12 +187,7 @@ func (q *knm32) pass(ctx context.Context, out blas64.General, w *blas64.General)
 		for r0 := 0; r0 < i1-i0; r0 += wr {
 			r1 := min(r0+wr, i1-i0)
 			kw := q.wide.Slice(0, r1-r0, 0, q.M).(*mat.Dense).RawMatrix()
-			for i := r0; i < r1; i++ {
-				dst := kw.Data[(i-r0)*kw.Stride : (i-r0)*kw.Stride+q.M]
-				for j, v := range kv.Data[i*kv.Stride : i*kv.Stride+q.M] {
-					dst[j] = float64(v)
-				}
-			}
+			widen32(kw, kv, r0, r1)
 			var t blas64.General
 			if w == nil {
 				t = q.yc.Slice(i0+r0, i0+r1, 0, q.kout).(*mat.Dense).RawMatrix()
@@ -223,12 +218,7 @@ func (q *knm32) pass32(kv blas32.General, i0 int, out blas64.General, useW bool)
 		}
 	}
 	backend.Sgemm(q.be, blas.Trans, blas.NoTrans, 1, kv, t, 0, q.o32)
-	for i := 0; i < q.M; i++ {
-		o := out.Data[i*out.Stride : i*out.Stride+q.kout]
-		for j, v := range q.o32.Data[i*q.kout : (i+1)*q.kout] {
-			o[j] += float64(v)
-		}
-	}
+	addWidened(out, q.o32)
 }
 
 // Precision reports the precision of the model's kernel blocks: Float32
@@ -265,7 +255,6 @@ func (e *expansion) predictBatch32(dst *mat.Dense, x mat.Matrix) error {
 	bs := min(predictBlock, n)
 	kb := newGeneral32(bs, m)
 	wide := mat.NewDense(min(predictWiden, bs), m, nil)
-	wr := wide.RawMatrix()
 	ko := kernels.Options{Backend: e.be, MemoryBudget: math.MaxInt64}
 	for i0 := 0; i0 < n; i0 += bs {
 		i1 := min(i0+bs, n)
@@ -273,21 +262,46 @@ func (e *expansion) predictBatch32(dst *mat.Dense, x mat.Matrix) error {
 		if err := e.c32.RowsInto32(context.Background(), kv, x, i0, i1, ko); err != nil {
 			return err
 		}
-		for r0 := 0; r0 < i1-i0; r0 += predictWiden {
-			r1 := min(r0+predictWiden, i1-i0)
-			for i := r0; i < r1; i++ {
-				w := wr.Data[(i-r0)*wr.Stride : (i-r0)*wr.Stride+m]
-				for j, v := range kv.Data[i*kv.Stride : i*kv.Stride+m] {
-					w[j] = float64(v)
-				}
-			}
-			dv := dst.Slice(i0+r0, i0+r1, 0, k).(*mat.Dense)
-			fillRows(dv, e.mean)
-			wv := wide.Slice(0, r1-r0, 0, m).(*mat.Dense)
-			e.be.Gemm(blas.NoTrans, blas.NoTrans, 1, wv.RawMatrix(), e.alpha.RawMatrix(), 1, dv.RawMatrix())
-		}
+		productWidened(e.be, dst.Slice(i0, i1, 0, k).(*mat.Dense), kv, e.alpha, e.mean, wide)
 	}
 	return nil
+}
+
+// productWidened sets dst = mean + Z W (dst r x k, mean added to every row)
+// for the float32 rows of z (r x D) and the float64 W (D x k), widening z
+// into wide (at least one row, D columns) that many rows at a time, so the
+// weights are never rounded.
+func productWidened(be backend.Backend, dst *mat.Dense, z blas32.General, w *mat.Dense, mean []float64, wide *mat.Dense) {
+	wr, _ := wide.Dims()
+	_, k := dst.Dims()
+	for r0 := 0; r0 < z.Rows; r0 += wr {
+		r1 := min(r0+wr, z.Rows)
+		wv := wide.Slice(0, r1-r0, 0, z.Cols).(*mat.Dense)
+		widen32(wv.RawMatrix(), z, r0, r1)
+		dv := dst.Slice(r0, r1, 0, k).(*mat.Dense)
+		fillRows(dv, mean)
+		be.Gemm(blas.NoTrans, blas.NoTrans, 1, wv.RawMatrix(), w.RawMatrix(), 1, dv.RawMatrix())
+	}
+}
+
+// widen32 copies rows r0..r1-1 of the float32 src into rows 0.. of dst.
+func widen32(dst blas64.General, src blas32.General, r0, r1 int) {
+	for i := r0; i < r1; i++ {
+		out := dst.Data[(i-r0)*dst.Stride : (i-r0)*dst.Stride+src.Cols]
+		for j, v := range src.Data[i*src.Stride : i*src.Stride+src.Cols] {
+			out[j] = float64(v)
+		}
+	}
+}
+
+// addWidened adds the float32 matrix s into the float64 a of the same shape.
+func addWidened(a blas64.General, s blas32.General) {
+	for i := 0; i < a.Rows; i++ {
+		dst := a.Data[i*a.Stride : i*a.Stride+a.Cols]
+		for j, v := range s.Data[i*s.Stride : i*s.Stride+a.Cols] {
+			dst[j] += float64(v)
+		}
+	}
 }
 
 // expansion32 holds the lazily prepared float32 centres of a float32

@@ -238,20 +238,9 @@ func ridgeBlockFloat32(be backend.Backend, fm kernels.FeatureMap, yc, ztz, zty *
 		}
 		backend.Ssyrk(be, blas.Trans, 1, zv, 0, g32)
 		backend.Sgemm(be, blas.Trans, blas.NoTrans, 1, zv, yv, 0, t32)
-		addWidened(ztz, g32)
-		addWidened(zty, t32)
+		addWidened(ztz.RawMatrix(), g32)
+		addWidened(zty.RawMatrix(), t32)
 		return nil
-	}
-}
-
-// addWidened adds the float32 matrix s (same shape) into the float64 a.
-func addWidened(a *mat.Dense, s blas32.General) {
-	r, c := a.Dims()
-	for i := 0; i < r; i++ {
-		dst := rowOf(a, i)
-		for j, v := range s.Data[i*s.Stride : i*s.Stride+c] {
-			dst[j] += float64(v)
-		}
 	}
 }
 
@@ -397,19 +386,7 @@ func (r *Ridge) predict32(dst *mat.Dense, x mat.Matrix) error {
 		if err := kernels.Transform32(r.fm, zv, rowRange(x, i0, i1)); err != nil {
 			return err
 		}
-		for r0 := 0; r0 < i1-i0; r0 += predictWiden {
-			r1 := min(r0+predictWiden, i1-i0)
-			wv := wide.Slice(0, r1-r0, 0, D).(*mat.Dense)
-			for i := r0; i < r1; i++ {
-				out := rowOf(wv, i-r0)
-				for j, v := range zv.Data[i*D : (i+1)*D] {
-					out[j] = float64(v)
-				}
-			}
-			dv := dst.Slice(i0+r0, i0+r1, 0, k).(*mat.Dense)
-			fillRows(dv, r.mean)
-			r.be.Gemm(blas.NoTrans, blas.NoTrans, 1, wv.RawMatrix(), r.w.RawMatrix(), 1, dv.RawMatrix())
-		}
+		productWidened(r.be, dst.Slice(i0, i1, 0, k).(*mat.Dense), zv, r.w, r.mean, wide)
 	}
 	return nil
 }
