@@ -1,6 +1,9 @@
 package zonal
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // The sentinel errors of the whole module. Every error that zonal returns
 // about its input, its parameters or a numerical failure wraps one or more of
@@ -51,3 +54,70 @@ var (
 // the large working arrays whose size comes from the input (kernel matrices,
 // cached kernel blocks, feature matrices, sketch and truncation tables).
 const DefaultMemoryBudget int64 = 2 << 30
+
+// TooLargeError is the error of work that does not fit its budget: What
+// names the allocation in library terms ("the 5000 x 5000 preconditioner"),
+// Setting the option that raises the budget ("MemoryBudget"), Need and
+// Budget the bytes. It wraps ErrTooLarge. A command-line tool finds it with
+// errors.As and names its own flag for Setting.
+type TooLargeError struct {
+	What    string
+	Setting string
+	Need    int64
+	Budget  int64
+	// Param and Value, when set, are the option whose value asked for the
+	// allocation ("Centers", 5000).
+	Param string
+	Value any
+}
+
+func (e *TooLargeError) Error() string {
+	setting := e.Setting
+	if setting == "" {
+		setting = "MemoryBudget"
+	}
+	return fmt.Sprintf("%v: %s needs %s, the budget is %s (raise %s)", ErrTooLarge, e.What, FormatBytes(e.Need), FormatBytes(e.Budget), setting)
+}
+
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
+
+// ParamError is the error of an option outside its domain: Param names it in
+// library terms (the options field, e.g. "Centers" or "Lambda"), Value is
+// the value given and Reason says what is wrong. It wraps ErrParam (and
+// Err, when set, for a cause such as ErrNonFinite). A command-line tool finds
+// it with errors.As and names its own flag for Param.
+type ParamError struct {
+	Param  string
+	Value  any
+	Reason string
+	Err    error
+}
+
+func (e *ParamError) Error() string {
+	if e.Value == nil {
+		return fmt.Sprintf("%v: %s: %s", ErrParam, e.Param, e.Reason)
+	}
+	return fmt.Sprintf("%v: %s = %v: %s", ErrParam, e.Param, e.Value, e.Reason)
+}
+
+func (e *ParamError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrParam, e.Err}
+	}
+	return []error{ErrParam}
+}
+
+// FormatBytes renders a byte count as the module's messages do:
+// "1.5 GiB (1610612736 bytes)".
+func FormatBytes(b int64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%d B", b)
+	}
+	div, exp := int64(unit), 0
+	for n := b / unit; n >= unit; n /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB (%d bytes)", float64(b)/float64(div), "KMGTPE"[exp], b)
+}

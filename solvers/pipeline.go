@@ -105,16 +105,32 @@ func (p *Pipeline) InputDim() int { return p.Model.InputDim() }
 func (p *Pipeline) Outputs() int { return p.Model.Outputs() }
 
 // PredictOutputs transforms x (n x d: Text, then Scaler) and writes the raw
-// model outputs to dst (n x k). Batches of at most 32 rows do not allocate
-// after warm-up.
+// model outputs to dst (n x k). x is a *mat.Dense, a *dataset.CSR (see
+// predictSparse: never densified whole) or any other mat.Matrix (copied).
+// Dense batches of at most 32 rows do not allocate after warm-up.
 //
 // Errors: zonal.ErrShape unless x is n x d and dst n x k; the text
 // transform's errors (zonal.ErrRange for a negative count under tf-idf,
 // zonal.ErrNonFinite); the model's Predict errors (zonal.ErrNonFinite for
-// NaN or Inf in x).
-func (p *Pipeline) PredictOutputs(dst, x *mat.Dense) error {
-	if dst == nil || x == nil {
+// NaN or Inf in x); a malformed CSR's Validate error.
+func (p *Pipeline) PredictOutputs(dst *mat.Dense, xm mat.Matrix) error {
+	if dst == nil || xm == nil {
 		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+	}
+	var x *mat.Dense
+	switch m := xm.(type) {
+	case *dataset.CSR:
+		if m == nil {
+			return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+		}
+		return p.predictSparse(dst, m)
+	case *mat.Dense:
+		if m == nil {
+			return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+		}
+		x = m
+	default:
+		x = mat.DenseCopyOf(xm)
 	}
 	if p.Scaler == nil && p.Text == nil {
 		return p.Model.Predict(dst, x)
@@ -163,16 +179,11 @@ func (p *Pipeline) inputRow(dst, x []float64) error {
 // model: rows = csrBlockBytes / (8 d), between 1 and smallBatch*32.
 const csrBlockBytes = 32 << 20
 
-// PredictOutputsCSR is PredictOutputs for sparse rows x (n x d CSR): the
-// text transform runs on the nonzeros (O(nnz)); the model gets the rows in
-// dense blocks of at most csrBlockBytes (32 MiB), so no dense n x d matrix
-// is formed.
-//
-// Errors: as PredictOutputs; a malformed CSR's Validate error.
-func (p *Pipeline) PredictOutputsCSR(dst *mat.Dense, x *dataset.CSR) error {
-	if dst == nil || x == nil {
-		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
-	}
+// predictSparse is PredictOutputs for sparse rows x (n x d CSR): the text
+// transform runs on the nonzeros (O(nnz)); the model gets the rows in dense
+// blocks of at most csrBlockBytes (32 MiB), so no dense n x d matrix is
+// formed.
+func (p *Pipeline) predictSparse(dst *mat.Dense, x *dataset.CSR) error {
 	n, d := x.Dims()
 	k := p.Outputs()
 	if d != p.InputDim() {
@@ -190,7 +201,6 @@ func (p *Pipeline) PredictOutputsCSR(dst *mat.Dense, x *dataset.CSR) error {
 			return err
 		}
 	}
-	// after #18 merge: when Model.Predict takes a mat.Matrix and p.Scaler is nil, return p.Model.Predict(dst, x) here (no dense blocks).
 	bs := max(1, min(n, smallBatch*32, csrBlockBytes/(8*d)))
 	block := mat.NewDense(bs, d, nil)
 	for i0 := 0; i0 < n; i0 += bs {
@@ -217,33 +227,21 @@ func (p *Pipeline) PredictOutputsCSR(dst *mat.Dense, x *dataset.CSR) error {
 	return nil
 }
 
-// PredictLabelsCSR is PredictLabels for sparse rows (see
-// PredictOutputsCSR).
-func (p *Pipeline) PredictLabelsCSR(dst []float64, x *dataset.CSR) error {
-	if x == nil {
-		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
-	}
-	if len(dst) != x.Rows {
-		return fmt.Errorf("%w: dst has %d entries for %d rows", zonal.ErrShape, len(dst), x.Rows)
-	}
-	if x.Rows == 0 {
-		return nil
-	}
-	out := mat.NewDense(x.Rows, p.Outputs(), nil)
-	if err := p.PredictOutputsCSR(out, x); err != nil {
-		return err
-	}
-	return p.Encoding.Decode(dst, out)
-}
-
-// PredictLabels writes the prediction for every row of x to dst (length n):
-// the value for regression, the class label for classification. Batches of
-// at most 32 rows do not allocate after warm-up.
+// PredictLabels writes the prediction for every row of x (dense or CSR, as
+// PredictOutputs) to dst (length n): the value for regression, the class
+// label for classification. Dense batches of at most 32 rows do not
+// allocate after warm-up.
 //
 // Errors: zonal.ErrShape unless x is n x d and dst has n entries; the
 // model's Predict errors (zonal.ErrNonFinite for NaN or Inf in x).
-func (p *Pipeline) PredictLabels(dst []float64, x *mat.Dense) error {
+func (p *Pipeline) PredictLabels(dst []float64, x mat.Matrix) error {
 	if x == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+	}
+	if c, ok := x.(*dataset.CSR); ok && c == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+	}
+	if d, ok := x.(*mat.Dense); ok && d == nil {
 		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
 	}
 	n, _ := x.Dims()

@@ -77,7 +77,7 @@ func TestPipelineTextTransform(t *testing.T) {
 	}
 	// Sparse rows give the same outputs (dense blocks inside).
 	gotS := mat.NewDense(n, 1, nil)
-	if err := p.PredictOutputsCSR(gotS, dataset.NewCSRFromDense(x)); err != nil {
+	if err := p.PredictOutputs(gotS, dataset.NewCSRFromDense(x)); err != nil {
 		t.Fatal(err)
 	}
 	if diff := maxAbsDiff(gotS, want); diff > 1e-13 {

@@ -352,7 +352,7 @@ func fitPredict(ctx context.Context, c config, m string, s int, xtr, xte *datase
 			return nil, 0, err
 		}
 		out := mat.NewDense(xte.Rows, enc.Outputs(), nil)
-		return out, fit, p.PredictOutputsCSR(out, xte)
+		return out, fit, p.PredictOutputs(out, xte)
 	}
 	return nil, 0, fmt.Errorf("unknown method %q", m)
 }

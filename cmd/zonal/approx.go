@@ -15,6 +15,7 @@ import (
 
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -37,7 +38,7 @@ type approxConfig struct {
 	lambdas     []float64
 	n           int
 	seed        uint64
-	trunc       gegenbauerTruncation
+	trunc       estimator.GegenbauerTruncation
 	memory      int64
 }
 
@@ -95,7 +96,7 @@ func parseApprox(stderr io.Writer, args []string) (approxConfig, error) {
 	fs.Float64Var(&c.kernel.Gamma, "gamma", 0, "Gaussian: gamma = 1/(2 sigma^2); polynomial: the scale of <x,y> (0: 1/d)")
 	fs.IntVar(&c.kernel.Degree, "degree", 3, "polynomial degree")
 	fs.Float64Var(&c.kernel.Coef0, "coef0", 1, "polynomial offset (>= 0)")
-	fs.StringVar(&methods, "methods", "gegenbauer,fourier,nystrom,rls-nystrom", "comma-separated feature maps; available: "+mapNames())
+	fs.StringVar(&methods, "methods", "gegenbauer,fourier,nystrom,rls-nystrom", "comma-separated feature maps; available: "+strings.Join(estimator.Maps(), ", "))
 	fs.StringVar(&features, "features", "256,1024,4096", "comma-separated feature counts D")
 	fs.IntVar(&c.n, "n", 2000, "number of rows sampled (uniformly, by -seed); 0 or more than the file: all rows")
 	fs.StringVar(&lambdas, "lambda", "1e-3", "comma-separated ridge parameters for eps_lambda (the first one is also rls-nystrom's lambda)")
@@ -120,8 +121,8 @@ func parseApprox(stderr io.Writer, args []string) (approxConfig, error) {
 		return c, usagef("-methods is empty")
 	}
 	for _, m := range c.methods {
-		if _, ok := mapBuilders[m]; !ok {
-			return c, usagef("unknown method %q; available: %s", m, mapNames())
+		if _, err := estimator.ParseMap(m); err != nil {
+			return c, usagef("unknown method %q; available: %s", m, strings.Join(estimator.Maps(), ", "))
 		}
 	}
 	for _, f := range splitList(features) {
@@ -186,7 +187,7 @@ func runApprox(ctx context.Context, e *env, c approxConfig, rep *approxReport) e
 		}
 	}
 	// The standardizer is fitted on the whole file, then applied to the sample.
-	st, err := inputScaler(x, 1, c.standardize)
+	st, err := estimator.InputScaler(x, 1, c.standardize)
 	if err != nil {
 		return err
 	}
@@ -198,7 +199,7 @@ func runApprox(ctx context.Context, e *env, c approxConfig, rep *approxReport) e
 	for i, r := range idx {
 		xs.SetRow(i, x.RawRowView(r))
 	}
-	if xs, err = scaled(st, xs); err != nil {
+	if xs, err = estimator.Scaled(st, xs); err != nil {
 		return err
 	}
 	if err := checkMagnitude(c.path, xs); err != nil {
@@ -216,8 +217,7 @@ func runApprox(ctx context.Context, e *env, c approxConfig, rep *approxReport) e
 	if err != nil {
 		return err
 	}
-	spec := mapSpec{Kernel: k, KernelID: kp.Name, Sigma: kp.Sigma, Gamma: kp.Gamma, Degree: kp.Degree, Coef0: kp.Coef0,
-		Lambda: c.lambdas[0], Seed: c.seed, Backend: b, Gegenbauer: c.trunc}
+	spec := estimator.MapSpec{Kernel: k, Lambda: c.lambdas[0], Seed: c.seed, Backend: b, Gegenbauer: c.trunc}
 	kmat, err := kernels.Matrix(ctx, k, xs, xs, kernels.Options{Backend: b, MemoryBudget: c.memory})
 	if err != nil {
 		return err
@@ -232,9 +232,9 @@ func runApprox(ctx context.Context, e *env, c approxConfig, rep *approxReport) e
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			spec.Method, spec.Features = m, dd
+			spec.Map, spec.Features = estimator.Map(m), dd
 			t0 := time.Now()
-			fm, err := buildMap(ctx, spec, xs)
+			fm, err := estimator.BuildMap(ctx, spec, xs)
 			if err != nil {
 				return err
 			}

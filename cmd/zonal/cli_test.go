@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"github.com/zonal-ml/zonal"
 	"math"
 	"os"
 	"path/filepath"
@@ -189,14 +191,23 @@ func TestHelpTexts(t *testing.T) {
 // Library option names never reach the user.
 func TestCLIMessage(t *testing.T) {
 	for in, want := range map[string]string{
-		"x needs 3 GiB, the memory budget is 2 GiB (raise it with Options.MemoryBudget, or -memory on the command line)": "(raise it with -memory)",
-		"dense 3 x 4 matrix exceeds MaxDenseElements = 9 (use Options.NoDense)":                                          "exceeds the limit of 9",
-		"CSV has 5 feature columns, want at most MaxCols = 3":                                                            "want at most 3",
+		"dense 3 x 4 matrix exceeds MaxDenseElements = 9 (use Options.NoDense)": "exceeds the limit of 9",
+		"CSV has 5 feature columns, want at most MaxCols = 3":                   "want at most 3",
 	} {
 		got := cliMessage(errString(in))
 		if !strings.Contains(got, want) || strings.Contains(got, "Options.") {
 			t.Errorf("cliMessage(%q) = %q, want %q", in, got, want)
 		}
+	}
+	// Structured errors are rewritten from their fields, wherever they are
+	// wrapped: the option becomes its flag, the budget -memory.
+	tl := fmt.Errorf("train.csv: %w", &zonal.TooLargeError{What: "5000 centres", Setting: "MemoryBudget", Need: 3 << 30, Budget: 2 << 30, Param: "Centers", Value: 5000})
+	if got := cliMessage(tl); !strings.Contains(got, "train.csv: -centers 5000: 5000 centres needs 3.0 GiB") || !strings.Contains(got, "(raise it with -memory)") || strings.Contains(got, "MemoryBudget") {
+		t.Errorf("cliMessage(TooLargeError) = %q", got)
+	}
+	pe := fmt.Errorf("fit: %w", &zonal.ParamError{Param: "Lambda", Value: -1.0, Reason: "must be positive and finite"})
+	if got := cliMessage(pe); got != "fit: -lambda -1: must be positive and finite" {
+		t.Errorf("cliMessage(ParamError) = %q", got)
 	}
 }
 

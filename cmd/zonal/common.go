@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -13,106 +12,64 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
 
 // kernelParams are the kernel flags of a command.
 type kernelParams struct {
-	Name         string  // a kernelKinds name
+	Name         string  // an estimator.KernelKind name
 	Sigma        float64 // gaussian, laplacian bandwidth
 	Gamma, Coef0 float64 // polynomial (gamma <x,y> + coef0)^degree
 	Degree       int
 }
 
-// kernelKind is one entry of the kernel table shared by every command.
+// kernelKind is what a command needs to know of a -kernel name.
 type kernelKind struct {
-	name, formula string
-	bandwidth     bool // takes -sigma
-	build         func(p kernelParams) (kernels.Kernel, error)
-}
-
-// kernelKinds is the one table of -kernel names.
-var kernelKinds = []kernelKind{
-	{"gaussian", "exp(-|x-y|^2/(2 sigma^2))", true, func(p kernelParams) (kernels.Kernel, error) { return kernels.NewGaussian(p.Sigma) }},
-	{"laplacian", "exp(-|x-y|_1/sigma)", true, func(p kernelParams) (kernels.Kernel, error) { return kernels.NewLaplacian(p.Sigma) }},
-	{"polynomial", "(gamma <x,y> + coef0)^degree", false, func(p kernelParams) (kernels.Kernel, error) {
-		return kernels.NewPolynomial(p.Degree, p.Gamma, p.Coef0)
-	}},
+	kind      estimator.KernelKind
+	bandwidth bool // takes -sigma
 }
 
 // kernelHelp is the -kernel flag's usage text.
-func kernelHelp() string {
-	parts := make([]string, len(kernelKinds))
-	for i, k := range kernelKinds {
-		parts[i] = k.name + " " + k.formula
-	}
-	return "kernel: " + strings.Join(parts, ", ")
-}
+func kernelHelp() string { return "kernel: " + strings.Join(estimator.KernelKinds(), ", ") }
 
-func kernelNames() string {
-	names := make([]string, len(kernelKinds))
-	for i, k := range kernelKinds {
-		names[i] = k.name
-	}
-	return strings.Join(names, ", ")
-}
-
-// lookupKernel returns the table entry of -kernel name.
+// lookupKernel returns the kind of -kernel name.
 func lookupKernel(name string) (kernelKind, error) {
-	for _, k := range kernelKinds {
-		if k.name == name {
-			return k, nil
-		}
+	k, err := estimator.ParseKernelKind(name)
+	if err != nil {
+		return kernelKind{}, flagError(err)
 	}
-	return kernelKind{}, usagef("unknown -kernel %q (%s)", name, kernelNames())
+	return kernelKind{k, k.HasBandwidth()}, nil
 }
 
-// maxDegree bounds -degree: (gamma <x,y> + coef0)^degree overflows float64
-// for any useful data far below it.
-const maxDegree = 64
+// spec is p as the estimator's kernel parameters.
+func (p kernelParams) spec() (estimator.KernelSpec, error) {
+	k, err := lookupKernel(p.Name)
+	return estimator.KernelSpec{Kind: k.kind, Sigma: p.Sigma, Gamma: p.Gamma, Coef0: p.Coef0, Degree: p.Degree}, err
+}
 
-// checkKernel validates the flags the kernel uses: a bandwidth whose
-// square is a normal float64 (1e-154 < sigma < 1e154), or a polynomial
-// degree in [1, 64], gamma > 0 and coef0 >= 0, all finite. auto allows 0
-// for sigma and gamma (the command picks them from the data).
+// checkKernel validates the flags the kernel uses (estimator.KernelSpec's
+// Check, as a usage error naming the flag); auto allows 0 for sigma and
+// gamma (the command picks them from the data).
 func checkKernel(p kernelParams, auto bool) (kernelKind, error) {
 	k, err := lookupKernel(p.Name)
 	if err != nil {
 		return k, err
 	}
-	if k.bandwidth {
-		if auto && p.Sigma == 0 {
-			return k, nil
-		}
-		if err := positiveFloat("sigma", p.Sigma); err != nil {
-			return k, err
-		}
-		if s2 := p.Sigma * p.Sigma; s2 < 0x1p-1022 || math.IsInf(s2, 0) {
-			return k, usagef("-sigma %g is absurd: sigma^2 is not a normal float64 (want 1e-154 < sigma < 1e154, near the data's scale)", p.Sigma)
-		}
-		return k, nil
-	}
-	if p.Degree < 1 || p.Degree > maxDegree {
-		return k, usagef("-degree must be in [1, %d], got %d", maxDegree, p.Degree)
-	}
-	if !(auto && p.Gamma == 0) {
-		if err := positiveFloat("gamma", p.Gamma); err != nil {
-			return k, err
-		}
-	}
-	return k, nonNegativeFloat("coef0", p.Coef0)
+	s, _ := p.spec()
+	return k, flagError(s.Check(auto))
 }
 
 // newKernel builds the kernel of p (checked by checkKernel).
 func newKernel(p kernelParams) (kernels.Kernel, error) {
-	k, err := lookupKernel(p.Name)
+	s, err := p.spec()
 	if err != nil {
 		return nil, err
 	}
-	kk, err := k.build(p)
+	kk, err := s.New()
 	if err != nil {
-		return nil, usageError{err}
+		return nil, flagError(err)
 	}
 	return kk, nil
 }
@@ -231,38 +188,6 @@ func writeOutput(e *env, path string, b []byte) error {
 	return nil
 }
 
-// inputScaler returns the input transformation of -scale factor and
-// -standardize as a dataset.Standardizer (x' = (x - Mean)/Scale), fitted on
-// x when standardize is set, or nil when it is the identity. Standardizing
-// factor*x gives the same as standardizing x, so factor does not matter then.
-func inputScaler(x *mat.Dense, factor float64, standardize bool) (*dataset.Standardizer, error) {
-	if standardize {
-		return dataset.FitStandardizer(x)
-	}
-	if factor == 1 {
-		return nil, nil
-	}
-	_, d := x.Dims()
-	st := &dataset.Standardizer{Mean: make([]float64, d), Scale: make([]float64, d)}
-	for j := range st.Scale {
-		st.Scale[j] = 1 / factor
-	}
-	return st, nil
-}
-
-// scaled returns x transformed by st in a new matrix (x itself when st is nil).
-func scaled(st *dataset.Standardizer, x *mat.Dense) (*mat.Dense, error) {
-	if st == nil {
-		return x, nil
-	}
-	r, c := x.Dims()
-	out := mat.NewDense(r, c, nil)
-	if err := st.ApplyTo(out, x); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // checkMemory refuses, as a usage error naming the flag, a size that would
 // make an allocation of need bytes exceed the -memory budget limit.
 func checkMemory(flagWhat string, need, limit int64) error {
@@ -272,20 +197,11 @@ func checkMemory(flagWhat string, need, limit int64) error {
 	return nil
 }
 
-// checkMagnitude refuses data whose squared row norms come within a factor
-// 4 of overflowing float64: |x - y|^2 <= 2|x|^2 + 2|y|^2 would then overflow
-// for some pair, and every kernel value built from it be Inf or NaN.
-func checkMagnitude(what string, x *mat.Dense) error {
-	r, _ := x.Dims()
-	for i := 0; i < r; i++ {
-		s, big := 0.0, 0.0
-		for _, v := range x.RawRowView(i) {
-			s += v * v
-			big = max(big, math.Abs(v))
-		}
-		if !(s <= math.MaxFloat64/4) {
-			return fmt.Errorf("%s: a row has features as large as %.3g: squared distances overflow float64, so every kernel value would be Inf or NaN; rescale the features (-scale or -standardize)", what, big)
-		}
+// checkMagnitude refuses rows that would overflow every kernel value
+// (estimator.CheckMagnitude), naming the data.
+func checkMagnitude(what string, x mat.Matrix) error {
+	if err := estimator.CheckMagnitude(x); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }

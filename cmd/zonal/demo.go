@@ -12,6 +12,7 @@ import (
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/backend/purego"
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -59,14 +60,14 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	trIdx, teIdx := dataset.Split(n, 0.8, *seed)
 	xtr, ytr := rowsOf(data.X, data.Y, trIdx)
 	xte, yte := rowsOf(data.X, data.Y, teIdx)
-	std, err := inputScaler(xtr, 1, true)
+	std, err := estimator.InputScaler(xtr, 1, true)
 	if err != nil {
 		return err
 	}
-	if xtr, err = scaled(std, xtr); err != nil {
+	if xtr, err = estimator.Scaled(std, xtr); err != nil {
 		return err
 	}
-	if xte, err = scaled(std, xte); err != nil {
+	if xte, err = estimator.Scaled(std, xte); err != nil {
 		return err
 	}
 	sigma := math.Sqrt(float64(d) / 2)
@@ -96,8 +97,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	}
 	ridge := func(name string) job {
 		return job{"ridge on " + name + " features", fmt.Sprintf("D = %d", *features), func() (solvers.Model, error) {
-			fm, err := buildMap(ctx, mapSpec{Method: name, Kernel: k, KernelID: "gaussian", Sigma: sigma,
-				Features: *features, Lambda: *lambda, Seed: *seed, Backend: be}, xtr)
+			fm, err := estimator.BuildMap(ctx, estimator.MapSpec{Map: estimator.Map(name), Kernel: k, Features: *features, Lambda: *lambda, Seed: *seed, Backend: be}, xtr)
 			if err != nil {
 				return nil, err
 			}

@@ -270,7 +270,7 @@ func TestFitBadInput(t *testing.T) {
 		{[]string{"-method", "exact", "-memory", "1K"}, 1, "budget"},
 		{[]string{"-precision", "float16"}, 2, "-precision \"float16\": want float64 or float32"},
 		{[]string{"-precision", ""}, 2, "-precision"},
-		{[]string{"-precision", "float32", "-method", "exact"}, 2, "-precision float32 applies to -method ridge, falkon and park only, not exact (exact KRR factors the full n x n kernel matrix, which stays float64)"},
+		{[]string{"-precision", "float32", "-method", "exact"}, 2, "-precision float32: applies to the ridge, falkon and park methods only, not exact (exact KRR factors the full n x n kernel matrix, which stays float64)"},
 	} {
 		args := append([]string{"fit", "-train", train}, c.args...)
 		_, errs, code := runCmd(args...)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/kpca"
@@ -44,7 +44,6 @@ const kpcaSynopsis = "-data FILE|- [-format csv|libsvm] [-standardize] -kernel g
 // points with it (kpcaout.go).
 func init() {
 	addCommand(command{name: "kpca", summary: "kernel PCA (batch, or grown one point at a time with drift reports); -out scores, -model and kpca transform", run: kpcaCommand})
-	addMapBuilder("inc-nystrom", buildIncNystrom)
 }
 
 // kpcaConfig is a validated `zonal kpca` command line.
@@ -178,11 +177,11 @@ func runKPCA(ctx context.Context, e *env, f kpcaConfig) error {
 		return err
 	}
 	x = mat.DenseCopyOf(x.Slice(0, f.points, 0, d))
-	st, err := inputScaler(x, f.scale, f.standardize)
+	st, err := estimator.InputScaler(x, f.scale, f.standardize)
 	if err != nil {
 		return err
 	}
-	if x, err = scaled(st, x); err != nil {
+	if x, err = estimator.Scaled(st, x); err != nil {
 		return err
 	}
 	if err := checkMagnitude(name, x); err != nil {
@@ -371,37 +370,4 @@ func medianDistance(x *mat.Dense, maxRows int, seed uint64) float64 {
 		return 0.5 * (math.Sqrt(dist[h-1]) + math.Sqrt(dist[h]))
 	}
 	return math.Sqrt(dist[h])
-}
-
-// buildIncNystrom is the -map inc-nystrom builder: spec.Features landmarks
-// drawn uniformly without replacement (seeded) from the training rows, added
-// one at a time to an incremental Nystrom approximation.
-func buildIncNystrom(ctx context.Context, spec mapSpec, rows mat.Matrix) (kernels.FeatureMap, error) {
-	train, ok := rows.(*mat.Dense)
-	if !ok {
-		return nil, errors.New("-map inc-nystrom takes dense rows (its points are added as dense vectors); use -map nystrom for sparse input, or -sparse no")
-	}
-	n, d := train.Dims()
-	if spec.Kernel == nil {
-		return nil, errors.New("inc-nystrom: no kernel")
-	}
-	m := spec.Features
-	if m <= 0 || m > n {
-		return nil, fmt.Errorf("inc-nystrom: %d landmarks from %d rows", m, n)
-	}
-	ny, err := kpca.NewNystrom(spec.Kernel, d, kpca.Options{Backend: spec.Backend})
-	if err != nil {
-		return nil, err
-	}
-	rng := rand.New(rand.NewPCG(spec.Seed, 0x1a2b))
-	perm := rng.Perm(n)
-	for _, i := range perm[:m] {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := ny.Add(train.RawRowView(i)); err != nil {
-			return nil, err
-		}
-	}
-	return ny.Map()
 }

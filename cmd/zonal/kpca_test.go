@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/zonal-ml/zonal/estimator"
 	"math"
 	"os"
 	"path/filepath"
@@ -139,14 +140,14 @@ func TestIncNystromBuilder(t *testing.T) {
 		x.Set(i, 0, float64(i%7))
 		x.Set(i, 1, float64(i%5))
 	}
-	fm, err := buildMap(context.Background(), mapSpec{Method: "inc-nystrom", Kernel: k, Features: 10, Seed: 3}, x)
+	fm, err := estimator.BuildMap(context.Background(), estimator.MapSpec{Map: "inc-nystrom", Kernel: k, Features: 10, Seed: 3}, x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fm.InputDim() != 2 || fm.Dim() < 1 || fm.Dim() > 10 {
 		t.Fatalf("dims %d %d", fm.InputDim(), fm.Dim())
 	}
-	if _, err := buildMap(context.Background(), mapSpec{Method: "inc-nystrom", Kernel: k, Features: 31}, x); err == nil {
+	if _, err := estimator.BuildMap(context.Background(), estimator.MapSpec{Map: "inc-nystrom", Kernel: k, Features: 31}, x); err == nil {
 		t.Fatal("31 landmarks of 30 rows accepted")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/kpca"
 )
 
@@ -214,7 +215,7 @@ func kpcaTransformCommand(ctx context.Context, e *env, args []string) error {
 	if _, cols := x.Dims(); cols != m.InputDim() {
 		return fmt.Errorf("-data %s has %d features, the model was fitted on %d", c.data, cols, m.InputDim())
 	}
-	if x, err = scaled(st, x); err != nil {
+	if x, err = estimator.Scaled(st, x); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {

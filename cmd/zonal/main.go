@@ -166,7 +166,6 @@ func runMainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // cliPhrases rewrite the parts of library messages that name Go options a
 // command-line user cannot set into the flags that do the same.
 var cliPhrases = strings.NewReplacer(
-	"(raise it with Options.MemoryBudget, or -memory on the command line)", "(raise it with -memory)",
 	"; set Options.Format", "; give -format csv or -format libsvm",
 	" (use Options.NoDense)", "",
 	" (set MinCols)", "",
@@ -180,7 +179,7 @@ var cliPhrases = strings.NewReplacer(
 
 // cliMessage is err's message on one line, in the command's terms.
 func cliMessage(err error) string {
-	s := cliPhrases.Replace(err.Error())
+	s := cliPhrases.Replace(structuredMessage(err))
 	return strings.Join(strings.Fields(s), " ")
 }
 

@@ -114,9 +114,9 @@ func runPredict(ctx context.Context, e *env, c predictConfig) (*predictResult, *
 			err = pipe.PredictOutputs(scores, data.X)
 		}
 	} else { // LIBSVM rows stay sparse: the pipeline reads their nonzeros
-		err = pipe.PredictLabelsCSR(pred, data.Sparse)
+		err = pipe.PredictLabels(pred, data.Sparse)
 		if err == nil && scores != nil {
-			err = pipe.PredictOutputsCSR(scores, data.Sparse)
+			err = pipe.PredictOutputs(scores, data.Sparse)
 		}
 	}
 	if err != nil {

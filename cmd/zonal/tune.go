@@ -17,6 +17,7 @@ import (
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 	"github.com/zonal-ml/zonal/tune"
@@ -118,7 +119,7 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	fs.StringVar(&c.train, "train", "", "training data (LIBSVM or CSV, gzip allowed; - for standard input)")
 	fs.StringVar(&c.test, "test", "", "test data the refitted best model is evaluated on; without it -split holds out part of -train")
 	c.data.register(fs)
-	fs.StringVar(&c.sparse, "sparse", "auto", fmt.Sprintf("keep LIBSVM input as sparse CSR rows: auto (when its density is below %g%%), yes or no; sparse input is not standardized", 100*sparseDensity))
+	fs.StringVar(&c.sparse, "sparse", "auto", fmt.Sprintf("keep LIBSVM input as sparse CSR rows: auto (when its density is below %g%%), yes or no; sparse input is not standardized", 100*estimator.SparseDensity))
 	fs.Float64Var(&c.split, "split", 0.8, "fraction of -train tuned on when there is no -test, in (0, 1); the rest is the test set")
 	fs.BoolVar(&c.standardize, "standardize", true, "standardize each feature on the training rows (-standardize=false to turn off, as giving -scale alone does)")
 	fs.Float64Var(&c.scale, "scale", 1, "multiply every feature by this factor instead of standardizing")
@@ -326,8 +327,11 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	train, test, _, err := loadFitData(e, fitConfig{data: c.data, train: c.train, test: c.test, split: c.split, seed: c.seed, sparse: c.sparse})
+	train, test, err := loadTrainTest(e, dataSpec{data: c.data, train: c.train, test: c.test, split: c.split, seed: c.seed})
 	if err != nil {
+		return nil, err
+	}
+	if err := keepOrDensify(e, c.sparse, train, test); err != nil {
 		return nil, err
 	}
 	sparse := train.X == nil
@@ -359,17 +363,17 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 		}
 	}
 	if c.task == solvers.TaskClassification {
-		if err := checkClassLabels(train.Y); err != nil {
+		if _, err := estimator.Encoding(train.Y, c.task); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.train, err)
 		}
 	}
 	var st *dataset.Standardizer
 	var xtr mat.Matrix = train.Sparse
 	if !sparse {
-		if st, err = inputScaler(train.X, c.scale, c.standardize); err != nil {
+		if st, err = estimator.InputScaler(train.X, c.scale, c.standardize); err != nil {
 			return nil, err
 		}
-		xd, err := scaled(st, train.X)
+		xd, err := estimator.Scaled(st, train.X)
 		if err != nil {
 			return nil, err
 		}
@@ -412,7 +416,7 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	}
 	pred := make([]float64, nte)
 	if sparse {
-		err = pipe.PredictLabelsCSR(pred, test.Sparse)
+		err = pipe.PredictLabels(pred, test.Sparse)
 	} else {
 		err = pipe.PredictLabels(pred, test.X)
 	}

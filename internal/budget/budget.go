@@ -4,7 +4,6 @@
 package budget
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/zonal-ml/zonal"
@@ -41,28 +40,16 @@ func Bytes(elem int64, factors ...int) int64 {
 	return int64(p)
 }
 
-// Check returns nil when need <= Or(limit), else an error wrapping
-// zonal.ErrTooLarge: "<what> needs N, the memory budget is B (set
-// Options.MemoryBudget; zonal: -memory)".
+// Check returns nil when need <= Or(limit), else a *zonal.TooLargeError
+// (wrapping zonal.ErrTooLarge) naming what, the bytes needed, the budget and
+// the option that raises it (MemoryBudget).
 func Check(what string, need, limit int64) error {
 	b := Or(limit)
 	if need <= b {
 		return nil
 	}
-	return fmt.Errorf("%w: %s needs %s, the memory budget is %s (raise it with Options.MemoryBudget, or -memory on the command line)",
-		zonal.ErrTooLarge, what, Format(need), Format(b))
+	return &zonal.TooLargeError{What: what, Setting: "MemoryBudget", Need: need, Budget: b}
 }
 
 // Format renders a byte count for messages: "1.5 GiB (1610612736 bytes)".
-func Format(b int64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit; n /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB (%d bytes)", float64(b)/float64(div), "KMGTPE"[exp], b)
-}
+func Format(b int64) string { return zonal.FormatBytes(b) }

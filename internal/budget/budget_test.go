@@ -35,10 +35,15 @@ func TestCheck(t *testing.T) {
 	if !errors.Is(err, zonal.ErrTooLarge) {
 		t.Fatalf("want ErrTooLarge, got %v", err)
 	}
-	for _, s := range []string{"the widget", "3.0 GiB", "1.0 GiB", "MemoryBudget", "-memory"} {
+	for _, s := range []string{"the widget", "3.0 GiB", "1.0 GiB", "MemoryBudget"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("message %q lacks %q", err, s)
 		}
+	}
+	// The structured form carries what a caller needs to name its own knob.
+	var tl *zonal.TooLargeError
+	if !errors.As(err, &tl) || tl.Need != 3<<30 || tl.Budget != 1<<30 || tl.Setting != "MemoryBudget" || tl.What != "the widget" {
+		t.Errorf("errors.As TooLargeError: %+v", tl)
 	}
 	if Or(-1) != zonal.DefaultMemoryBudget || Or(7) != 7 {
 		t.Error("Or")

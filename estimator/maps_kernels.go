@@ -1,4 +1,4 @@
-package main
+package estimator
 
 import (
 	"context"
@@ -18,18 +18,15 @@ import (
 // ridge-leverage-score landmarks ("rls-nystrom", at spec.Lambda).
 func init() {
 	for _, v := range []string{"gegenbauer", "gegenbauer-orth", "gegenbauer-anti", "gegenbauer-orth-anti"} {
-		addMapBuilder(v, buildGegenbauer)
+		RegisterMap(v, buildGegenbauer)
 	}
-	addMapBuilder("fourier", buildFourier)
-	addMapBuilder("fourier-orth", buildFourier)
-	addMapBuilder("nystrom", buildNystrom)
-	addMapBuilder("rls-nystrom", buildNystrom)
+	RegisterMap("fourier", buildFourier)
+	RegisterMap("fourier-orth", buildFourier)
+	RegisterMap("nystrom", buildNystrom)
+	RegisterMap("rls-nystrom", buildNystrom)
 }
 
-func buildGegenbauer(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
-	if train == nil {
-		return nil, fmt.Errorf("%s: no training data", spec.Method)
-	}
+func buildGegenbauer(ctx context.Context, spec MapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
 	opt := kernels.GegenbauerOptions{
 		Options:    kernels.Options{Backend: spec.Backend},
 		Features:   spec.Features,
@@ -37,46 +34,40 @@ func buildGegenbauer(ctx context.Context, spec mapSpec, train mat.Matrix) (kerne
 		S:          spec.Gegenbauer.S,
 		Tol:        spec.Gegenbauer.Tol,
 		Radius:     spec.Gegenbauer.Radius,
-		Orthogonal: strings.Contains(spec.Method, "orth"),
-		Antithetic: strings.Contains(spec.Method, "anti"),
+		Orthogonal: strings.Contains(string(spec.Map), "orth"),
+		Antithetic: strings.Contains(string(spec.Map), "anti"),
 		Seed:       spec.Seed,
 	}
 	m, err := kernels.NewGegenbauerMap(ctx, spec.Kernel, train, opt)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.Method, err)
+		return nil, fmt.Errorf("%s: %w", spec.Map, err)
 	}
 	return m, nil
 }
 
-func buildFourier(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
-	if train == nil {
-		return nil, fmt.Errorf("%s: no training data", spec.Method)
-	}
+func buildFourier(ctx context.Context, spec MapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
 	_, d := train.Dims()
 	m, err := kernels.NewFourierMap(spec.Kernel, d, kernels.FourierOptions{
 		Options:    kernels.Options{Backend: spec.Backend},
 		Features:   spec.Features,
-		Orthogonal: spec.Method == "fourier-orth",
+		Orthogonal: spec.Map == "fourier-orth",
 		Seed:       spec.Seed,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.Method, err)
+		return nil, fmt.Errorf("%s: %w", spec.Map, err)
 	}
 	return m, nil
 }
 
 // buildNystrom uses min(Features, n) landmarks from the training rows.
-func buildNystrom(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
-	if train == nil {
-		return nil, fmt.Errorf("%s: no training data", spec.Method)
-	}
+func buildNystrom(ctx context.Context, spec MapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
 	n, _ := train.Dims()
 	m := min(spec.Features, n)
 	var (
 		ny  *kernels.Nystrom
 		err error
 	)
-	if spec.Method == "rls-nystrom" {
+	if spec.Map == "rls-nystrom" {
 		ny, err = kernels.NewNystrom(ctx, spec.Kernel, train, kernels.NystromOptions{
 			Options:   kernels.Options{Backend: spec.Backend},
 			Landmarks: m, Sampling: kernels.SamplingRLS, Lambda: spec.Lambda, Seed: spec.Seed})
@@ -86,7 +77,7 @@ func buildNystrom(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.
 			Landmarks: m, Seed: spec.Seed})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.Method, err)
+		return nil, fmt.Errorf("%s: %w", spec.Map, err)
 	}
 	return ny, nil
 }

@@ -1,4 +1,4 @@
-package main
+package estimator
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/tensorsketch"
 )
@@ -14,9 +15,9 @@ import (
 // "polysketch" (Ahle et al.) and "adaptive" (the Woodruff-Zandieh
 // leverage-score row sampler), for -kernel polynomial and -kernel gaussian.
 func init() {
-	addMapBuilder("tensorsketch", buildSketchMap)
-	addMapBuilder("polysketch", buildSketchMap)
-	addMapBuilder("adaptive", buildSketchMap)
+	RegisterMap("tensorsketch", buildSketchMap)
+	RegisterMap("polysketch", buildSketchMap)
+	RegisterMap("adaptive", buildSketchMap)
 }
 
 // sketchTaylorTol is the entrywise truncation error allowed for the Gaussian
@@ -27,36 +28,33 @@ const sketchTaylorTol = 1e-3
 // sketchMaxTaylor caps q so that the per-degree sketches keep a useful size.
 const sketchMaxTaylor = 24
 
-func buildSketchMap(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
-	if train == nil {
-		return nil, fmt.Errorf("%s: no training data", spec.Method)
-	}
+func buildSketchMap(ctx context.Context, spec MapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
 	return sketchMap(ctx, spec, train)
 }
 
 // sketchMap builds the sketch of spec from training rows that may be a
 // *dataset.CSR (read through its nonzeros) or dense.
-func sketchMap(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
+func sketchMap(ctx context.Context, spec MapSpec, train mat.Matrix) (kernels.FeatureMap, error) {
 	_, d := train.Dims()
 	so := tensorsketch.SketchOptions{Features: spec.Features, Seed: spec.Seed}
 	var k kernels.Kernel
-	switch spec.KernelID {
-	case "polynomial":
-		k = kernels.Polynomial{Degree: spec.Degree, Gamma: spec.Gamma, Coef0: spec.Coef0}
-	case "gaussian":
+	switch kk := spec.Kernel.(type) {
+	case kernels.Polynomial:
+		k = kk
+	case kernels.Gaussian:
 		r2, err := tensorsketch.MaxSqNorm(train)
 		if err != nil {
 			return nil, err
 		}
-		if !(spec.Sigma > 0) {
-			return nil, fmt.Errorf("%s: gaussian sigma must be positive, got %g", spec.Method, spec.Sigma)
+		if !(kk.Sigma > 0) {
+			return nil, fmt.Errorf("%w: %s: gaussian sigma must be positive, got %g", zonal.ErrParam, spec.Map, kk.Sigma)
 		}
-		k = kernels.Gaussian{Sigma: spec.Sigma}
-		so.TaylorDegree = min(tensorsketch.TaylorDegree(r2/(spec.Sigma*spec.Sigma), sketchTaylorTol), sketchMaxTaylor)
+		k = kk
+		so.TaylorDegree = min(tensorsketch.TaylorDegree(r2/(kk.Sigma*kk.Sigma), sketchTaylorTol), sketchMaxTaylor)
 	default:
-		return nil, fmt.Errorf("%s: kernel %q is not supported (use polynomial or gaussian)", spec.Method, spec.KernelID)
+		return nil, fmt.Errorf("%w: %s: kernel %v is not supported (use polynomial or gaussian)", zonal.ErrParam, spec.Map, spec.Kernel)
 	}
-	switch spec.Method {
+	switch spec.Map {
 	case "tensorsketch":
 		return tensorsketch.NewTensorSketch(k, d, so)
 	case "polysketch":
@@ -68,7 +66,7 @@ func sketchMap(ctx context.Context, spec mapSpec, train mat.Matrix) (kernels.Fea
 	}
 }
 
-func sketchOptions(spec mapSpec) tensorsketch.AdaptiveOptions {
+func sketchOptions(spec MapSpec) tensorsketch.AdaptiveOptions {
 	return tensorsketch.AdaptiveOptions{
 		Samples: spec.Features,
 		Lambda:  spec.Lambda,

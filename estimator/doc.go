@@ -1,0 +1,62 @@
+// Package estimator is zonal's one-call fit: from training rows (dense or
+// CSR) and raw targets to a fitted solvers.Pipeline (scaler, text
+// transform, label encoding, model), choosing every setting the Options
+// leave zero, with a Report of what was chosen and why. `zonal fit` is a
+// thin shell around Fit; bench programs and the Beam module use the same
+// Plan.
+//
+//	pipe, report, err := estimator.Fit(ctx, x, y, estimator.Options{})
+//
+// # Two steps: plan, then fit
+//
+// NewPlan decides everything that needs only the data's shape (rows,
+// columns, density) and the options: the method, whether CSR rows stay
+// sparse, which input transforms are tuned, how sigma and lambda are
+// chosen, the centre count, and the memory check of the main allocation.
+// It is cheap, needs no data values, and is what `zonal fit -dry-run`
+// prints. Fit makes the plan, then the choices that need the data (sigma,
+// lambda, the standardized-or-raw decision), then fits.
+//
+// # The policy, and why
+//
+//   - Method: FALKON (Nystrom KRR solved by preconditioned CG) unless asked
+//     otherwise: near-exact accuracy at O(n M) memory and time.
+//   - Sparse rows: kept as CSR below SparseDensity (10%) nnz/(n d), where
+//     the CSR is 5x smaller than the dense matrix and the sparse products
+//     cost about as much as dense ones; densified above it.
+//   - Standardization: standardize dense rows (features of unlike units are
+//     the common case); when sigma and lambda are both chosen, the raw
+//     features are tuned too and kept only when their tuning loss is lower
+//     by RawMargin (5%), the noise level of leave-one-out scores on a few
+//     thousand rows (pixels and counts on one scale tune better raw, as
+//     standardizing blows up rare features). Sparse rows are never
+//     standardized: centering makes every row dense.
+//   - Centres: tune.AutoCenters, ceil(sqrt(n) ln n) (the order of FALKON's
+//     statistical analysis), at most n and what the memory budget holds
+//     for the M x M factors and the cached n x M kernel block.
+//   - Sigma: the median heuristic m; when lambda is chosen too, a
+//     golden-section search on log sigma over m x [1/8, 8] with 6
+//     evaluations, each scoring the whole lambda path from one
+//     eigendecomposition (tune.Golden). SigmaScale is scikit-learn's
+//     gamma = 'scale'.
+//   - Lambda: the best of AutoLambdas (1e-10 ... 1e-1) on a seeded
+//     subsample of tune.AutoRows (4000) rows, scored by closed-form
+//     leave-one-out of the same estimator family (FALKON and ParK as
+//     Nystrom KRR on the same centre count; ridge on the same map; exact
+//     KRR on at most 2000 rows, by an 80/20 split above ExactLOORows). The
+//     lambda best on r rows is scaled by r/n for n rows: the objective
+//     (1/n)|f(X)-y|^2 + lambda |f|^2 weighs the data more as n grows, and
+//     r/n keeps scikit-learn's alpha = lambda n fixed.
+//   - Task: classes when the labels are two integer values, or integer
+//     values each seen at least 5 times (solvers.DetectTask); a forced
+//     classification of a target that looks continuous is refused.
+//
+// No rule looks at a data set's name or is fitted to one data set.
+//
+// # Errors
+//
+// Bad options are *zonal.ParamError (wrapping zonal.ErrParam) naming the
+// field; work that does not fit the memory budget is *zonal.TooLargeError
+// (wrapping zonal.ErrTooLarge) with the bytes needed and the budget. A
+// command-line tool maps both to its own flags with errors.As.
+package estimator

@@ -1,0 +1,504 @@
+package estimator
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/solvers"
+	"github.com/zonal-ml/zonal/tune"
+)
+
+// Chosen says how Fit chose the values it was not given (a field is empty
+// when the option gave the value). Its JSON form is `zonal fit -json`'s
+// "chosen" object.
+type Chosen struct {
+	Sigma   string `json:"sigma,omitempty"`
+	Lambda  string `json:"lambda,omitempty"`
+	Centers string `json:"centers,omitempty"`
+	// TuneRows is the number of training rows lambda was chosen on, and
+	// TuneSeconds the time choosing took (0 when lambda was given).
+	TuneRows    int     `json:"tune_rows,omitempty"`
+	TuneSeconds float64 `json:"tune_seconds"`
+	// Standardize says how StandardizeAuto was settled (the raw features
+	// tuned too, the better kept).
+	Standardize string `json:"standardize,omitempty"`
+	// TuneMetric and TuneScore are the tuner's score of the chosen
+	// setting on the tuning rows ("" and 0 when lambda was given).
+	TuneMetric string  `json:"tune_metric,omitempty"`
+	TuneScore  float64 `json:"tune_score,omitempty"`
+}
+
+// clearlyBeats reports whether c's tuning loss (the error rate
+// 1 - accuracy, or the RMSE) is below (1 - RawMargin) times d's.
+func (c Chosen) clearlyBeats(d Chosen) bool {
+	lc, ld := c.TuneScore, d.TuneScore
+	if c.TuneMetric == "accuracy" {
+		lc, ld = 1-lc, 1-ld
+	}
+	return lc < (1-RawMargin)*ld
+}
+
+// Report is what Fit did: the plan, the values it settled on and how.
+type Report struct {
+	Plan *Plan
+	// Method, Kernel (with its chosen sigma), Lambda, Centers (FALKON,
+	// ParK), Features (ridge: the map's dimension), Cells (ParK) and
+	// Standardize are the settings of the fitted model.
+	Method      Method
+	Kernel      KernelSpec
+	Lambda      float64
+	Centers     int
+	Map         Map
+	Features    int
+	Cells       int
+	Precision   zonal.Precision
+	Standardize bool
+	Task        solvers.Task
+	Chosen      Chosen
+	// Rows and Cols are the training data's shape; Sparse says the model
+	// was fitted on CSR rows.
+	Rows, Cols int
+	Sparse     bool
+	Density    float64
+	Backend    string
+	// Seconds is the wall time of Fit (choosing included).
+	Seconds float64
+	// ParK is ParK's partition report and CellSizes its cells' training
+	// rows (nil for the other methods).
+	ParK      *solvers.ParKReport
+	CellSizes []int
+	// Notes are decisions the user should hear of (see Plan.Notes).
+	Notes []string
+}
+
+// Line is the one-line summary of what was chosen ("" when nothing was).
+func (r *Report) Line() string {
+	var parts []string
+	if r.Chosen.Sigma != "" {
+		parts = append(parts, fmt.Sprintf("sigma %.3g (%s)", r.Kernel.Sigma, r.Chosen.Sigma))
+	}
+	if r.Chosen.Lambda != "" {
+		parts = append(parts, fmt.Sprintf("lambda %.3g (%s)", r.Lambda, r.Chosen.Lambda))
+	}
+	if r.Chosen.Centers != "" {
+		parts = append(parts, fmt.Sprintf("centres %d (%s)", r.Centers, r.Chosen.Centers))
+	}
+	if r.Chosen.Standardize != "" {
+		parts = append(parts, fmt.Sprintf("standardize %v (%s)", r.Standardize, r.Chosen.Standardize))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "chose " + joinComma(parts)
+}
+
+func joinComma(p []string) string {
+	s := ""
+	for i, v := range p {
+		if i > 0 {
+			s += ", "
+		}
+		s += v
+	}
+	return s
+}
+
+// Fit fits the pipeline (input scaling, text transform, label encoding and
+// model) that opts describe on the training rows x (a *mat.Dense or a
+// *dataset.CSR; any other mat.Matrix is copied into a dense one) and their
+// raw targets y (class labels or values), choosing every value opts leave
+// zero, and reports what it chose. x and y are not modified.
+//
+// Errors: *zonal.ParamError for a bad option, *zonal.TooLargeError when the
+// main allocation exceeds the memory budget, zonal.ErrShape when len(y)
+// differs from the row count, zonal.ErrEmpty for no rows, zonal.ErrNonFinite
+// for a NaN or Inf in x or y, the context's error when ctx ends, and the
+// solvers' errors.
+func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers.Pipeline, *Report, error) {
+	start := time.Now()
+	be := opts.Backend
+	if be == nil {
+		be = backend.Default()
+	}
+	opts.Backend = be
+	if err := opts.Validate(); err != nil {
+		return nil, nil, err
+	}
+	in, err := checkInput(x, y)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, d := in.Dims()
+	shape := Shape{Rows: n, Cols: d}
+	csr, isCSR := in.(*dataset.CSR)
+	if isCSR {
+		shape.Sparse, shape.Density = true, float64(csr.NNZ())/(float64(n)*float64(d))
+	}
+	plan, err := NewPlan(shape, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	enc, err := Encoding(y, opts.Task)
+	if err != nil {
+		return nil, nil, err
+	}
+	if isCSR && !plan.KeepSparse {
+		if in, err = DenseOf(csr); err != nil {
+			return nil, nil, err
+		}
+	}
+	text, in, err := fitText(opts.Text, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &Report{Plan: plan, Method: plan.Method, Map: plan.Map, Precision: plan.Precision, Task: enc.Task,
+		Rows: n, Cols: d, Sparse: plan.KeepSparse && isCSR, Density: shape.Density, Backend: be.Name(), Notes: plan.Notes}
+	ch, err := choose(ctx, plan, opts, in, y, enc.Task)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Kernel, rep.Lambda, rep.Centers, rep.Standardize, rep.Chosen = ch.kernel, ch.lambda, plan.Centers, ch.standardize, ch.chosen
+	if plan.Method == MethodParK {
+		rep.Cells = plan.Cells
+	}
+	k, err := ch.kernel.New()
+	if err != nil {
+		return nil, nil, err
+	}
+	targets, err := enc.Targets(y)
+	if err != nil {
+		return nil, nil, err
+	}
+	sopts := solvers.Options{Backend: be, MemoryBudget: opts.MemoryBudget, Progress: opts.Progress}
+	var model solvers.Model
+	switch plan.Method {
+	case MethodExact:
+		model, err = solvers.FitKRR(ctx, k, ch.x, targets, ch.lambda, sopts)
+	case MethodRidge:
+		var fm kernels.FeatureMap
+		fm, err = BuildMap(ctx, MapSpec{Map: plan.Map, Kernel: k, Features: plan.Features, Lambda: ch.lambda, Seed: opts.Seed, Backend: be}, ch.x)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Features = fm.Dim()
+		model, err = solvers.FitRidge(ctx, fm, ch.x, targets, ch.lambda, solvers.RidgeOptions{Options: sopts, Precision: plan.Precision})
+	case MethodFalkon:
+		model, err = solvers.FitFalkon(ctx, k, ch.x, targets, ch.lambda, solvers.FalkonOptions{Options: sopts,
+			Centers: plan.Centers, Sampling: opts.Sampling, Iterations: plan.Iterations, Seed: opts.Seed, Precision: plan.Precision})
+	case MethodParK:
+		var pk *solvers.ParK
+		pk, err = solvers.FitParK(ctx, k, ch.x, targets, ch.lambda, plan.parkOptions(opts, sopts))
+		if err == nil {
+			rep.ParK, rep.CellSizes = pk.Report(), slices.Clone(pk.CellSizes())
+			model = pk
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var scaler *solvers.Scaler
+	if ch.scaler != nil {
+		if scaler, err = solvers.NewScaler(ch.scaler.Mean, ch.scaler.Scale); err != nil {
+			return nil, nil, err
+		}
+	}
+	pipe, err := solvers.NewPipeline(scaler, enc, model)
+	if err == nil {
+		pipe, err = pipe.WithText(text)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	return pipe, rep, nil
+}
+
+// checkInput validates the training rows once, at the boundary: a dense or
+// CSR matrix with rows and columns, finite values, and one finite target a
+// row. Any other mat.Matrix is copied into a *mat.Dense.
+func checkInput(x mat.Matrix, y []float64) (mat.Matrix, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: nil training data", zonal.ErrEmpty)
+	}
+	switch m := x.(type) {
+	case *dataset.CSR:
+		if m == nil {
+			return nil, fmt.Errorf("%w: nil training data", zonal.ErrEmpty)
+		}
+		if err := m.Validate(); err != nil {
+			return nil, err
+		}
+	case *mat.Dense:
+		if m == nil || m.IsEmpty() {
+			return nil, fmt.Errorf("%w: no training rows", zonal.ErrEmpty)
+		}
+	default:
+		x = mat.DenseCopyOf(x)
+	}
+	n, d := x.Dims()
+	if n == 0 || d == 0 {
+		return nil, fmt.Errorf("%w: %d x %d training data", zonal.ErrEmpty, n, d)
+	}
+	if len(y) != n {
+		return nil, fmt.Errorf("%w: %d targets for %d training rows", zonal.ErrShape, len(y), n)
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: target %d is %g", zonal.ErrNonFinite, i, v)
+		}
+	}
+	if err := checkFinite(x); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+func checkFinite(x mat.Matrix) error {
+	if c, ok := x.(*dataset.CSR); ok {
+		for i := 0; i < c.Rows; i++ {
+			cols, vals := c.Row(i)
+			for p, v := range vals {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%w: row %d column %d is %g", zonal.ErrNonFinite, i, cols[p], v)
+				}
+			}
+		}
+		return nil
+	}
+	m := x.(*mat.Dense)
+	r, _ := m.Dims()
+	for i := 0; i < r; i++ {
+		for j, v := range m.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: row %d column %d is %g", zonal.ErrNonFinite, i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// MaxForcedClasses is how many distinct values a TaskClassification target
+// with non-integer values may have before it is refused as continuous.
+const MaxForcedClasses = 20
+
+// Encoding returns the label encoding of task for the targets y, refusing
+// a forced classification of a target that looks continuous (more than
+// MaxForcedClasses distinct values, some of them not integers).
+func Encoding(y []float64, task solvers.Task) (solvers.Encoding, error) {
+	if task == solvers.TaskClassification {
+		vals := slices.Clone(y)
+		slices.Sort(vals)
+		vals = slices.Compact(vals)
+		frac := 0
+		for _, v := range vals {
+			if v != math.Trunc(v) {
+				frac++
+			}
+		}
+		if len(vals) > MaxForcedClasses && frac > 0 {
+			return solvers.Encoding{}, &zonal.ParamError{Param: "Task", Value: task,
+				Reason: fmt.Sprintf("the target has %d distinct values, %d of them not integers: it looks continuous, not like class labels (use regression or auto)", len(vals), frac)}
+		}
+	}
+	return solvers.NewEncoding(y, task)
+}
+
+// DenseOf returns the dense form of s, refusing (zonal.ErrTooLarge) one of
+// more than dataset.MaxDenseElements entries as the LIBSVM reader does.
+func DenseOf(s *dataset.CSR) (*mat.Dense, error) {
+	if s.Rows > 0 && s.Cols > dataset.MaxDenseElements/s.Rows {
+		return nil, fmt.Errorf("%w: dense %d x %d matrix exceeds %d entries (the input is sparse enough to keep as CSR: Sparse on)",
+			zonal.ErrTooLarge, s.Rows, s.Cols, dataset.MaxDenseElements)
+	}
+	return s.ToDense(), nil
+}
+
+// fitText fits the tf-idf / normalization transform on the training rows
+// and returns it with the transformed rows (a copy: x is not modified), or
+// nil and x when none is asked for.
+func fitText(o dataset.TextOptions, x mat.Matrix) (*dataset.TextTransform, mat.Matrix, error) {
+	if !o.TFIDF && !o.Normalize {
+		return nil, x, nil
+	}
+	t, err := dataset.FitTextTransform(x, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c, ok := x.(*dataset.CSR); ok {
+		xt, err := t.ApplyCSR(c)
+		return t, xt, err
+	}
+	xd := mat.DenseCopyOf(x)
+	if err := t.Apply(xd); err != nil {
+		return nil, nil, err
+	}
+	return t, xd, nil
+}
+
+// choice is one tuned input transform and the values chosen on it.
+type choice struct {
+	standardize bool
+	scaler      *dataset.Standardizer
+	x           mat.Matrix
+	kernel      KernelSpec
+	lambda      float64
+	chosen      Chosen
+}
+
+// choose tunes each input transform of the plan and keeps the best: the
+// first (standardized, when there are two) unless the second's tuning
+// loss is lower by RawMargin; a failing second candidate is ignored.
+func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y []float64, task solvers.Task) (choice, error) {
+	try := func(standardize bool) (choice, error) {
+		c := choice{standardize: standardize, x: x}
+		if xd, ok := x.(*mat.Dense); ok {
+			st, err := InputScaler(xd, p.Scale, standardize)
+			if err != nil {
+				return c, err
+			}
+			if c.x, err = Scaled(st, xd); err != nil {
+				return c, err
+			}
+			c.scaler = st
+		}
+		if err := CheckMagnitude(c.x); err != nil {
+			return c, err
+		}
+		return c, c.tune(ctx, p, o, y, task)
+	}
+	best, err := try(p.Standardize[0])
+	if err != nil || len(p.Standardize) == 1 {
+		return best, err
+	}
+	alt, err := try(p.Standardize[1])
+	if ctx.Err() != nil {
+		return best, ctx.Err()
+	}
+	if err == nil && alt.chosen.clearlyBeats(best.chosen) {
+		alt.chosen.Standardize = fmt.Sprintf("raw features tuned better: %s %.4g vs %.4g standardized", alt.chosen.TuneMetric, alt.chosen.TuneScore, best.chosen.TuneScore)
+		alt.chosen.TuneSeconds += best.chosen.TuneSeconds
+		return alt, nil
+	}
+	if err == nil {
+		best.chosen.Standardize = fmt.Sprintf("%s %.4g vs %.4g on the raw features", best.chosen.TuneMetric, best.chosen.TuneScore, alt.chosen.TuneScore)
+	}
+	best.chosen.TuneSeconds += alt.chosen.TuneSeconds
+	return best, nil
+}
+
+// tune fills in sigma and lambda on c.x (see the package documentation).
+func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task solvers.Task) error {
+	c.kernel, c.lambda = p.Kernel, p.Lambda
+	n, _ := c.x.Dims()
+	var err error
+	switch p.Sigma {
+	case SigmaMedian, SigmaGolden:
+		if c.kernel.Sigma, err = tune.MedianSigma(c.x, 0, o.Seed); err != nil {
+			return &zonal.ParamError{Param: "SigmaRule", Value: SigmaAuto, Reason: "the median heuristic cannot choose sigma: " + err.Error(), Err: err}
+		}
+		c.chosen.Sigma = "median heuristic"
+	case SigmaScaled:
+		if c.kernel.Sigma, err = tune.ScaleSigma(c.x); err != nil {
+			return &zonal.ParamError{Param: "SigmaRule", Value: SigmaScale, Reason: "the scale rule cannot choose sigma: " + err.Error(), Err: err}
+		}
+		c.chosen.Sigma = "scale rule, sqrt(d var(X) / 2)"
+	}
+	if p.Sigma != SigmaGiven {
+		if err := c.kernel.Check(false); err != nil {
+			return &zonal.ParamError{Param: "SigmaRule", Value: o.SigmaRule, Reason: fmt.Sprintf("chose sigma %g: %v", c.kernel.Sigma, err), Err: err}
+		}
+	}
+	if p.CentersChosen {
+		c.chosen.Centers = "auto, ceil(sqrt(n) ln n)"
+	}
+	if !p.TuneLambda {
+		return nil
+	}
+	start := time.Now()
+	so := p.searchOptions(ctx, o, c.kernel, c.x)
+	so.Task = task
+	yy := mat.NewDense(n, 1, slices.Clone(y))
+	var res *tune.Result
+	if p.Sigma == SigmaGolden {
+		med := c.kernel.Sigma
+		res, err = tune.Golden(ctx, c.x, yy, tune.GoldenOptions{SearchOptions: so, Lo: med / GoldenSpread, Hi: med * GoldenSpread, Evaluations: GoldenEvaluations})
+	} else {
+		res, err = tune.Search(ctx, c.x, yy, so)
+	}
+	if err != nil {
+		return fmt.Errorf("choosing lambda: %w", err)
+	}
+	rows := p.TuneRows
+	// lambda was chosen on rows of the n training rows. The objective
+	// (1/n)|f(X)-y|^2 + lambda |f|^2 weighs the data more as n grows, and
+	// the lambda that is best on rows rows is too strong on n: keep the
+	// balance of the sums, i.e. scikit-learn's alpha = lambda n, which
+	// scales lambda by rows/n.
+	c.lambda = res.Best.Lambda * float64(rows) / float64(n)
+	if p.Sigma == SigmaGolden {
+		c.kernel.Sigma = res.Best.Sigma
+		c.chosen.Sigma = fmt.Sprintf("golden-section search on log sigma over the median heuristic %.3g x [1/%d, %d], %d evaluations", so.Sigmas[0], GoldenSpread, GoldenSpread, GoldenEvaluations)
+	}
+	how := "leave-one-out"
+	if so.Validation > 0 {
+		how = fmt.Sprintf("%.0f/%.0f validation split", 100*(1-so.Validation), 100*so.Validation)
+	}
+	c.chosen.Lambda = fmt.Sprintf("%s over %d values on %d rows", how, len(so.Lambdas), rows)
+	if rows < n {
+		c.chosen.Lambda += fmt.Sprintf(" (%.3g there, times %d/%d for all rows: the same lambda n)", res.Best.Lambda, rows, n)
+	}
+	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
+	c.chosen.TuneMetric, c.chosen.TuneScore = res.Metric, res.Best.Mean
+	return nil
+}
+
+// searchOptions are the tune.Search options that choose lambda for the
+// plan's method at kernel k and size.
+func (p *Plan) searchOptions(ctx context.Context, o Options, k KernelSpec, x mat.Matrix) tune.SearchOptions {
+	sigma := 1.0 // a kernel without a bandwidth ignores it
+	if k.Kind.HasBandwidth() {
+		sigma = k.Sigma
+	}
+	so := tune.SearchOptions{
+		Options:    tune.Options{Backend: o.Backend, MemoryBudget: o.MemoryBudget, Progress: o.Progress},
+		Kernel:     func(s float64) (kernels.Kernel, error) { return k.withSigma(s).New() },
+		Sigmas:     []float64{sigma},
+		Lambdas:    p.Lambdas,
+		Criterion:  p.Criterion,
+		Validation: p.Validation,
+		Seed:       o.Seed,
+		Rows:       p.TuneRows,
+	}
+	sub := p.TuneRows
+	switch p.Method {
+	case MethodExact:
+		so.Method = tune.MethodKRR
+	case MethodFalkon, MethodParK:
+		so.Method, so.Sizes = tune.MethodFalkon, []int{min(p.Centers, sub)}
+	case MethodRidge:
+		so.Method = tune.MethodRidge
+		switch p.Map {
+		case MapFourier:
+			so.Map, so.Sizes = tune.MapFourier, []int{p.Features + p.Features%2}
+		case MapNystrom:
+			so.Map, so.Sizes = tune.MapNystrom, []int{min(p.Features, sub)}
+		default:
+			// Any other map is built as Fit builds it, on every training
+			// row, and tuned as a custom map.
+			so.Sizes = []int{p.Features}
+			so.NewMap = func(kk kernels.Kernel, size int) (kernels.FeatureMap, error) {
+				return BuildMap(ctx, MapSpec{Map: p.Map, Kernel: kk, Features: size, Lambda: 1e-6, Seed: o.Seed, Backend: o.Backend}, x)
+			}
+		}
+	}
+	return so
+}

@@ -1,0 +1,203 @@
+package estimator
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// Options are the overrides of Fit. The zero value means "choose
+// everything": FALKON with a Gaussian kernel, sigma, lambda, the centre
+// count and standardization chosen from the data, the task read from the
+// labels, sparse rows kept sparse when sparse enough. Every field that is
+// set is used as given.
+type Options struct {
+	// Method is the estimator family (zero: MethodFalkon).
+	Method Method
+	// Kernel is the kernel family (zero: Gaussian).
+	Kernel KernelKind
+	// Sigma is the bandwidth of the Gaussian and Laplacian kernels; zero
+	// means chosen by SigmaRule.
+	Sigma float64
+	// SigmaRule is how a zero Sigma is chosen (zero: SigmaAuto).
+	SigmaRule SigmaRule
+	// Gamma, Coef0 and Degree are the polynomial kernel's
+	// (gamma <x,y> + coef0)^degree (zero Gamma: 1, zero Degree: 2; Coef0 is
+	// used as given).
+	Gamma  float64
+	Coef0  float64
+	Degree int
+	// Lambda is the ridge parameter of the objective
+	// (1/n)|f(X)-y|^2 + lambda |f|^2 (scikit-learn's alpha = lambda n);
+	// zero means chosen (see the package documentation).
+	Lambda float64
+	// Centers is the Nystrom centre count M of FALKON (the total over the
+	// cells for ParK); zero means AutoCenters.
+	Centers int
+	// Map and Features are the feature map and its size D of MethodRidge
+	// (zero: MapNystrom, 1024 features).
+	Map      Map
+	Features int
+	// Cells is ParK's cell count Q (zero: 4); Partition, CellCap,
+	// CellBudget, CellOverlap and CellValidation are the solvers.ParKOptions
+	// of the same meaning (zero: their defaults).
+	Cells          int
+	Partition      string
+	CellCap        float64
+	CellBudget     string
+	CellOverlap    float64
+	CellValidation float64
+	// Sampling is FALKON's centre sampling: "" or "uniform", or "rls".
+	Sampling string
+	// Iterations caps the CG iterations of FALKON and ParK (zero: the
+	// solver's own rule).
+	Iterations int
+	// Precision of the cached kernel blocks and feature blocks (zero:
+	// float64); not for MethodExact.
+	Precision zonal.Precision
+	// Task is what the labels mean (zero: read from them).
+	Task solvers.Task
+	// Standardize and Scale transform the features before the kernel:
+	// Scale (zero: 1) multiplies every feature when they are not
+	// standardized; a Scale other than 1 with StandardizeAuto means off.
+	Standardize Standardize
+	Scale       float64
+	// Sparse says whether *dataset.CSR rows stay sparse (zero: SparseAuto).
+	Sparse Sparse
+	// Text is the tf-idf / row-normalization transform fitted on the
+	// training rows and stored in the pipeline.
+	Text dataset.TextOptions
+	// Seed seeds every random choice (subsamples, centres, features).
+	Seed uint64
+	// Workers is how many ParK cells are fitted at once (zero: GOMAXPROCS).
+	Workers int
+	// MemoryBudget bounds the large working arrays (zero:
+	// zonal.DefaultMemoryBudget).
+	MemoryBudget int64
+	// Backend runs the linear algebra (nil: backend.Default()).
+	Backend backend.Backend
+	// Progress, when set, receives progress reports.
+	Progress zonal.ProgressFunc
+}
+
+// DefaultFeatures is the feature count of MethodRidge when Features is 0.
+const DefaultFeatures = 1024
+
+// DefaultCells is ParK's cell count when Cells is 0.
+const DefaultCells = 4
+
+// maxCount bounds the counts (far above anything that fits in memory, so
+// only typos and overflow hit it).
+const maxCount = 1 << 31
+
+// kernelSpec is the kernel of o, with the polynomial defaults filled in.
+func (o Options) kernelSpec() KernelSpec {
+	p := KernelSpec{Kind: o.Kernel, Sigma: o.Sigma, Gamma: o.Gamma, Coef0: o.Coef0, Degree: o.Degree}
+	if p.Kind == Polynomial {
+		if p.Gamma == 0 {
+			p.Gamma = 1
+		}
+		if p.Degree == 0 {
+			p.Degree = 2
+		}
+	}
+	return p
+}
+
+func (o Options) features() int {
+	if o.Features == 0 {
+		return DefaultFeatures
+	}
+	return o.Features
+}
+
+func (o Options) cells() int {
+	if o.Cells == 0 {
+		return DefaultCells
+	}
+	return o.Cells
+}
+
+func (o Options) scale() float64 {
+	if o.Scale == 0 {
+		return 1
+	}
+	return o.Scale
+}
+
+// Validate checks every override without looking at data; errors are
+// *zonal.ParamError naming the field.
+func (o Options) Validate() error {
+	if o.Method < MethodFalkon || o.Method > MethodParK {
+		return &zonal.ParamError{Param: "Method", Value: int(o.Method), Reason: "unknown method; want " + strings.Join(Methods(), ", "), Err: zonal.ErrUnknown}
+	}
+	if err := o.kernelSpec().Check(true); err != nil {
+		return err
+	}
+	if o.SigmaRule < SigmaAuto || o.SigmaRule > SigmaScale {
+		return &zonal.ParamError{Param: "SigmaRule", Value: int(o.SigmaRule), Reason: "unknown rule"}
+	}
+	if o.Lambda != 0 {
+		if err := positive("Lambda", o.Lambda); err != nil {
+			return err
+		}
+	}
+	if o.Scale != 0 {
+		if err := positive("Scale", o.Scale); err != nil {
+			return err
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"Centers", o.Centers}, {"Features", o.Features}, {"Cells", o.Cells}, {"Iterations", o.Iterations}, {"Workers", o.Workers}} {
+		if c.v < 0 || c.v > maxCount {
+			return &zonal.ParamError{Param: c.name, Value: c.v, Reason: fmt.Sprintf("must be in [0, %d] (0: chosen)", maxCount)}
+		}
+	}
+	if err := o.Precision.Check(); err != nil {
+		return &zonal.ParamError{Param: "Precision", Value: o.Precision, Reason: "want float64 or float32"}
+	}
+	if o.Precision != zonal.Float64 && o.Method == MethodExact {
+		return &zonal.ParamError{Param: "Precision", Value: o.Precision, Reason: "applies to the ridge, falkon and park methods only, not exact (exact KRR factors the full n x n kernel matrix, which stays float64)"}
+	}
+	if o.Method == MethodRidge {
+		if _, err := ParseMap(o.Map.String()); err != nil {
+			return err
+		}
+	}
+	if o.Sampling != "" && o.Sampling != "uniform" && o.Sampling != "rls" {
+		return &zonal.ParamError{Param: "Sampling", Value: fmt.Sprintf("%q", o.Sampling), Reason: "want uniform or rls"}
+	}
+	if o.Partition != "" && !slices.Contains(solvers.PartitionStrategies, o.Partition) {
+		return &zonal.ParamError{Param: "Partition", Value: fmt.Sprintf("%q", o.Partition), Reason: "want " + strings.Join(solvers.PartitionStrategies, ", ")}
+	}
+	if o.CellCap != 0 && !(o.CellCap >= 1 && !math.IsInf(o.CellCap, 0)) {
+		return &zonal.ParamError{Param: "CellCap", Value: o.CellCap, Reason: "must be 0 or a finite factor >= 1"}
+	}
+	if o.CellBudget != "" && o.CellBudget != solvers.BudgetSize && o.CellBudget != solvers.BudgetEffDim {
+		return &zonal.ParamError{Param: "CellBudget", Value: fmt.Sprintf("%q", o.CellBudget), Reason: "want size or effdim"}
+	}
+	if !(o.CellOverlap >= 0 && o.CellOverlap <= 1) {
+		return &zonal.ParamError{Param: "CellOverlap", Value: o.CellOverlap, Reason: "must be in [0, 1]"}
+	}
+	if !(o.CellValidation >= 0 && o.CellValidation <= 0.5) {
+		return &zonal.ParamError{Param: "CellValidation", Value: o.CellValidation, Reason: "must be in [0, 0.5]"}
+	}
+	if o.Standardize < StandardizeAuto || o.Standardize > StandardizeOff {
+		return &zonal.ParamError{Param: "Standardize", Value: int(o.Standardize), Reason: "unknown setting"}
+	}
+	if o.Sparse < SparseAuto || o.Sparse > SparseOff {
+		return &zonal.ParamError{Param: "Sparse", Value: int(o.Sparse), Reason: "unknown setting"}
+	}
+	if o.MemoryBudget < 0 {
+		return &zonal.ParamError{Param: "MemoryBudget", Value: o.MemoryBudget, Reason: "must be >= 0 (0: the default)"}
+	}
+	return nil
+}

@@ -1,0 +1,320 @@
+package estimator
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/internal/budget"
+	"github.com/zonal-ml/zonal/solvers"
+	"github.com/zonal-ml/zonal/tune"
+)
+
+// Shape is what the plan needs to know of the training data.
+type Shape struct {
+	Rows, Cols int
+	// Sparse says the rows are a *dataset.CSR, of Density nnz / (n d).
+	Sparse  bool
+	Density float64
+}
+
+// SparseDensity is the density nnz/(n d) below which SparseAuto keeps CSR
+// rows sparse. At 10% a CSR (16 bytes per entry: value and column index)
+// is 5x smaller than the dense matrix (8 bytes per entry), and the sparse
+// products cost about as much as the dense BLAS ones around there; below
+// it, sparse wins on both counts.
+const SparseDensity = 0.10
+
+// KeepSparse reports whether CSR rows of the given density stay sparse
+// under mode.
+func KeepSparse(mode Sparse, density float64) bool {
+	return mode == SparseOn || mode == SparseAuto && density < SparseDensity
+}
+
+// RawMargin is how much lower (relatively) the tuning loss of the raw
+// features must be for them to replace the standardized ones under
+// StandardizeAuto: on a few hundred rows leave-one-out scores differ by
+// noise at this level.
+const RawMargin = 0.05
+
+// The bracket and evaluations of the golden-section search on log sigma
+// when sigma and lambda are both chosen.
+const (
+	GoldenSpread      = 8
+	GoldenEvaluations = 6
+)
+
+// ExactLOORows is the most tuning rows exact KRR is scored on by
+// closed-form leave-one-out (one n x n eigendecomposition per sigma); above
+// it one 80/20 split (a Cholesky factorization per lambda) is cheaper, and
+// with that many rows less noisy than on a few hundred.
+const ExactLOORows = 1000
+
+// exactTuneRows is the subsample exact KRR's lambda is chosen on (its split
+// path factors an n x n matrix per lambda); the other methods use
+// tune.AutoRows.
+const exactTuneRows = 2000
+
+// SigmaChoice is how the plan sets the bandwidth.
+type SigmaChoice int
+
+const (
+	SigmaGiven  SigmaChoice = iota // Options.Sigma, or a kernel without one
+	SigmaMedian                    // the median heuristic
+	SigmaGolden                    // median heuristic, then golden-section search with lambda
+	SigmaScaled                    // scikit-learn's 'scale' rule
+)
+
+var sigmaChoiceSetting = setting{"SigmaChoice", []string{"given", "median", "golden", "scale"}}
+
+func (s SigmaChoice) String() string { return sigmaChoiceSetting.name(int(s)) }
+
+// Plan is what Fit will do with data of a given shape: every choice that
+// does not need the data's values. NewPlan makes it; `zonal fit -dry-run`
+// prints it.
+type Plan struct {
+	Shape  Shape
+	Method Method
+	Kernel KernelSpec
+	// KeepSparse: CSR rows stay sparse (else they are densified).
+	KeepSparse bool
+	// Standardize lists the input transforms tuned, in order: true is
+	// standardized, false raw (Scale applied); with two, the raw one wins
+	// only by RawMargin.
+	Standardize []bool
+	Scale       float64
+	Sigma       SigmaChoice
+	// TuneLambda says lambda is chosen: on TuneRows rows, by Criterion
+	// (with Validation, the held-out fraction of a split) over Lambdas.
+	TuneLambda bool
+	Lambda     float64
+	TuneRows   int
+	Criterion  string
+	Validation float64
+	Lambdas    []float64
+	// Centers is FALKON's or ParK's centre count (CentersChosen when it
+	// was chosen here), Map and Features ridge's map, Cells ParK's.
+	Centers       int
+	CentersChosen bool
+	Map           Map
+	Features      int
+	Cells         int
+	Precision     zonal.Precision
+	Iterations    int
+	// Need is the main allocation's bytes (the M x M factor array, the
+	// D x D Gram matrix, the n x n kernel matrix) and Budget the memory
+	// budget it is checked against.
+	Need, Budget int64
+	needWhat     string
+	needParam    string
+	needValue    int
+	// Notes are decisions worth telling the user (a setting ignored and
+	// why).
+	Notes []string
+}
+
+// NewPlan plans a fit of data of shape s with options o. Errors:
+// *zonal.ParamError for a bad option, *zonal.TooLargeError when the main
+// allocation cannot fit the memory budget, zonal.ErrEmpty for no rows or
+// columns.
+func NewPlan(s Shape, o Options) (*Plan, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if s.Rows <= 0 || s.Cols <= 0 {
+		return nil, fmt.Errorf("%w: %d x %d training data", zonal.ErrEmpty, s.Rows, s.Cols)
+	}
+	n := s.Rows
+	p := &Plan{Shape: s, Method: o.Method, Kernel: o.kernelSpec(), Scale: o.scale(), Lambda: o.Lambda,
+		Map: Map(o.Map.String()), Precision: o.Precision, Iterations: o.Iterations, Budget: budget.Or(o.MemoryBudget)}
+	if s.Sparse {
+		p.KeepSparse = KeepSparse(o.Sparse, s.Density)
+	}
+	sigmaAuto := o.SigmaRule == SigmaAuto && o.Sigma == 0
+	switch {
+	case s.Sparse && p.KeepSparse:
+		p.Standardize = []bool{false}
+		if o.Standardize == StandardizeOn {
+			p.Notes = append(p.Notes, "Standardize is ignored for sparse input: centering would make every row dense")
+		} else if o.Standardize == StandardizeAuto && p.Scale == 1 {
+			p.Notes = append(p.Notes, "standardize off for sparse input (centering would make every row dense)")
+		}
+		if p.Scale != 1 {
+			return nil, &zonal.ParamError{Param: "Scale", Value: p.Scale, Reason: "not supported for sparse input (use Text.Normalize, or Sparse off)"}
+		}
+	case o.Standardize == StandardizeOn:
+		p.Standardize = []bool{true}
+	case o.Standardize == StandardizeOff || p.Scale != 1:
+		p.Standardize = []bool{false}
+	case sigmaAuto && o.Lambda == 0:
+		p.Standardize = []bool{true, false}
+	default:
+		p.Standardize = []bool{true}
+	}
+	if p.Kernel.Kind.HasBandwidth() && o.Sigma == 0 {
+		switch {
+		case o.SigmaRule == SigmaScale:
+			p.Sigma = SigmaScaled
+		case o.Lambda == 0 && !p.customMap():
+			p.Sigma = SigmaGolden
+		default:
+			p.Sigma = SigmaMedian
+		}
+	}
+	switch o.Method {
+	case MethodFalkon, MethodParK:
+		p.Centers = o.Centers
+		if p.Centers == 0 {
+			p.Centers, p.CentersChosen = tune.AutoCenters(n, o.MemoryBudget, o.Precision), true
+		}
+		if o.Method == MethodParK {
+			p.Cells = o.cells()
+			// ParK's centres are shared by its cells: at least one each.
+			if p.CentersChosen {
+				p.Centers = max(p.Centers, p.Cells)
+			}
+		}
+	case MethodRidge:
+		p.Features = o.features()
+	}
+	if o.Lambda == 0 {
+		p.TuneLambda = true
+		p.Lambdas = AutoLambdas()
+		p.Criterion = tune.CriterionLOO
+		p.TuneRows = tune.AutoRows
+		if o.Method == MethodExact {
+			p.TuneRows = exactTuneRows
+			if min(n, p.TuneRows) > ExactLOORows {
+				p.Criterion, p.Validation = tune.CriterionCV, 0.2
+			}
+		}
+		p.TuneRows = min(p.TuneRows, n)
+	}
+	if err := p.checkMemory(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// customMap reports whether ridge's map is one tune does not build itself
+// (it is then built as Fit builds it, and sigma cannot be searched with it).
+func (p *Plan) customMap() bool {
+	return p.Method == MethodRidge && p.Map != MapFourier && p.Map != MapNystrom
+}
+
+// checkMemory refuses sizes whose main allocation cannot fit the budget,
+// before any of it is made: the D x D Gram matrix of ridge, the M x M
+// array of FALKON's and ParK's preconditioners.
+func (p *Plan) checkMemory() error {
+	n := p.Shape.Rows
+	switch p.Method {
+	case MethodRidge:
+		D := p.Features
+		if strings.HasSuffix(string(p.Map), "nystrom") {
+			D = min(D, n) // landmarks are training rows
+		}
+		// FitRidge streams the features in row blocks: the D x D Gram
+		// matrix is what must fit (FitRidge checks the rest).
+		p.needWhat, p.needParam, p.needValue = fmt.Sprintf("%d features (the %d x %d Gram matrix)", p.Features, D, D), "Features", p.Features
+		p.Need = budget.Floats(D, D)
+	case MethodFalkon, MethodParK:
+		p.needWhat, p.needParam, p.needValue = fmt.Sprintf("%d centres (the %d x %d preconditioner)", p.Centers, p.Centers, p.Centers), "Centers", p.Centers
+		p.Need = budget.Floats(p.Centers, p.Centers)
+	default:
+		return nil
+	}
+	if p.Need > p.Budget {
+		return &zonal.TooLargeError{What: p.needWhat, Setting: "MemoryBudget", Need: p.Need, Budget: p.Budget, Param: p.needParam, Value: p.needValue}
+	}
+	return nil
+}
+
+// AutoLambdas is the lambda path Fit chooses from: 1e-10, 1e-9, ..., 1e-1.
+func AutoLambdas() []float64 {
+	l := make([]float64, 10)
+	for i := range l {
+		l[i] = math.Pow(10, float64(i-10))
+	}
+	return l
+}
+
+// String describes the plan, one decision a line.
+func (p *Plan) String() string {
+	var b strings.Builder
+	s := p.Shape
+	fmt.Fprintf(&b, "data: %d rows x %d features", s.Rows, s.Cols)
+	if s.Sparse {
+		fmt.Fprintf(&b, ", sparse (density %.3g%%), kept %s", 100*s.Density, map[bool]string{true: "as CSR", false: "dense"}[p.KeepSparse])
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "method: %s", p.Method)
+	switch p.Method {
+	case MethodFalkon:
+		fmt.Fprintf(&b, ", M = %d centres%s", p.Centers, chosenNote(p.CentersChosen, "ceil(sqrt(n) ln n), at most n and what the memory budget holds"))
+	case MethodParK:
+		fmt.Fprintf(&b, ", Q = %d cells, M = %d centres in all%s", p.Cells, p.Centers, chosenNote(p.CentersChosen, "ceil(sqrt(n) ln n)"))
+	case MethodRidge:
+		fmt.Fprintf(&b, " on %s features, D = %d", p.Map, p.Features)
+	}
+	if p.Method != MethodExact {
+		fmt.Fprintf(&b, ", precision %s", p.Precision)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "kernel: %s", p.Kernel.Kind)
+	if p.Kernel.Kind.HasBandwidth() {
+		switch p.Sigma {
+		case SigmaGiven:
+			fmt.Fprintf(&b, ", sigma %g", p.Kernel.Sigma)
+		case SigmaMedian:
+			b.WriteString(", sigma by the median heuristic")
+		case SigmaGolden:
+			fmt.Fprintf(&b, ", sigma by golden-section search on log sigma over the median heuristic x [1/%d, %d], %d evaluations", GoldenSpread, GoldenSpread, GoldenEvaluations)
+		case SigmaScaled:
+			b.WriteString(", sigma by the scale rule sqrt(d var(X) / 2)")
+		}
+	} else {
+		fmt.Fprintf(&b, ", gamma %g, coef0 %g, degree %d", p.Kernel.Gamma, p.Kernel.Coef0, p.Kernel.Degree)
+	}
+	b.WriteString("\n")
+	switch {
+	case len(p.Standardize) == 2:
+		fmt.Fprintf(&b, "input: standardized, unless the raw features tune %.0f%% better\n", 100*RawMargin)
+	case p.Standardize[0]:
+		b.WriteString("input: standardized\n")
+	case p.Scale != 1:
+		fmt.Fprintf(&b, "input: scaled by %g\n", p.Scale)
+	default:
+		b.WriteString("input: raw\n")
+	}
+	if p.TuneLambda {
+		how := "leave-one-out"
+		if p.Validation > 0 {
+			how = fmt.Sprintf("%.0f/%.0f validation split", 100*(1-p.Validation), 100*p.Validation)
+		}
+		fmt.Fprintf(&b, "lambda: %s over %d values (%g ... %g) on %d rows, scaled by rows/n\n", how, len(p.Lambdas), p.Lambdas[0], p.Lambdas[len(p.Lambdas)-1], p.TuneRows)
+	} else {
+		fmt.Fprintf(&b, "lambda: %g\n", p.Lambda)
+	}
+	if p.Need > 0 {
+		fmt.Fprintf(&b, "memory: %s needs %s of a %s budget\n", p.needWhat, budget.Format(p.Need), budget.Format(p.Budget))
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	return b.String()
+}
+
+func chosenNote(chosen bool, rule string) string {
+	if !chosen {
+		return ""
+	}
+	return " (" + rule + ")"
+}
+
+// solversParK is the ParK options of o for the plan.
+func (p *Plan) parkOptions(o Options, opts solvers.Options) solvers.ParKOptions {
+	return solvers.ParKOptions{Options: opts, Cells: p.Cells, Centers: p.Centers, Iterations: p.Iterations, Seed: o.Seed,
+		Workers: o.Workers, Precision: p.Precision, Partition: o.Partition, Cap: o.CellCap, Budget: o.CellBudget,
+		Validation: o.CellValidation, Overlap: o.CellOverlap}
+}

@@ -1,0 +1,169 @@
+package estimator
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zonal-ml/zonal"
+)
+
+// setting is the String/Parse table of one enumerated option: names[i] is
+// the name of value i, names[0] that of the zero value.
+type setting struct {
+	what  string
+	names []string
+}
+
+func (s setting) name(i int) string {
+	if i >= 0 && i < len(s.names) {
+		return s.names[i]
+	}
+	return fmt.Sprintf("%s(%d)", s.what, i)
+}
+
+func (s setting) parse(v string) (int, error) {
+	v = strings.TrimSpace(v)
+	for i, n := range s.names {
+		if v == n {
+			return i, nil
+		}
+	}
+	return 0, &zonal.ParamError{Param: s.what, Value: fmt.Sprintf("%q", v), Reason: "want " + strings.Join(s.names, ", ")}
+}
+
+// Method is the estimator family Fit fits.
+type Method int
+
+const (
+	// MethodFalkon is FALKON (Nystrom KRR on M centres solved by
+	// preconditioned CG), the default: near-exact accuracy at O(n M) cost.
+	MethodFalkon Method = iota
+	// MethodExact is exact kernel ridge regression (a Cholesky factorization
+	// of the n x n kernel matrix): the reference, for up to a few 10^4 rows.
+	MethodExact
+	// MethodRidge is ridge regression on an explicit feature map (Map).
+	MethodRidge
+	// MethodParK is ParK: a Voronoi partition into Cells, one FALKON per cell.
+	MethodParK
+)
+
+var methodSetting = setting{"Method", []string{"falkon", "exact", "ridge", "park"}}
+
+func (m Method) String() string { return methodSetting.name(int(m)) }
+
+// ParseMethod parses falkon, exact, ridge or park.
+func ParseMethod(s string) (Method, error) {
+	i, err := methodSetting.parse(s)
+	return Method(i), err
+}
+
+// Methods lists the methods in the order of their values.
+func Methods() []string { return append([]string(nil), methodSetting.names...) }
+
+// usesCentres reports whether m draws Nystrom centres (Centers applies).
+func (m Method) usesCentres() bool { return m == MethodFalkon || m == MethodParK }
+
+// SigmaRule says how Fit chooses the bandwidth when Options.Sigma is 0.
+type SigmaRule int
+
+const (
+	// SigmaAuto is the median heuristic m (the median distance between
+	// training rows); when lambda is chosen too and the map allows it, a
+	// golden-section search on log sigma over m x [1/8, 8] refines it.
+	SigmaAuto SigmaRule = iota
+	// SigmaScale is scikit-learn's gamma = 'scale' rule, sqrt(d var(X) / 2).
+	SigmaScale
+)
+
+var sigmaSetting = setting{"SigmaRule", []string{"auto", "scale"}}
+
+func (r SigmaRule) String() string { return sigmaSetting.name(int(r)) }
+
+// ParseSigmaRule parses auto or scale.
+func ParseSigmaRule(s string) (SigmaRule, error) {
+	i, err := sigmaSetting.parse(s)
+	return SigmaRule(i), err
+}
+
+// Standardize says whether the features are standardized (mean 0, variance
+// 1 on the training rows) before the kernel sees them.
+type Standardize int
+
+const (
+	// StandardizeAuto standardizes, except that when sigma and lambda are
+	// both chosen the raw features are tuned too and kept when their tuning
+	// loss is clearly lower (RawMargin). Sparse rows are never standardized.
+	StandardizeAuto Standardize = iota
+	// StandardizeOn always standardizes dense rows.
+	StandardizeOn
+	// StandardizeOff never standardizes (Options.Scale still applies).
+	StandardizeOff
+)
+
+var standardizeSetting = setting{"Standardize", []string{"auto", "on", "off"}}
+
+func (s Standardize) String() string { return standardizeSetting.name(int(s)) }
+
+// ParseStandardize parses auto, on or off.
+func ParseStandardize(s string) (Standardize, error) {
+	i, err := standardizeSetting.parse(s)
+	return Standardize(i), err
+}
+
+// Sparse says whether *dataset.CSR training rows stay sparse.
+type Sparse int
+
+const (
+	// SparseAuto keeps CSR rows sparse when their density nnz/(n d) is
+	// below SparseDensity, and densifies them otherwise.
+	SparseAuto Sparse = iota
+	// SparseOn always keeps CSR rows sparse.
+	SparseOn
+	// SparseOff densifies CSR rows (refused above dataset.MaxDenseElements).
+	SparseOff
+)
+
+var sparseSetting = setting{"Sparse", []string{"auto", "yes", "no"}}
+
+func (s Sparse) String() string { return sparseSetting.name(int(s)) }
+
+// ParseSparse parses auto, yes or no.
+func ParseSparse(s string) (Sparse, error) {
+	i, err := sparseSetting.parse(s)
+	return Sparse(i), err
+}
+
+// KernelKind names a kernel family.
+type KernelKind int
+
+const (
+	// Gaussian is exp(-|x-y|^2/(2 sigma^2)), the default.
+	Gaussian KernelKind = iota
+	// Laplacian is exp(-|x-y|_1/sigma).
+	Laplacian
+	// Polynomial is (gamma <x,y> + coef0)^degree.
+	Polynomial
+)
+
+var kernelSetting = setting{"Kernel", []string{"gaussian", "laplacian", "polynomial"}}
+
+func (k KernelKind) String() string { return kernelSetting.name(int(k)) }
+
+// ParseKernelKind parses gaussian, laplacian or polynomial.
+func ParseKernelKind(s string) (KernelKind, error) {
+	i, err := kernelSetting.parse(s)
+	return KernelKind(i), err
+}
+
+// KernelKinds lists the kernel names with their formulas, for help texts.
+func KernelKinds() []string {
+	f := []string{"exp(-|x-y|^2/(2 sigma^2))", "exp(-|x-y|_1/sigma)", "(gamma <x,y> + coef0)^degree"}
+	out := make([]string, len(kernelSetting.names))
+	for i, n := range kernelSetting.names {
+		out[i] = n + " " + f[i]
+	}
+	return out
+}
+
+// HasBandwidth reports whether the kernel takes a bandwidth sigma.
+func (k KernelKind) HasBandwidth() bool { return k == Gaussian || k == Laplacian }
