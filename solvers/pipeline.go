@@ -190,7 +190,9 @@ func (p *Pipeline) PredictOutputsCSR(dst *mat.Dense, x *dataset.CSR) error {
 			return err
 		}
 	}
-	// after #18 merge: when Model.Predict takes a mat.Matrix and p.Scaler is nil, return p.Model.Predict(dst, x) here (no dense blocks).
+	// The rows go to the model in dense blocks (scaled when there is a
+	// scaler), also when there is none, although Model.Predict takes a
+	// mat.Matrix and could then be given x as it is.
 	bs := max(1, min(n, smallBatch*32, csrBlockBytes/(8*d)))
 	block := mat.NewDense(bs, d, nil)
 	for i0 := 0; i0 < n; i0 += bs {

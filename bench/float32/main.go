@@ -1,7 +1,7 @@
 //go:build linux
 
 // Command float32 compares FALKON in float64 and in mixed precision
-// (solvers.FalkonOptions.Precision = zonal.Float32, issue 19) on MNIST:
+// (solvers.FalkonOptions.Precision = zonal.Float32) on MNIST:
 // for every run (a number of centres M and a precision) it reports the test
 // accuracy, the K_nM phase time (from the end of the "factor" stage to the
 // last "kernel" report, the cached K_nM's formation; absent when K_nM is

@@ -1,5 +1,5 @@
-// Command sparse measures zonal's methods on sparse, high-dimensional text
-// (issue 18): the Debian package descriptions of debian_text (bag-of-words
+// Command sparse measures zonal's methods on sparse, high-dimensional text:
+// the Debian package descriptions of debian_text (bag-of-words
 // counts, 20 classes), on raw counts and on tf-idf rows with L2
 // normalization, with a seeded stratified train/test split that it also
 // writes to a file so that sklearn_debian.py scores scikit-learn on the
