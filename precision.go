@@ -3,7 +3,7 @@ package zonal
 import "fmt"
 
 // Precision is the floating-point precision in which an algorithm stores and
-// multiplies its large kernel blocks (issue 19: mixed precision). Whatever
+// multiplies its large kernel blocks (mixed precision). Whatever
 // it is, the quantities that decide accuracy (factorisations, solves,
 // iteration vectors, dot products, fitted coefficients) stay float64; each
 // option that takes a Precision documents where its line is drawn.

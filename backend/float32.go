@@ -9,7 +9,7 @@ import (
 	"github.com/zonal-ml/zonal/backend/internal/check"
 )
 
-// Single-precision operations (issue 19: float32 storage of kernel blocks).
+// Single-precision operations, for float32 storage of kernel blocks.
 // As for the fused operations, each has an optional interface that a backend
 // implements when it has a faster way, and a function of the same name that
 // algorithms call, which otherwise runs the generic implementation below.

@@ -17,7 +17,7 @@ import (
 	"github.com/zonal-ml/zonal/internal/budget"
 )
 
-// Single-precision kernel blocks (issue 19, zonal.Float32).
+// Single-precision kernel blocks (zonal.Float32).
 //
 // A block K(X, Y) is stored in float32. For the Gaussian kernel with dense X
 // and Y it is also computed in float32: the squared row norms are computed

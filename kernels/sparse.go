@@ -14,7 +14,7 @@ import (
 	"github.com/zonal-ml/zonal/dataset"
 )
 
-// Sparse input (issue 18). Every function of this package that reads data
+// Sparse input. Every function of this package that reads data
 // rows accepts a *dataset.CSR wherever it takes a mat.Matrix, and never
 // forms the n x d dense matrix: kernel blocks come from row norms and
 // sparse products (backend.SparseGemm for sparse-dense, a column index of

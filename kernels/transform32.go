@@ -9,7 +9,7 @@ import (
 	"github.com/zonal-ml/zonal"
 )
 
-// Single-precision features (issue 19, zonal.Float32): Transform32 writes
+// Single-precision features (zonal.Float32): Transform32 writes
 // z(x) into a float32 destination, for solvers that store feature blocks in
 // float32 (ridge with zonal.Float32 accumulates Z^T Z from them).
 //

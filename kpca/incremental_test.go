@@ -15,7 +15,7 @@ import (
 	"github.com/zonal-ml/zonal/kernels"
 )
 
-// Tolerances. The issue asks for eigenvalues equal to a batch
+// Tolerances. The updates must give eigenvalues equal to a batch
 // eigendecomposition to 1e-10 relative to the largest; a backward-stable
 // rank-one update loses O(n eps |M|) per update, i.e. ~1e-13 for the n <= 60
 // used here after all updates, so 1e-10 has three orders of margin while

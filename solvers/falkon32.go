@@ -17,8 +17,8 @@ import (
 	"github.com/zonal-ml/zonal/kernels"
 )
 
-// Mixed-precision FALKON (FalkonOptions.Precision = zonal.Float32, issue
-// 19). Where the line is drawn:
+// Mixed-precision FALKON (FalkonOptions.Precision = zonal.Float32). Where
+// the line is drawn:
 //
 //   - single precision: the storage of K_nM (cached or streamed blocks,
 //     4 bytes an entry) and its computation, by kernels.Centers32: for the

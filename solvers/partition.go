@@ -48,7 +48,7 @@ const (
 )
 
 // DefaultPartition is the strategy of ParKOptions.Partition "": kernel
-// k-means++ with Lloyd steps (see the README's ParK section for the
+// k-means++ with Lloyd steps (see the ParK section of bench/README.md for the
 // comparison that chose it).
 const DefaultPartition = PartitionKMeans
 

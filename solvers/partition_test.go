@@ -324,7 +324,7 @@ func TestParKPartitionOptionErrors(t *testing.T) {
 // Overlap n_q halo rows, the assignment (CellSizes, prediction cells) is
 // the one without overlap, and both fits stay accurate on the blobs (on
 // well separated blobs the halo does not help: test RMSE 0.006 without,
-// 0.010 with; on digits it does, see the README).
+// 0.010 with; on digits it does, see bench/README.md).
 func TestParKOverlap(t *testing.T) {
 	x, y := clustered(1500, 0, 21)
 	xt, yt := clustered(500, 0, 22)

@@ -201,6 +201,9 @@ func (p *Pipeline) predictSparse(dst *mat.Dense, x *dataset.CSR) error {
 			return err
 		}
 	}
+	// The rows go to the model in dense blocks (scaled when there is a
+	// scaler), also when there is none, although Model.Predict takes a
+	// mat.Matrix and could then be given x as it is.
 	bs := max(1, min(n, smallBatch*32, csrBlockBytes/(8*d)))
 	block := mat.NewDense(bs, d, nil)
 	for i0 := 0; i0 < n; i0 += bs {

@@ -20,7 +20,7 @@ import (
 //
 // Measured (5 seeds, medians): lambda 1: adaptive 0.35, exact 0.42;
 // lambda 0.1: adaptive 0.63, exact 0.77; lambda = 2 tr(K)/s = 2.93:
-// adaptive 0.22, exact 0.31 (before the tight-budget fixes of issue 18:
+// adaptive 0.22, exact 0.31 (before the sampler changes of TestAdaptiveTightBudgetDigits:
 // 0.43, 0.82, 0.27; the Horvitz-Thompson weights give rows drawn surely no
 // variance, which iid leverage sampling lacks). The last case guards the recursion's start:
 // when tr(K)/s <= lambda the sampler once ran a single level with B = 0,

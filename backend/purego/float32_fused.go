@@ -7,7 +7,7 @@ import (
 	"github.com/zonal-ml/zonal/backend/internal/check"
 )
 
-// Single-precision element-wise operations (issue 19): backend.Exper32 and
+// Single-precision element-wise operations: backend.Exper32 and
 // backend.GaussianBlocker32.
 
 // Exp32 sets dst[i] = e^src[i] for i < len(src) in single precision with

@@ -1,5 +1,5 @@
 // Command figures reproduces the kinds of figures of the papers behind zonal on
-// the shared data sets and draws them with gonum.org/v1/plot as PNG and SVG:
+// the shared data sets and draws them with gonum.org/v1/plot as PNG files:
 //
 //  1. approx: relative spectral error and eps_lambda against the number of
 //     features for every Gaussian-kernel feature map (Gegenbauer paper);
@@ -12,7 +12,8 @@
 //
 // Usage:
 //
-//	go run -tags netlib ./bench/figures -data ../shared/data -out bench/figures/img
+//	cd bench   # its own Go module
+//	go run -tags netlib ./figures -data ../../shared/data -out figures/img
 //
 // Figures 1-3 run the zonal command (built once into a temporary folder) with
 // -json and plot what it prints, so the figures show exactly what users get.
@@ -32,8 +33,8 @@ import (
 )
 
 func main() {
-	data := flag.String("data", "../shared/data", "folder with the shared data sets (digits, diabetes, BostonHousing, spam, MNIST, ...)")
-	out := flag.String("out", "bench/figures/img", "output folder for the PNG and SVG files")
+	data := flag.String("data", "../../shared/data", "folder with the shared data sets (digits, diabetes, BostonHousing, spam, MNIST, ...)")
+	out := flag.String("out", "figures/img", "output folder for the PNG files")
 	figs := flag.String("figs", "approx,tradeoff,kpca,backend", "comma-separated figures to draw")
 	quick := flag.Bool("quick", false, "smaller sizes (a few minutes instead of tens)")
 	flag.BoolVar(&replot, "replot", false, "redraw figures 1-3 from the JSON kept in OUT/raw by an earlier run, without running zonal")

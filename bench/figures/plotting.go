@@ -38,7 +38,8 @@ func add(ss []series, name string, x, y float64) []series {
 	return append(ss, series{name: name, xy: plotter.XYs{{X: x, Y: y}}})
 }
 
-// save draws the chart to out/name.png and out/name.svg.
+// save draws the chart to out/name.png (the READMEs show the PNGs; no other
+// format is written).
 func (c chart) save(out, name string, ss []series) error {
 	p := plot.New()
 	p.Title.Text = c.title
@@ -91,10 +92,8 @@ func (c chart) save(out, name string, ss []series) error {
 		p.Legend.Add(s.name, l, pts)
 	}
 	headroom(p, c.logX, c.logY)
-	for _, ext := range []string{"png", "svg"} {
-		if err := p.Save(7*vg.Inch, 4.5*vg.Inch, filepath.Join(out, name+"."+ext)); err != nil {
-			return fmt.Errorf("saving %s: %w", name, err)
-		}
+	if err := p.Save(7*vg.Inch, 4.5*vg.Inch, filepath.Join(out, name+".png")); err != nil {
+		return fmt.Errorf("saving %s: %w", name, err)
 	}
 	return nil
 }

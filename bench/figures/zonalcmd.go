@@ -12,17 +12,20 @@ import (
 	"strings"
 )
 
-// buildZonal builds cmd/zonal (with the same backend tags as this program) to path.
+// buildZonal builds cmd/zonal (with the same backend tags as this program) to
+// path. It names the package by its import path, which the bench module
+// resolves to the repository through its replace directive (go.mod lists it
+// as a tool so that its dependencies stay in go.sum).
 func buildZonal(path string) error {
 	args := []string{"build", "-o", path}
 	if netlibBuilt {
 		args = append(args, "-tags", "netlib")
 	}
-	args = append(args, "./cmd/zonal")
+	args = append(args, "github.com/zonal-ml/zonal/cmd/zonal")
 	cmd := exec.Command("go", args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("building cmd/zonal (run from the repository root): %w", err)
+		return fmt.Errorf("building cmd/zonal (run inside bench/): %w", err)
 	}
 	return nil
 }

@@ -38,8 +38,9 @@ func TestRawFileRoundTrip(t *testing.T) {
 
 // TestKeptRawFiles: every kept raw file has a short name (figure, data set,
 // method: lower case, digits, '-', '_') and a command header, and figures 1
-// and 3 redrawn from them with -replot are byte-identical to the SVG files
-// kept next to them (they come from the same run).
+// and 3 redrawn from them with -replot are byte-identical to the PNG files
+// kept next to them (they come from the same run, and the PNG encoder is
+// deterministic).
 func TestKeptRawFiles(t *testing.T) {
 	dir := filepath.Join("img", "raw")
 	ents, err := os.ReadDir(dir)
@@ -73,11 +74,11 @@ func TestKeptRawFiles(t *testing.T) {
 	if err := figKPCA("", "../shared/data", out, false); err != nil {
 		t.Fatal(err)
 	}
-	svgs, _ := filepath.Glob(filepath.Join(out, "*.svg"))
-	if len(svgs) != 15 { // 4 data sets x 3 approx charts, 3 kpca charts
-		t.Fatalf("%d SVG files redrawn", len(svgs))
+	pngs, _ := filepath.Glob(filepath.Join(out, "*.png"))
+	if len(pngs) != 15 { // 4 data sets x 3 approx charts, 3 kpca charts
+		t.Fatalf("%d PNG files redrawn", len(pngs))
 	}
-	for _, f := range svgs {
+	for _, f := range pngs {
 		got, _ := os.ReadFile(f)
 		want, err := os.ReadFile(filepath.Join("img", filepath.Base(f)))
 		if err != nil || !bytes.Equal(got, want) {

@@ -1,7 +1,7 @@
 //go:build linux
 
 // Command float32 compares FALKON in float64 and in mixed precision
-// (solvers.FalkonOptions.Precision = zonal.Float32, issue 19) on MNIST:
+// (solvers.FalkonOptions.Precision = zonal.Float32) on MNIST:
 // for every run (a number of centres M and a precision) it reports the test
 // accuracy, the K_nM phase time (from the end of the "factor" stage to the
 // last "kernel" report, the cached K_nM's formation; absent when K_nM is
@@ -13,9 +13,10 @@
 // peak RSS (getrusage's ru_maxrss of the child) is that fit's alone; the
 // child also reports its RSS after loading the data, which every run shares.
 //
-//	go run ./bench/float32                         # M = 5000, 10000 both, 20000 float32; all 60000 rows
-//	go run ./bench/float32 -n 2000 -m 200          # a tiny check
-//	go run -tags netlib ./bench/float32 -json out.json
+//	cd bench   # its own Go module
+//	go run ./float32                         # M = 5000, 10000 both, 20000 float32; all 60000 rows
+//	go run ./float32 -n 2000 -m 200          # a tiny check
+//	go run -tags netlib ./float32 -json out.json
 package main
 
 import (
@@ -38,8 +39,8 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/bench/internal/benchdata"
 	"github.com/zonal-ml/zonal/dataset"
-	"github.com/zonal-ml/zonal/internal/shareddata"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 )
@@ -83,7 +84,7 @@ func main() {
 	var c config
 	child := flag.Bool("child", false, "internal: run one fit (-m M -precision P) and print its JSON result")
 	prec := flag.String("precision", "float64", "internal (with -child): the fit's precision")
-	flag.StringVar(&c.data, "data", shareddata.Dir(), "folder with mnist_train.csv.gz and mnist_test.csv.gz (default: the shared data)")
+	flag.StringVar(&c.data, "data", benchdata.Dir(), "folder with mnist_train.csv.gz and mnist_test.csv.gz (default: the shared data)")
 	flag.StringVar(&c.runs, "runs", "5000/float64,5000/float32,10000/float64,10000/float32,20000/float32", "fits to run: M/precision, comma-separated")
 	flag.StringVar(&c.m, "m", "", "shortcut for -runs M/float64,M/float32 (comma-separated Ms allowed); with -child, the fit's M")
 	flag.IntVar(&c.n, "n", 0, "training rows: the first n of mnist_train (0 = all 60000)")

@@ -35,8 +35,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/bench/internal/benchdata"
 	"github.com/zonal-ml/zonal/dataset"
-	"github.com/zonal-ml/zonal/internal/shareddata"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/serve"
 	"github.com/zonal-ml/zonal/solvers"
@@ -70,7 +70,7 @@ func main() {
 	}
 	var c config
 	var rates string
-	flag.StringVar(&c.data, "data", shareddata.Dir(), "folder with mnist_train.csv.gz and mnist_test.csv.gz (default: the shared data)")
+	flag.StringVar(&c.data, "data", benchdata.Dir(), "folder with mnist_train.csv.gz and mnist_test.csv.gz (default: the shared data)")
 	flag.StringVar(&c.modelDir, "model-dir", filepath.Join(os.TempDir(), "zonal-bench-serve"), "where fitted models are kept and reused")
 	flag.BoolVar(&c.refit, "refit", false, "fit the models again even if -model-dir has them")
 	flag.StringVar(&c.models, "models", "falkon-M1,falkon-M2,ridge-fourier", "models to measure (comma-separated)")

@@ -1,5 +1,5 @@
-// Command sparse measures zonal's methods on sparse, high-dimensional text
-// (issue 18): the Debian package descriptions of debian_text (bag-of-words
+// Command sparse measures zonal's methods on sparse, high-dimensional text:
+// the Debian package descriptions of debian_text (bag-of-words
 // counts, 20 classes), on raw counts and on tf-idf rows with L2
 // normalization, with a seeded stratified train/test split that it also
 // writes to a file so that sklearn_debian.py scores scikit-learn on the
@@ -7,8 +7,9 @@
 // with synthetic nonzeros from 0.1% to 10% density, to show whose fit time
 // follows nnz. See bench/sparse/README.md for the commands.
 //
-//	go run -tags netlib ./bench/sparse -data ../shared/data/debian_text.libsvm.gz -split-out /tmp/debian_split.json
-//	go run ./bench/sparse -rows 2000 -features 256 -centers 200 -sweep-rows 500   # a quick check
+//	cd bench   # its own Go module
+//	go run -tags netlib ./sparse -data ../../shared/data/debian_text.libsvm.gz -split-out /tmp/debian_split.json
+//	go run ./sparse -rows 2000 -features 256 -centers 200 -sweep-rows 500   # a quick check
 package main
 
 import (
@@ -84,7 +85,7 @@ type result struct {
 func main() {
 	var c config
 	var features, centers, methods, transforms, densities string
-	flag.StringVar(&c.data, "data", "../shared/data/debian_text.libsvm.gz", "LIBSVM file of counts (debian_text)")
+	flag.StringVar(&c.data, "data", "../../shared/data/debian_text.libsvm.gz", "LIBSVM file of counts (debian_text)")
 	flag.IntVar(&c.rows, "rows", 0, "use only the first N rows of the file (0 = all; the file is in a seeded random order)")
 	flag.Float64Var(&c.testFrac, "test", 0.2, "test fraction of every class (stratified split)")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the split, the sketches, the centres and the sweep")

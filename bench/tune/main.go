@@ -4,8 +4,9 @@
 // the same rows, folds and grid, so the two best CV scores and times can be
 // put side by side.
 //
-//	go run -tags netlib ./bench/tune -data ../shared/data/spam.csv.gz -method ridge -map nystrom -components 1000 -plan /tmp/spam.plan.json
-//	/usr/bin/python3 bench/tune/gridsearch.py /tmp/spam.plan.json
+//	cd bench   # its own Go module
+//	go run -tags netlib ./tune -data ../../shared/data/spam.csv.gz -method ridge -map nystrom -components 1000 -plan /tmp/spam.plan.json
+//	/usr/bin/python3 tune/gridsearch.py /tmp/spam.plan.json
 //
 // Each prints a table and ends with one JSON line (tool, method, best
 // setting, best mean CV score, seconds).

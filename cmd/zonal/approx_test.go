@@ -125,7 +125,7 @@ func TestApproxErrors(t *testing.T) {
 }
 
 // TestApproxDiabetesSmallLambda records the regime where Gegenbauer features
-// beat Fourier features (issue 4): on standardized diabetes (d = 10) with
+// beat Fourier features: on standardized diabetes (d = 10) with
 // sigma = sqrt(d/2) and D = 1024, eps_lambda at lambda = 0.01 is below 1 for
 // Gegenbauer (its features live in the span of low-degree harmonics, where
 // K + lambda I is large) and well above 1 for Fourier (about 2.9 with this

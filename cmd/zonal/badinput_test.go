@@ -105,8 +105,8 @@ func checkRun(t *testing.T, bin string, c badCase) {
 	t.Logf("%v: exit %d in %.2fs: %s", c.args, code, time.Since(start).Seconds(), msg)
 }
 
-// TestBadInputBinary runs the built command on the bad-input family of
-// issue 13, each case under a 4 GiB address-space limit and a timeout.
+// TestBadInputBinary runs the built command on a family of bad inputs (bad
+// files, flags and values; huge, non-finite and truncated data), each case under a 4 GiB address-space limit and a timeout.
 func TestBadInputBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary about 80 times")

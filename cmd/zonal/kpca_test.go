@@ -19,8 +19,9 @@ import (
 )
 
 // TestKPCACommandJSON: `zonal kpca -incremental -json` prints one object per
-// checkpoint with the keys issue 7 names (but "skipped", gone with the
-// library's always-zero counter), no re-orthogonalisation and drift at
+// checkpoint with the keys points, mean_adjust, rel_recon, orth,
+// batch_rel_diff_eigs, the update and batch times and reorths (no "skipped":
+// the library's counter of skipped points was always zero and is gone), no re-orthogonalisation and drift at
 // rounding level (1e-12: the matrices have <= 80 points, the drift observed
 // is ~1e-15).
 func TestKPCACommandJSON(t *testing.T) {

@@ -54,7 +54,7 @@ func runJSON(t *testing.T, args ...string) map[string]any {
 	return obj
 }
 
-// The issue's goal on the embedded digits set: `zonal fit` with no flag but
+// The goal of the automatic defaults, on the embedded digits set: `zonal fit` with no flag but
 // the data (80/20 split) is within 0.5 accuracy points of the best setting
 // `zonal tune` finds for the same method (FALKON) by 5-fold CV over its
 // default 5 x 10 grid, both evaluated on the same held-out 20%. The chosen

@@ -46,7 +46,7 @@ func Dir() string {
 }
 
 // isSubmodule reports whether dir holds a nested module of the repository
-// (beam/, asm/_gen/), whose go.mod is not the repository root's.
+// (beam/, bench/, asm/_gen/), whose go.mod is not the repository root's.
 func isSubmodule(dir string) bool {
 	_, err := os.Stat(filepath.Join(filepath.Dir(dir), "go.mod"))
 	return err == nil
