@@ -113,6 +113,15 @@ func (d *Data) Dims() (n, cols int) {
 	return len(d.Y), 0
 }
 
+// Matrix returns the rows as a fit takes them: the CSR of a LIBSVM file
+// (the estimator keeps it sparse or densifies it), else X.
+func (d *Data) Matrix() mat.Matrix {
+	if d.Sparse != nil {
+		return d.Sparse
+	}
+	return d.X
+}
+
 // Subset returns a new Data holding the given rows, in the given order
 // (repeats allowed), copied: X, Y and Sparse rows; Names are shared.
 // An empty rows is an error wrapping zonal.ErrEmpty (gonum has no 0-row matrix);

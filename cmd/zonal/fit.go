@@ -301,7 +301,7 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	}
 	// LIBSVM rows arrive as CSR: the estimator keeps or densifies them,
 	// and the test rows are predicted from their CSR either way.
-	xtr, xte := matrixOf(train), matrixOf(test)
+	xtr, xte := train.Matrix(), test.Matrix()
 	opts := c.opts
 	opts.Backend = be
 	plan, err := estimator.NewPlan(shapeOf(xtr), opts)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"runtime"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/estimator"
 )
@@ -18,15 +16,6 @@ type dataSpec struct {
 	split       float64
 	seed        uint64
 	subsample   int
-}
-
-// matrixOf is d's rows as the estimator takes them: the CSR of a LIBSVM
-// file, the dense matrix of a CSV one.
-func matrixOf(d *dataset.Data) mat.Matrix {
-	if d.X == nil {
-		return d.Sparse
-	}
-	return d.X
 }
 
 // loadTrainTest reads the training and test data of s. LIBSVM files are
