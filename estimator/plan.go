@@ -51,10 +51,10 @@ const (
 // with that many rows less noisy than on a few hundred.
 const ExactLOORows = 1000
 
-// exactTuneRows is the subsample exact KRR's lambda is chosen on (its split
+// ExactTuneRows is the subsample exact KRR's lambda is chosen on (its split
 // path factors an n x n matrix per lambda); the other methods use
 // tune.AutoRows.
-const exactTuneRows = 2000
+const ExactTuneRows = 2000
 
 // SigmaChoice is how the plan sets the bandwidth.
 type SigmaChoice int
@@ -184,7 +184,7 @@ func NewPlan(s Shape, o Options) (*Plan, error) {
 		p.Criterion = tune.CriterionLOO
 		p.TuneRows = tune.AutoRows
 		if o.Method == MethodExact {
-			p.TuneRows = exactTuneRows
+			p.TuneRows = ExactTuneRows
 			if min(n, p.TuneRows) > ExactLOORows {
 				p.Criterion, p.Validation = tune.CriterionCV, 0.2
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/zonal-ml/zonal/dataset"
@@ -100,5 +101,16 @@ func TestFitDryRun(t *testing.T) {
 	}
 	if _, err := os.Stat(model); err == nil {
 		t.Error("-dry-run wrote a model file")
+	}
+}
+
+// The long explanations are in `zonal help fit`, not in the flag help.
+func TestHelpFit(t *testing.T) {
+	out, _, code := runCmd("help", "fit")
+	if code != 0 || !strings.Contains(out, "golden-section") || !strings.Contains(out, "-dry-run") {
+		t.Errorf("help fit: exit %d\n%s", code, out)
+	}
+	if _, _, code := runCmd("help", "nope"); code != exitUsage {
+		t.Errorf("help nope: exit %d, want %d", code, exitUsage)
 	}
 }

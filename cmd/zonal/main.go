@@ -120,6 +120,9 @@ func runMainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch name {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 0 {
+			return helpTopic(args[0], stdout, stderr)
+		}
 		usage(stdout)
 		return exitOK
 	}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/zonal-ml/zonal/estimator"
+	"github.com/zonal-ml/zonal/tune"
+)
+
+// helpTopics are the long explanations of `zonal help NAME`; flag help
+// stays one line.
+var helpTopics = map[string]func() string{
+	"fit":  fitHelp,
+	"tune": tuneHelp,
+}
+
+// helpTopic prints `zonal help NAME`: the topic's text, or the command's
+// flags when it has no topic.
+func helpTopic(name string, stdout, stderr io.Writer) int {
+	if h, ok := helpTopics[name]; ok {
+		io.WriteString(stdout, h())
+		return exitOK
+	}
+	if c, ok := commands[name]; ok {
+		fmt.Fprintf(stdout, "zonal %s: %s\nRun `zonal %s -h` for its flags.\n", name, c.summary, name)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "zonal help: unknown topic %q (commands: %s)\n", name, strings.Join(commandNames(), ", "))
+	return exitUsage
+}
+
+func commandNames() []string {
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	return sortedStrings(names)
+}
+
+func fitHelp() string {
+	return fmt.Sprintf(`zonal fit: fit a kernel model and report its test metric
+
+Usage: zonal fit %s
+
+With only -train (and -test, or -split), every setting is chosen from the
+data by the library (package estimator; the same call from Go gives the
+same model file). -dry-run prints what would be chosen, without fitting.
+
+-method       falkon (default; Nystrom KRR on M centres, preconditioned CG),
+              exact (Cholesky of K + lambda n I, up to a few 10^4 rows),
+              ridge (on the -map features, -features D), park (-cells Q
+              Voronoi cells, one FALKON each).
+-sigma        auto: the median distance m between training rows; with
+              -lambda auto, the best of a golden-section search on log sigma
+              over m x [1/%d, %d] with %d evaluations. scale: scikit-learn's
+              gamma = 'scale', sqrt(d var(X) / 2). Or a number.
+-lambda       the ridge parameter of (1/n)|f(X)-y|^2 + lambda |f|^2
+              (scikit-learn's alpha = lambda n). auto: the best of 1e-10 ...
+              1e-1 by closed-form leave-one-out on a seeded subsample of at
+              most %d rows (exact: %d rows, by an 80/20 split above %d),
+              times rows/n for all n rows (the same alpha).
+-centers      auto: ceil(sqrt(n) ln n), at most n and what -memory holds
+              (the M x M factors and the cached n x M kernel block).
+-standardize  by default each feature is standardized (mean 0, variance 1
+              on the training rows) unless, with -sigma and -lambda auto, the
+              raw features tune %.0f%% better (pixels and counts on one scale
+              do). -standardize or -standardize=false decides; -scale F alone
+              multiplies the features instead. Stored in the model.
+-sparse       LIBSVM rows stay CSR when their density nnz/(n d) is below
+              %.0f%% (auto), or always (yes), or never (no). Sparse rows are
+              never standardized (centering would make them dense).
+-task         auto: classes when the labels are two integer values, or
+              integer values each seen at least 5 times.
+-precision    float32 halves the memory of FALKON's and ParK's K_nM and of
+              ridge's feature blocks (so -memory caches twice the centres);
+              factors, CG, solves and coefficients stay float64; not exact.
+-iterations   caps FALKON's and ParK's CG iterations (0: the solver's rule).
+-memory       the budget of the large arrays (default 2G): exact KRR and a
+              too-large -centers or -features are refused above it; FALKON
+              caches K_nM below it and streams it above.
+-tfidf, -normalize  text transforms fitted on the training rows, stored in
+              the model.
+`, fitSynopsis, estimator.GoldenSpread, estimator.GoldenSpread, estimator.GoldenEvaluations,
+		tune.AutoRows, estimator.ExactTuneRows, estimator.ExactLOORows, 100*estimator.RawMargin, 100*estimator.SparseDensity)
+}
+
+func tuneHelp() string {
+	return fmt.Sprintf(`zonal tune: choose sigma, lambda and centres by cross-validation, refit the best
+
+Usage: zonal tune %s
+
+It scores every setting of the grid (-sigmas x -lambdas x -centers or
+-features) by k-fold cross-validation (-folds, default 5), one split
+(-criterion split), closed-form leave-one-out (loo) or GCV (gcv): the whole
+lambda path of a (sigma, size) pair costs one eigendecomposition per fold.
+-golden N replaces the sigma grid by a golden-section search of N
+evaluations. -rows N tunes on a seeded subsample of N rows and refits the
+best setting on all of them. The data flags and -standardize, -sparse and
+-task mean what they mean for zonal fit (zonal help fit).
+`, tuneSynopsis)
+}
+
+func sortedStrings(s []string) []string {
+	slices.Sort(s)
+	return s
+}
