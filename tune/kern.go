@@ -6,8 +6,6 @@ package tune
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -49,16 +47,9 @@ func selectRows(x mat.Matrix, idx []int) mat.Matrix {
 }
 
 // falkonCenters draws the M centre rows that solvers.FitFalkon draws with
-// uniform sampling and the same seed (M distinct rows of 0..n-1 from the
-// PCG stream (seed, 0x9e3779b97f4a7c15), sorted), so that the tuned FALKON
-// path and the refitted model use the same centres. TestFalkonCentersMatch
-// checks the coupling against FitFalkon's CenterIndices.
-func falkonCenters(n, m int, seed uint64) []int {
-	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	idx := rng.Perm(n)[:m]
-	slices.Sort(idx)
-	return idx
-}
+// uniform sampling and the same seed (solvers.UniformCenters), so that the
+// tuned FALKON path and the refitted model use the same centres.
+func falkonCenters(n, m int, seed uint64) []int { return solvers.UniformCenters(n, m, seed) }
 
 // falkonIterations bounds FALKON's CG in the refit (solvers' default is 20).
 const falkonIterations = 50
