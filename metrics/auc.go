@@ -82,7 +82,7 @@ func ROCAUCMulti(prob *mat.Dense, classes, y, w []float64) (float64, error) {
 	if err := checkLabels(y); err != nil {
 		return math.NaN(), err
 	}
-	if _, err := checkWeights(w, len(y)); err != nil {
+	if _, err := CheckWeights(w, len(y)); err != nil {
 		return math.NaN(), err
 	}
 	idx, err := classIndex(classes, 2)

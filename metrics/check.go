@@ -35,7 +35,7 @@ func checkInputs(what string, pred, y, w []float64, finite bool) (float64, error
 			return 0, fmt.Errorf("%w: %s %d is %g", zonal.ErrNonFinite, what, i, v)
 		}
 	}
-	return checkWeights(w, len(y))
+	return CheckWeights(w, len(y))
 }
 
 // checkLabels refuses no labels (ErrEmpty) and NaN or Inf labels.
@@ -51,10 +51,13 @@ func checkLabels(y []float64) error {
 	return nil
 }
 
-// checkWeights checks the sample weights of n rows and returns their sum
-// (n for nil weights). A weight must be finite and >= 0, and the sum
-// positive.
-func checkWeights(w []float64, n int) (float64, error) {
+// CheckWeights checks the sample weights of n rows as every function of
+// this package does and returns their sum (n for nil weights): w is nil or
+// has n entries, each finite and >= 0, with a positive, finite sum.
+//
+// Errors: zonal.ErrParam, with ErrShape for the wrong length and with
+// ErrNonFinite for a NaN or Inf weight.
+func CheckWeights(w []float64, n int) (float64, error) {
 	if w == nil {
 		return float64(n), nil
 	}
@@ -75,6 +78,24 @@ func checkWeights(w []float64, n int) (float64, error) {
 		return 0, fmt.Errorf("%w: the weights sum to %g (want a positive, finite total)", zonal.ErrParam, sum)
 	}
 	return sum, nil
+}
+
+// BinaryLabels checks binary labels y with weights w as the binary
+// functions of this package do and returns the negative and the positive
+// class: y must hold exactly two distinct finite values, the larger being
+// positive, each with a positive total weight.
+//
+// Errors: zonal.ErrEmpty for no labels, ErrNonFinite for a NaN or Inf
+// label, ErrParam for bad weights and for other than two classes.
+func BinaryLabels(y, w []float64) (neg, pos float64, err error) {
+	if err := checkLabels(y); err != nil {
+		return 0, 0, err
+	}
+	if _, err := CheckWeights(w, len(y)); err != nil {
+		return 0, 0, err
+	}
+	neg, pos, _, _, err = binaryClasses(y, w)
+	return neg, pos, err
 }
 
 // binaryClasses returns the negative and positive class of binary labels

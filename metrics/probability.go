@@ -163,7 +163,7 @@ func checkClassProbs(prob *mat.Dense, classes, y, w []float64) ([]int, float64, 
 	if err := checkLabels(y); err != nil {
 		return nil, 0, err
 	}
-	total, err := checkWeights(w, len(y))
+	total, err := CheckWeights(w, len(y))
 	if err != nil {
 		return nil, 0, err
 	}

@@ -158,7 +158,7 @@ func binaryProbReport(r Report, prob *mat.Dense, classes, y, w []float64, both b
 		return Report{}, err
 	}
 	isPos := func(i int) bool { return y[i] == classes[1] }
-	total, _ := checkWeights(w, n) // checked by NewConfusionMatrix
+	total, _ := CheckWeights(w, n) // checked by NewConfusionMatrix
 	r.LogLoss = finite(binaryLogLoss(p, isPos, w, total))
 	r.Brier = finite(binaryBrier(p, isPos, w, total))
 	if both {
