@@ -183,6 +183,24 @@ func TestUndefined(t *testing.T) {
 	}
 }
 
+func TestExportedChecks(t *testing.T) {
+	if sum, err := CheckWeights([]float64{0.5, 0, 2}, 3); err != nil || sum != 2.5 {
+		t.Errorf("CheckWeights: %g, %v", sum, err)
+	}
+	if sum, err := CheckWeights(nil, 4); err != nil || sum != 4 {
+		t.Errorf("CheckWeights(nil): %g, %v", sum, err)
+	}
+	if neg, pos, err := BinaryLabels([]float64{1, -1, 1}, nil); err != nil || neg != -1 || pos != 1 {
+		t.Errorf("BinaryLabels: %g %g %v", neg, pos, err)
+	}
+	if _, _, err := BinaryLabels([]float64{1, -1, 1}, []float64{1, 0, 1}); !errors.Is(err, zonal.ErrParam) {
+		t.Errorf("BinaryLabels with a zero-weight class: %v", err)
+	}
+	if _, _, err := BinaryLabels(nil, nil); !errors.Is(err, zonal.ErrEmpty) {
+		t.Errorf("BinaryLabels(nil): %v", err)
+	}
+}
+
 func TestName(t *testing.T) {
 	for n := NameAuto; n < nameEnd; n++ {
 		got, err := ParseName(n.String())

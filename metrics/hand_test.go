@@ -222,7 +222,10 @@ func TestConfusionMatrixByHand(t *testing.T) {
 	// F1 4/5; class 1 TP 1 of 2 predicted, 1 present: P 1/2, R 1,
 	// F1 2/3; class 2 TP 1 of 2 predicted, 2 present: P 1/2, R 1/2,
 	// F1 1/2.
-	s := cm.scores()
+	s, err := PerClass(pred, y, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for j, w := range [][3]float64{{1, 2.0 / 3, 0.8}, {0.5, 1, 2.0 / 3}, {0.5, 0.5, 0.5}} {
 		near(t, "precision", s.Precision[j], w[0])
 		near(t, "recall", s.Recall[j], w[1])
