@@ -84,7 +84,7 @@ func StratifiedFolds(y []float64, k int, seed uint64) ([]dataset.Fold, error) {
 // before every fold.
 //
 // Errors: zonal.ErrParam for folds that do not partition 0..n-1 by their
-// test rows and (with ErrShape) for a score slice of the wrong length;
+// test rows, or that train on a row they test, and (with ErrShape) for a score slice of the wrong length;
 // fitAndScore's errors and ctx.Err(), wrapped with the fold.
 func OutOfFold(ctx context.Context, n int, folds []dataset.Fold, fitAndScore func(train, test []int) ([]float64, error)) ([]float64, error) {
 	out := make([]float64, n)
@@ -138,25 +138,33 @@ func OutOfFoldMatrix(ctx context.Context, n int, folds []dataset.Fold, fitAndSco
 	return out, nil
 }
 
-// eachFold checks that the folds' test rows partition 0..n-1 and runs do
-// on every fold, checking ctx before each.
+// eachFold checks that the folds' test rows partition 0..n-1 and that no
+// fold trains on a row it tests, then runs do on every fold, checking ctx
+// before each.
 func eachFold(ctx context.Context, n int, folds []dataset.Fold, do func(dataset.Fold) error) error {
 	if n <= 0 || len(folds) == 0 {
 		return fmt.Errorf("%w: %d rows in %d folds", zonal.ErrEmpty, n, len(folds))
 	}
-	seen := make([]bool, n)
+	testedIn := make([]int, n) // 1 + the fold testing each row, 0 before
 	count := 0
 	for f, fold := range folds {
 		for _, i := range fold.Test {
-			if i < 0 || i >= n || seen[i] {
+			if i < 0 || i >= n || testedIn[i] != 0 {
 				return fmt.Errorf("%w: fold %d tests row %d twice or outside 0..%d", zonal.ErrParam, f, i, n-1)
 			}
-			seen[i] = true
+			testedIn[i] = f + 1
 			count++
 		}
 	}
 	if count != n {
 		return fmt.Errorf("%w: the folds test %d of the %d rows; every row must be tested once", zonal.ErrParam, count, n)
+	}
+	for f, fold := range folds {
+		for _, i := range fold.Train {
+			if i < 0 || i >= n || testedIn[i] == f+1 {
+				return fmt.Errorf("%w: fold %d trains on row %d, which it tests or which is outside 0..%d", zonal.ErrParam, f, i, n-1)
+			}
+		}
 	}
 	for f, fold := range folds {
 		if err := ctx.Err(); err != nil {

@@ -105,6 +105,15 @@ func checkClasses(classes []float64) error {
 	return nil
 }
 
+// members returns the number of calibrators of the method and of the
+// other method.
+func (m *Multiclass) members() (mine, other int) {
+	if m.Method == MethodIsotonic {
+		return len(m.Isotonic), len(m.Platt)
+	}
+	return len(m.Platt), len(m.Isotonic)
+}
+
 // calibrator returns calibrator j.
 func (m *Multiclass) calibrator(j int) Calibrator {
 	if m.Method == MethodIsotonic {
@@ -119,10 +128,14 @@ func (m *Multiclass) calibrator(j int) Calibrator {
 // row is uniform, 1/k each.
 //
 // Errors: zonal.ErrParam (with ErrShape) unless both have len(Classes)
-// entries; ErrNonFinite for a NaN score. dst is not written then. The
-// calibrator itself is assumed valid (Validate).
+// entries; ErrNonFinite for a NaN score; ErrFormat for a calibrator
+// without one member per class (Validate checks the rest). dst is not
+// written then.
 func (m *Multiclass) ApplyRow(dst, scores []float64) error {
 	k := len(m.Classes)
+	if members, _ := m.members(); members != k {
+		return fmt.Errorf("%w: %s calibrator of %d classes with %d members (call Validate after decoding)", zonal.ErrFormat, m.Method, k, members)
+	}
 	if len(scores) != k || len(dst) != k {
 		return fmt.Errorf("%w: %w: %d scores into %d probabilities for %d classes", zonal.ErrParam, zonal.ErrShape, len(scores), len(dst), k)
 	}
@@ -181,11 +194,7 @@ func (m *Multiclass) Validate() error {
 	if err := checkClasses(m.Classes); err != nil {
 		return fmt.Errorf("%w: %w", zonal.ErrFormat, err)
 	}
-	n, other := len(m.Platt), len(m.Isotonic)
-	if m.Method == MethodIsotonic {
-		n, other = other, n
-	}
-	if n != len(m.Classes) || other != 0 {
+	if n, other := m.members(); n != len(m.Classes) || other != 0 {
 		return fmt.Errorf("%w: %s calibrator of %d classes holds %d Platt and %d isotonic calibrators", zonal.ErrFormat, m.Method, len(m.Classes), len(m.Platt), len(m.Isotonic))
 	}
 	for j := range m.Classes {

@@ -132,6 +132,10 @@ func TestValidate(t *testing.T) {
 	if err := (&Multiclass{Classes: []float64{0, 1}, Platt: []Platt{good, good}}).Validate(); err != nil {
 		t.Errorf("a valid multiclass calibrator: %v", err)
 	}
+	short := &Multiclass{Classes: []float64{0, 1}, Platt: []Platt{good}}
+	if err := short.ApplyRow(make([]float64, 2), []float64{0, 1}); !errors.Is(err, zonal.ErrFormat) {
+		t.Errorf("ApplyRow with a missing member: %v", err)
+	}
 }
 
 func TestMethod(t *testing.T) {
@@ -289,6 +293,10 @@ func TestFitCV(t *testing.T) {
 	}
 	if _, err := OutOfFold(context.Background(), 4, []dataset.Fold{{Test: []int{0, 1, 2}}}, fit); !errors.Is(err, zonal.ErrParam) {
 		t.Errorf("a row never tested: %v", err)
+	}
+	leaky := []dataset.Fold{{Train: []int{0, 1}, Test: []int{0}}, {Train: []int{0}, Test: []int{1}}}
+	if _, err := OutOfFold(context.Background(), 2, leaky, fit); !errors.Is(err, zonal.ErrParam) {
+		t.Errorf("a fold training on its test row: %v", err)
 	}
 }
 
