@@ -16,13 +16,24 @@ const (
 	// (the existing behaviour; on imbalanced problems ask for
 	// balanced_accuracy or auc), rmse for regression.
 	NameAuto Name = iota
+	// NameAccuracy is Accuracy (maximised).
 	NameAccuracy
+	// NameBalancedAccuracy is BalancedAccuracy (maximised).
 	NameBalancedAccuracy
+	// NameAUC is ROCAUC, or ROCAUCMulti with more than two classes
+	// (maximised; needs scores or probabilities).
 	NameAUC
+	// NameLogLoss is BinaryLogLoss or LogLoss (minimised; needs
+	// probabilities).
 	NameLogLoss
+	// NameF1 is the F1 of the positive class with two classes, the macro
+	// F1 with more (maximised).
 	NameF1
+	// NameRMSE is RMSE (minimised).
 	NameRMSE
+	// NameMAE is MAE (minimised).
 	NameMAE
+	// NameR2 is R2 (maximised).
 	NameR2
 	nameEnd
 )
