@@ -481,7 +481,7 @@ func (p *Plan) searchOptions(ctx context.Context, o Options, k KernelSpec, x mat
 	sub := p.TuneRows
 	switch p.Method {
 	case MethodExact:
-		so.Method = tune.MethodKRR
+		so.Method = tune.MethodExact
 	case MethodFalkon, MethodParK:
 		so.Method, so.Sizes = tune.MethodFalkon, []int{min(p.Centers, sub)}
 	case MethodRidge:

@@ -90,7 +90,7 @@ type Plan struct {
 	TuneLambda bool
 	Lambda     float64
 	TuneRows   int
-	Criterion  string
+	Criterion  tune.Criterion
 	Validation float64
 	Lambdas    []float64
 	// Centers is FALKON's or ParK's centre count (CentersChosen when it

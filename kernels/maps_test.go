@@ -11,6 +11,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
 )
 
 func transform(t *testing.T, f FeatureMap, x *mat.Dense) *mat.Dense {
@@ -259,7 +260,7 @@ func TestRecursiveRLS(t *testing.T) {
 				t.Fatal("not deterministic for a seed")
 			}
 		}
-		nr, err := NewNystromFromLandmarks(context.Background(), k, rowsOf(x, idx), Options{Backend: b})
+		nr, err := NewNystromFromLandmarks(context.Background(), k, dataset.MustSelectRows[mat.Matrix](x, idx), Options{Backend: b})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -120,20 +120,7 @@ func NewNystrom(ctx context.Context, k Kernel, x mat.Matrix, opt NystromOptions)
 	default:
 		return nil, fmt.Errorf("%w: unknown landmark sampling %q (uniform, rls)", zonal.ErrParam, opt.Sampling)
 	}
-	return NewNystromFromLandmarks(ctx, k, rowsOf(x, idx), opt.Options)
-}
-
-// rowsOf returns the rows idx of x (copied): a CSR for a *dataset.CSR x
-// (indices already checked by the caller), else dense.
-func rowsOf(x mat.Matrix, idx []int) mat.Matrix {
-	if c, ok := x.(*dataset.CSR); ok {
-		s, err := c.Subset(idx)
-		if err != nil {
-			panic(err) // the callers pass indices in [0, n)
-		}
-		return s
-	}
-	return denseRowsOf(x, idx)
+	return NewNystromFromLandmarks(ctx, k, dataset.MustSelectRows(x, idx), opt.Options)
 }
 
 // NewNystromFromLandmarks builds the Nystrom map of k for the given
@@ -286,17 +273,6 @@ func copyBytes(x mat.Matrix) int64 {
 	}
 	r, cc := x.Dims()
 	return budget.Floats(r, cc)
-}
-
-func denseRowsOf(x mat.Matrix, idx []int) *mat.Dense {
-	_, d := x.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	for i, r := range idx {
-		for j := 0; j < d; j++ {
-			out.Set(i, j, x.At(r, j))
-		}
-	}
-	return out
 }
 
 // InputDim is d.
@@ -739,8 +715,8 @@ func levelScores(ctx context.Context, k Kernel, x mat.Matrix, perm []int, cur in
 		return nil, err
 	}
 	b := opt.backend()
-	xs := rowsOf(x, idxS)
-	ks, err := Matrix(ctx, k, rowsOf(x, idxCur), xs, opt.quiet()) // cur x s
+	xs := dataset.MustSelectRows(x, idxS)
+	ks, err := Matrix(ctx, k, dataset.MustSelectRows(x, idxCur), xs, opt.quiet()) // cur x s
 	if err != nil {
 		return nil, err
 	}

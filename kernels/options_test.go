@@ -17,6 +17,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
 )
 
 // countingBackend counts the Gemm calls that reach it, to show that
@@ -231,7 +232,7 @@ func TestNystromOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !mat.Equal(r.c, rowsOf(x, idx)) {
+	if !mat.Equal(r.c, dataset.MustSelectRows[mat.Matrix](x, idx)) {
 		t.Error("NewNystrom with SamplingRLS did not use RecursiveRLS's landmarks")
 	}
 	levels := 0

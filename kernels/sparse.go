@@ -292,29 +292,6 @@ func sparseRowDot(cols []int, vals, x []float64) float64 {
 	return s
 }
 
-// SelectRows returns the rows idx of x (copied, in the given order, repeats
-// allowed): a *dataset.CSR when x is one, so sparse centres or landmarks
-// stay sparse, else a *mat.Dense. Errors: zonal.ErrEmpty for a nil x or no
-// indices, zonal.ErrRange for an index outside [0, n), and those of
-// dataset.CSR.Validate for a malformed CSR.
-func SelectRows(x mat.Matrix, idx []int) (mat.Matrix, error) {
-	if x == nil || len(idx) == 0 {
-		return nil, fmt.Errorf("%w: no rows to select", zonal.ErrEmpty)
-	}
-	if c, ok := x.(*dataset.CSR); ok {
-		if err := c.Validate(); err != nil {
-			return nil, err
-		}
-	}
-	n, _ := x.Dims()
-	for k, r := range idx {
-		if r < 0 || r >= n {
-			return nil, fmt.Errorf("%w: row index %d (position %d) not in [0, %d)", zonal.ErrRange, r, k, n)
-		}
-	}
-	return rowsOf(x, idx), nil
-}
-
 // RowSqNorms returns the squared Euclidean norms |x_i|^2 of the rows of x,
 // in O(nnz) for a *dataset.CSR (the same sums as MatrixInto's norms).
 func RowSqNorms(x mat.Matrix) []float64 {
@@ -351,7 +328,7 @@ func RowBlock(x mat.Matrix, i0, i1 int) (mat.Matrix, error) {
 	case *mat.Dense:
 		return m.Slice(i0, i1, 0, d), nil
 	}
-	return denseRowsOf(x, seqFrom(i0, i1)), nil
+	return dataset.SelectRows(x, seqFrom(i0, i1))
 }
 
 // seqFrom returns i0, i0+1, ..., i1-1.

@@ -166,7 +166,7 @@ func TestMatrixSparseErrors(t *testing.T) {
 			return err
 		},
 		"RecursiveRLS": func() error { _, err := RecursiveRLS(ctx, Gaussian{Sigma: 1}, &short, 2, RLSOptions{}); return err },
-		"SelectRows":   func() error { _, err := SelectRows(&short, []int{0}); return err },
+		"SelectRows":   func() error { _, err := dataset.SelectRows[mat.Matrix](&short, []int{0}); return err },
 		"CheckScale":   func() error { return CheckScale(Gaussian{Sigma: 1}, &short) },
 		"Transform": func() error {
 			f, _ := NewFourierMap(Gaussian{Sigma: 1}, 4, FourierOptions{Features: 2})
@@ -446,7 +446,7 @@ func TestSparseHighDimensionalBudget(t *testing.T) {
 func TestSelectRowsAndNorms(t *testing.T) {
 	xs, xd := sparseData(8, 20, 7, 0.4, 1)
 	idx := []int{3, 0, 19, 3}
-	s, err := SelectRows(xs, idx)
+	s, err := dataset.SelectRows[mat.Matrix](xs, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +454,7 @@ func TestSelectRowsAndNorms(t *testing.T) {
 	if !ok {
 		t.Fatalf("SelectRows of a CSR returned %T", s)
 	}
-	d, err := SelectRows(xd, idx)
+	d, err := dataset.SelectRows[mat.Matrix](xd, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,10 +481,10 @@ func TestSelectRowsAndNorms(t *testing.T) {
 	if _, err := RowBlock(xs, 5, 5); !errors.Is(err, zonal.ErrRange) {
 		t.Errorf("empty block: err = %v, want zonal.ErrRange", err)
 	}
-	if _, err := SelectRows(xs, []int{20}); !errors.Is(err, zonal.ErrRange) {
+	if _, err := dataset.SelectRows[mat.Matrix](xs, []int{20}); !errors.Is(err, zonal.ErrRange) {
 		t.Errorf("index 20 of 20 rows: err = %v, want zonal.ErrRange", err)
 	}
-	if _, err := SelectRows(xs, nil); !errors.Is(err, zonal.ErrEmpty) {
+	if _, err := dataset.SelectRows[mat.Matrix](xs, nil); !errors.Is(err, zonal.ErrEmpty) {
 		t.Errorf("no indices: err = %v, want zonal.ErrEmpty", err)
 	}
 }

@@ -21,7 +21,7 @@ const AutoRows = 4000
 // Golden.
 func Auto(ctx context.Context, x mat.Matrix, y *mat.Dense, opts GoldenOptions) (*Result, error) {
 	if opts.Criterion == "" && opts.Validation == 0 {
-		if opts.Method == "" || opts.Method == MethodKRR {
+		if opts.Method == "" || opts.Method == MethodExact {
 			// LOO needs the n x n eigendecomposition, ~150 Cholesky
 			// factorisations on the pure-Go backend: a split is cheaper.
 			opts.Validation = 0.2

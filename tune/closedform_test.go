@@ -175,7 +175,7 @@ func TestPathMatchesFits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xtr, ttr, xte := gatherRows(x, f.Train), gatherRows(tg, f.Train), gatherRows(x, f.Test)
+	xtr, ttr, xte := dataset.MustSelectRows(x, f.Train), dataset.MustSelectRows(tg, f.Train), dataset.MustSelectRows(x, f.Test)
 	for _, lambda := range []float64{1e-4, 1e-2} {
 		km, err := solvers.FitKRR(ctx, k, xtr, ttr, lambda, solvers.Options{Backend: be})
 		if err != nil {

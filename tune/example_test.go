@@ -33,7 +33,7 @@ func ExampleSearch() {
 	x := sub.X
 	x.Scale(1.0/16, x)
 	y := mat.NewDense(300, 1, sub.Y)
-	res, err := tune.Search(context.Background(), x, y, tune.SearchOptions{Method: tune.MethodKRR, Seed: 1, Refit: true})
+	res, err := tune.Search(context.Background(), x, y, tune.SearchOptions{Method: tune.MethodExact, Seed: 1, Refit: true})
 	if err != nil {
 		fmt.Println(err)
 		return

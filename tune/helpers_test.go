@@ -61,7 +61,7 @@ func without(m *mat.Dense, i int) *mat.Dense {
 			idx = append(idx, r)
 		}
 	}
-	return gatherRows(m, idx)
+	return dataset.MustSelectRows(m, idx)
 }
 
 // relClose reports |a-b| <= tol * max(1, |a|, |b|).

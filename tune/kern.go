@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 )
@@ -21,29 +22,16 @@ func kernelMatrix(ctx context.Context, be backend.Backend, k kernels.Kernel, dst
 
 // featureMap builds the map of a ridge or FALKON setting: random Fourier
 // features (D of them), or the Nystrom map on the rows idx of x.
-func featureMap(be backend.Backend, k kernels.Kernel, x mat.Matrix, kind string, size int, idx []int, seed uint64) (kernels.FeatureMap, error) {
+func featureMap(be backend.Backend, k kernels.Kernel, x mat.Matrix, kind Map, size int, idx []int, seed uint64) (kernels.FeatureMap, error) {
 	if kind == MapFourier {
 		_, d := x.Dims()
 		return kernels.NewFourierMap(k, d, kernels.FourierOptions{Options: kernels.Options{Backend: be}, Features: size, Seed: seed})
 	}
-	land, err := kernels.SelectRows(x, idx)
+	land, err := dataset.SelectRows(x, idx)
 	if err != nil {
 		return nil, err
 	}
 	return kernels.NewNystromFromLandmarks(context.Background(), k, land, kernels.Options{Backend: be})
-}
-
-// selectRows is the rows idx of x, a CSR when x is one (kernels.SelectRows;
-// idx is always valid here).
-func selectRows(x mat.Matrix, idx []int) mat.Matrix {
-	if d, ok := x.(*mat.Dense); ok {
-		return gatherRows(d, idx)
-	}
-	r, err := kernels.SelectRows(x, idx)
-	if err != nil {
-		panic(err) // unreachable: the searcher's indices are in range
-	}
-	return r
 }
 
 // falkonCenters draws the M centre rows that solvers.FitFalkon draws with
@@ -68,7 +56,7 @@ func refit(ctx context.Context, s *searcher, set Setting) (solvers.Model, string
 	}
 	so := solvers.Options{Backend: s.be, MemoryBudget: s.opts.MemoryBudget}
 	switch s.opts.Method {
-	case MethodKRR:
+	case MethodExact:
 		m, err := solvers.FitKRR(ctx, k, x, t, set.Lambda, so)
 		return m, "", err
 	case MethodParK:

@@ -22,7 +22,7 @@ import (
 // and its FALKON preconditioner on lambda, so every (setting, fold) is one
 // ParK fit, scored on the fold's held-out rows. Only CriterionCV applies
 // (no closed form exists for a partitioned model).
-const MethodParK = "park"
+const MethodParK Method = "park"
 
 // DefaultCells is the cell count Q of MethodParK when SearchOptions.Cells
 // is 0 (the CLI's default for -method park).
@@ -100,7 +100,7 @@ func (s *searcher) parkScores(ctx context.Context, k kernels.Kernel, size int) (
 
 // parkFold scores every lambda on one fold into scores[.][fi].
 func (s *searcher) parkFold(ctx context.Context, k kernels.Kernel, size int, f dataset.Fold, share int64, workers int, pred *mat.Dense, truth []float64, scores [][]float64, fi int) error {
-	xtr, ttr, xte := selectRows(s.x, f.Train), gatherRows(s.t, f.Train), selectRows(s.x, f.Test)
+	xtr, ttr, xte := dataset.MustSelectRows(s.x, f.Train), dataset.MustSelectRows(s.t, f.Train), dataset.MustSelectRows(s.x, f.Test)
 	for li, lam := range s.lambdas {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -40,13 +40,13 @@ func TestSearchParK(t *testing.T) {
 	enc, _ := solvers.NewEncoding(mat.Col(nil, 0, y), solvers.TaskAuto)
 	tt, _ := enc.Targets(mat.Col(nil, 0, y))
 	for fi, f := range folds {
-		m, err := solvers.FitParK(context.Background(), k, gatherRows(x, f.Train), gatherRows(tt, f.Train), res.Best.Lambda,
+		m, err := solvers.FitParK(context.Background(), k, dataset.MustSelectRows(x, f.Train), dataset.MustSelectRows(tt, f.Train), res.Best.Lambda,
 			solvers.ParKOptions{Cells: 3, Centers: 90, Iterations: parkIterations, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := mat.NewDense(len(f.Test), 10, nil)
-		if err := m.Predict(out, gatherRows(x, f.Test)); err != nil {
+		if err := m.Predict(out, dataset.MustSelectRows(x, f.Test)); err != nil {
 			t.Fatal(err)
 		}
 		pred := make([]float64, len(f.Test))

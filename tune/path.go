@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
 )
 
 // path is one family of fits, indexed by lambda, in eigen coordinates: the
@@ -78,15 +79,6 @@ func centered(t *mat.Dense, idx []int) (*mat.Dense, []float64) {
 	return yc, mean
 }
 
-func gatherRows(x *mat.Dense, idx []int) *mat.Dense {
-	_, d := x.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	for r, i := range idx {
-		copy(out.RawRowView(r), x.RawRowView(i))
-	}
-	return out
-}
-
 // gatherBlock returns the submatrix K[rows, cols].
 func gatherBlock(k *mat.Dense, rows, cols []int) *mat.Dense {
 	out := mat.NewDense(len(rows), len(cols), nil)
@@ -127,8 +119,8 @@ func krrSystem(kfull, t *mat.Dense, train, test []int) *system {
 // G_tr = G - Z_te^T Z_te and Z_tr^T Y_c = (ZY - Z_te^T Y_te) - (Z1 - Z_te^T 1) mean^T.
 func ridgeSystem(be backend.Backend, fs *featureStats, t *mat.Dense, train, test []int) *system {
 	_, D := fs.z.Dims()
-	zte := gatherRows(fs.z, test)
-	yte := gatherRows(t, test)
+	zte := dataset.MustSelectRows(fs.z, test)
+	yte := dataset.MustSelectRows(t, test)
 	g := mat.DenseCopyOf(fs.g)
 	zy := mat.DenseCopyOf(fs.zy)
 	be.Syrk(blas.Trans, -1, zte.RawMatrix(), 1, g.RawMatrix())

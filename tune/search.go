@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,27 +20,69 @@ import (
 	"github.com/zonal-ml/zonal/solvers"
 )
 
+// Method is an estimator family Search can tune.
+type Method string
+
 // Methods Search can tune.
 const (
-	MethodKRR    = "krr"    // exact KRR (n x n kernel matrix)
-	MethodRidge  = "ridge"  // ridge on a feature map (Map)
-	MethodFalkon = "falkon" // FALKON with uniformly drawn centres
+	MethodExact  Method = "exact"  // exact KRR (n x n kernel matrix)
+	MethodRidge  Method = "ridge"  // ridge on a feature map (Map)
+	MethodFalkon Method = "falkon" // FALKON with uniformly drawn centres
 	// MethodParK ("park", ParK with Cells cells) is in park.go.
 )
 
+func (m Method) String() string { return string(m) }
+
+// ParseMethod parses exact, ridge, falkon or park.
+func ParseMethod(s string) (Method, error) {
+	return parseSetting("Method", s, MethodExact, MethodRidge, MethodFalkon, MethodParK)
+}
+
+// Map is a feature map of MethodRidge.
+type Map string
+
 // Feature maps for MethodRidge.
 const (
-	MapFourier = "fourier" // random Fourier features, Size = D (even)
-	MapNystrom = "nystrom" // Nystrom features on Size uniformly drawn rows
-	MapCustom  = "custom"  // SearchOptions.NewMap
+	MapFourier Map = "fourier" // random Fourier features, Size = D (even)
+	MapNystrom Map = "nystrom" // Nystrom features on Size uniformly drawn rows
+	MapCustom  Map = "custom"  // SearchOptions.NewMap
 )
+
+func (m Map) String() string { return string(m) }
+
+// ParseMap parses fourier or nystrom (custom maps are given by NewMap).
+func ParseMap(s string) (Map, error) { return parseSetting("Map", s, MapFourier, MapNystrom) }
+
+// Criterion is what a setting is scored by.
+type Criterion string
 
 // Criteria a setting is scored by.
 const (
-	CriterionCV  = "cv"  // k-fold cross-validation (Folds), or a split (Validation)
-	CriterionLOO = "loo" // closed-form leave-one-out on all rows
-	CriterionGCV = "gcv" // generalized cross-validation on all rows (lower is better)
+	CriterionCV  Criterion = "cv"  // k-fold cross-validation (Folds), or a split (Validation)
+	CriterionLOO Criterion = "loo" // closed-form leave-one-out on all rows
+	CriterionGCV Criterion = "gcv" // generalized cross-validation on all rows (lower is better)
 )
+
+func (c Criterion) String() string { return string(c) }
+
+// ParseCriterion parses cv, loo or gcv.
+func ParseCriterion(s string) (Criterion, error) {
+	return parseSetting("Criterion", s, CriterionCV, CriterionLOO, CriterionGCV)
+}
+
+// parseSetting returns the one of values whose name is s, or a
+// *zonal.ParamError naming param and the values.
+func parseSetting[T ~string](param, s string, values ...T) (T, error) {
+	s = strings.TrimSpace(s)
+	names := make([]string, len(values))
+	for i, v := range values {
+		if string(v) == s {
+			return v, nil
+		}
+		names[i] = string(v)
+	}
+	return "", &zonal.ParamError{Param: param, Value: fmt.Sprintf("%q", s), Reason: "want " + strings.Join(names, ", ")}
+}
 
 // Options are the settings every long operation of the package shares.
 type Options struct {
@@ -57,9 +100,9 @@ type Options struct {
 // Method) is usable: every grid has a data-driven default.
 type SearchOptions struct {
 	Options
-	// Method is MethodKRR, MethodRidge, MethodFalkon or MethodParK; ""
-	// means MethodKRR.
-	Method string
+	// Method is MethodExact, MethodRidge, MethodFalkon or MethodParK; ""
+	// means MethodExact.
+	Method Method
 	// Cells is the number of Voronoi cells Q of MethodParK; 0 means
 	// DefaultCells. Partition is its partition strategy (solvers'
 	// ParKOptions.Partition; "" is solvers' default).
@@ -67,7 +110,7 @@ type SearchOptions struct {
 	Partition string
 	// Map is the feature map of MethodRidge: MapFourier ("" too) or
 	// MapNystrom; ignored when NewMap is set.
-	Map string
+	Map Map
 	// NewMap, when set, makes the feature map of MethodRidge for a kernel
 	// (from Kernel at the setting's sigma) and a size: any map (Gegenbauer,
 	// a sketch) can be tuned. It must be deterministic (seed it from Seed)
@@ -85,11 +128,11 @@ type SearchOptions struct {
 	Lambdas []float64
 	// Sizes are the centre counts M (MethodFalkon; the total over the
 	// cells for MethodParK) or feature counts D
-	// (MethodRidge; even for MapFourier); ignored by MethodKRR. nil means
+	// (MethodRidge; even for MapFourier); ignored by MethodExact. nil means
 	// AutoCenters(n, MemoryBudget) (rounded up to even for Fourier).
 	Sizes []int
 	// Criterion is CriterionCV ("" too), CriterionLOO or CriterionGCV.
-	Criterion string
+	Criterion Criterion
 	// Folds is k of k-fold cross-validation (dataset.KFold); 0 means 5.
 	Folds int
 	// Validation, when > 0, replaces k-fold by one split that holds out this
@@ -112,7 +155,7 @@ type SearchOptions struct {
 	// or "" to choose by cost (SolverEig from as many lambdas as one
 	// eigendecomposition costs Cholesky factorisations on the backend).
 	// LOO and GCV always use the eigendecomposition.
-	Solver string
+	Solver Solver
 	// Workers bounds the folds evaluated in parallel (each with its own
 	// eigendecomposition, within MemoryBudget); 0 means GOMAXPROCS.
 	Workers int
@@ -143,7 +186,9 @@ type Row struct {
 
 // Result is the table of a search and its best setting.
 type Result struct {
-	Method, Map, Criterion string
+	Method    Method
+	Map       Map
+	Criterion Criterion
 	// Metric is "accuracy" (classification, higher is better), "rmse"
 	// (regression, lower is better) or "gcv" (lower is better).
 	Metric   string
@@ -326,8 +371,8 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 	labels := mat.Col(nil, 0, y)
 	switch opts.Method {
 	case "":
-		opts.Method = MethodKRR
-	case MethodKRR, MethodRidge, MethodFalkon, MethodParK:
+		opts.Method = MethodExact
+	case MethodExact, MethodRidge, MethodFalkon, MethodParK:
 	default:
 		return nil, fmt.Errorf("%w: unknown method %q (krr, ridge, falkon, park)", zonal.ErrParam, opts.Method)
 	}
@@ -375,7 +420,7 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 		if err != nil {
 			return nil, err
 		}
-		s.x, s.t = selectRows(x, idx), gatherRows(s.t, idx)
+		s.x, s.t = dataset.MustSelectRows(x, idx), dataset.MustSelectRows(s.t, idx)
 		s.labels = make([]float64, len(idx))
 		for r, i := range idx {
 			s.labels[r] = labels[i]
@@ -462,7 +507,7 @@ func (s *searcher) sizeGrid() ([]int, error) {
 }
 
 func (s *searcher) sizeList() ([]int, error) {
-	if s.opts.Method == MethodKRR {
+	if s.opts.Method == MethodExact {
 		return []int{0}, nil
 	}
 	n, _ := s.x.Dims()
@@ -529,7 +574,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 	var scores [][]float64 // [lambda][fold]
 	if s.opts.Method == MethodParK {
 		scores, err = s.parkScores(ctx, k, size)
-	} else if s.opts.Method == MethodKRR {
+	} else if s.opts.Method == MethodExact {
 		ntr := n
 		if nf > 0 {
 			ntr = len(s.folds[0].Train)
@@ -620,11 +665,21 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 	return rows, nil
 }
 
-// Solvers of the k-fold lambda paths (SearchOptions.Solver).
+// Solver is how the k-fold lambda paths are solved (SearchOptions.Solver).
+type Solver string
+
+// Solvers of the k-fold lambda paths.
 const (
-	SolverEig      = "eig"      // one eigendecomposition per fold, every lambda by a product
-	SolverCholesky = "cholesky" // one Cholesky factorisation per fold and lambda
+	SolverEig      Solver = "eig"      // one eigendecomposition per fold, every lambda by a product
+	SolverCholesky Solver = "cholesky" // one Cholesky factorisation per fold and lambda
 )
+
+func (s Solver) String() string { return string(s) }
+
+// ParseSolver parses eig or cholesky.
+func ParseSolver(s string) (Solver, error) {
+	return parseSetting("Solver", s, SolverEig, SolverCholesky)
+}
 
 // eigBreakEven is the number of lambdas from which SolverEig is chosen
 // automatically: a symmetric eigendecomposition with vectors cost about 12

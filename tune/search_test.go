@@ -19,13 +19,13 @@ import (
 func TestSearchDigitsAllMethods(t *testing.T) {
 	x, y := digits(t, 400)
 	for _, c := range []SearchOptions{
-		{Method: MethodKRR},
+		{Method: MethodExact},
 		{Method: MethodRidge, Map: MapFourier, Sizes: []int{200}},
 		{Method: MethodRidge, Map: MapNystrom, Sizes: []int{150}},
 		{Method: MethodFalkon, Sizes: []int{150}},
-		{Method: MethodKRR, Criterion: CriterionLOO},
+		{Method: MethodExact, Criterion: CriterionLOO},
 		{Method: MethodFalkon, Criterion: CriterionGCV, Sizes: []int{100}},
-		{Method: MethodKRR, Validation: 0.25},
+		{Method: MethodExact, Validation: 0.25},
 	} {
 		c.Seed = 7
 		c.Refit = true
@@ -61,7 +61,7 @@ func TestSearchDigitsAllMethods(t *testing.T) {
 // number of parallel fold workers; another seed another one.
 func TestSearchDeterministic(t *testing.T) {
 	x, y := regData(120, 3, 4)
-	run := func(seed uint64, workers int, solver string) *Result {
+	run := func(seed uint64, workers int, solver Solver) *Result {
 		res, err := Search(context.Background(), x, y, SearchOptions{Method: MethodRidge, Sizes: []int{40}, Seed: seed, Workers: workers, Solver: solver})
 		if err != nil {
 			t.Fatal(err)
@@ -161,7 +161,7 @@ func TestGoldenBeatsGrid(t *testing.T) {
 	for i := range grid {
 		grid[i] = lo * math.Pow(hi/lo, float64(i)/12)
 	}
-	base := SearchOptions{Method: MethodKRR, Seed: 3}
+	base := SearchOptions{Method: MethodExact, Seed: 3}
 	gs := base
 	gs.Sigmas = grid
 	gr, err := Search(context.Background(), x, y, gs)

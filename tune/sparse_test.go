@@ -46,11 +46,11 @@ func TestSearchSparseMatchesDense(t *testing.T) {
 		}
 	}
 	for _, o := range []SearchOptions{
-		{Method: MethodKRR},
+		{Method: MethodExact},
 		{Method: MethodRidge, Map: MapNystrom, Sizes: []int{60}},
 		{Method: MethodFalkon, Sizes: []int{60}, Criterion: CriterionGCV},
 		{Method: MethodParK, Cells: 2, Sizes: []int{60}, Folds: 3},
-		{Method: MethodKRR, Rows: 150, Refit: true},
+		{Method: MethodExact, Rows: 150, Refit: true},
 	} {
 		o.Seed, o.Lambdas = 3, []float64{1e-5, 1e-2}
 		rd, err := Search(context.Background(), xd, y, o)

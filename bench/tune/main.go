@@ -53,7 +53,7 @@ func main() {
 	var (
 		data        = flag.String("data", "", "data file (CSV with target y, or LIBSVM; gzip ok)")
 		rows        = flag.Int("rows", 0, "use a seeded subsample of this many rows (0: all)")
-		method      = flag.String("method", "ridge", "krr, ridge or falkon")
+		method      = flag.String("method", "ridge", "exact, ridge or falkon")
 		mapKind     = flag.String("map", "nystrom", "feature map of -method ridge: nystrom or fourier")
 		components  = flag.Int("components", 1000, "centres or features (ridge, falkon)")
 		sigmas      = flag.String("sigmas", "", "comma-separated sigmas (empty: median heuristic times 2^-2..2^2)")
@@ -123,9 +123,9 @@ func run(path string, nrows int, method, mapKind string, comps int, sigmaList, l
 	}
 	opts := tune.SearchOptions{
 		Options: tune.Options{Progress: progress()},
-		Method:  method, Map: mapKind, Sigmas: sig, Lambdas: lams, Folds: k, Seed: seed, Workers: workers,
+		Method:  tune.Method(method), Map: tune.Map(mapKind), Sigmas: sig, Lambdas: lams, Folds: k, Seed: seed, Workers: workers,
 	}
-	if method != tune.MethodKRR {
+	if method != tune.MethodExact.String() {
 		opts.Sizes = []int{comps}
 	}
 	if planOut != "" {
@@ -167,7 +167,7 @@ func writePlan(path, data string, idx []int, labels []float64, k int, seed uint6
 	}
 	p := plan{Data: data, Rows: idx, TestFold: make([]int, n), Components: comps, Standardize: standardize,
 		Sigmas: sig, Lambdas: lams, Seed: seed, Method: "nystroem", Task: solvers.DetectTask(labels).String()}
-	if method == tune.MethodKRR {
+	if method == tune.MethodExact.String() {
 		p.Method = "krr"
 	}
 	for f, fold := range folds {

@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/backend/purego"
 	"github.com/zonal-ml/zonal/dataset"
@@ -58,8 +56,15 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	}
 	n, d := data.X.Dims()
 	trIdx, teIdx := dataset.Split(n, 0.8, *seed)
-	xtr, ytr := rowsOf(data.X, data.Y, trIdx)
-	xte, yte := rowsOf(data.X, data.Y, teIdx)
+	train, err := data.Subset(trIdx)
+	if err != nil {
+		return err
+	}
+	test, err := data.Subset(teIdx)
+	if err != nil {
+		return err
+	}
+	xtr, ytr, xte, yte := train.X, train.Y, test.X, test.Y
 	std, err := estimator.InputScaler(xtr, 1, true)
 	if err != nil {
 		return err
@@ -155,16 +160,4 @@ Try next:
   zonal help
 `)
 	return nil
-}
-
-// rowsOf copies the given rows of x and y.
-func rowsOf(x *mat.Dense, y []float64, idx []int) (*mat.Dense, []float64) {
-	_, d := x.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	yy := make([]float64, len(idx))
-	for i, r := range idx {
-		out.SetRow(i, x.RawRowView(r))
-		yy[i] = y[r]
-	}
-	return out, yy
 }

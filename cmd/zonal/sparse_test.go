@@ -167,7 +167,7 @@ func TestTuneSparseInput(t *testing.T) {
 	for _, m := range [][]string{
 		{"-method", "falkon", "-centers", "40"},
 		{"-method", "ridge", "-map", "nystrom", "-features", "40"},
-		{"-method", "krr"},
+		{"-method", "exact"},
 		{"-method", "park", "-cells", "2", "-centers", "40"},
 	} {
 		model := filepath.Join(dir, m[1]+".zonal")

@@ -24,15 +24,12 @@ import (
 )
 
 const tuneSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-standardize=false] [-task auto|regression|classification] " +
-	"[-method krr|ridge|falkon|park] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-cells Q] [-partition NAME] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
+	"[-method exact|ridge|falkon|park] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-cells Q] [-partition NAME] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
 	"[-folds K | -criterion kfold|split|loo|gcv] [-golden N] [-rows N] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
 
 func init() {
 	addCommand(command{name: "tune", summary: "choose sigma, lambda and centres by cross-validation, refit the best and report its test metric", run: tuneCommand})
 }
-
-// tuneMethods are the -method names of `zonal tune` (exact is krr's name in fit).
-var tuneMethods = []string{"krr", "exact", "ridge", "falkon", "park"}
 
 // tuneCriteria map -criterion to tune's criteria.
 var tuneCriteria = []string{"kfold", "split", "loo", "gcv"}
@@ -46,8 +43,8 @@ type tuneConfig struct {
 	scale       float64
 	task        solvers.Task
 	kernel      string
-	method      string // tune.Method*
-	mapName     string
+	method      tune.Method
+	mapName     tune.Map
 	sparse      string    // -sparse auto|yes|no
 	cells       int       // -method park
 	partition   string    // -method park
@@ -114,7 +111,7 @@ func tuneCommand(ctx context.Context, e *env, args []string) error {
 // parseTune parses and validates the flags of `zonal tune`.
 func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	var c tuneConfig
-	var task, memory, sigmas, lambdas, centers, features string
+	var task, memory, sigmas, lambdas, centers, features, method, mapName string
 	fs := newFlagSet("tune", tuneSynopsis, stderr)
 	fs.StringVar(&c.train, "train", "", "training data (LIBSVM or CSV, gzip allowed; - for standard input)")
 	fs.StringVar(&c.test, "test", "", "test data the refitted best model is evaluated on; without it -split holds out part of -train")
@@ -125,10 +122,10 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	fs.Float64Var(&c.scale, "scale", 1, "multiply every feature by this factor instead of standardizing")
 	fs.StringVar(&task, "task", "auto", "auto, regression or classification")
 	fs.StringVar(&c.kernel, "kernel", "gaussian", "gaussian or laplacian")
-	fs.StringVar(&c.method, "method", tune.MethodFalkon, "krr (exact, also exact), ridge (on -map features), falkon or park (one ParK fit per setting and fold)")
+	fs.StringVar(&method, "method", tune.MethodFalkon.String(), "exact (KRR), ridge (on -map features), falkon or park (one ParK fit per setting and fold)")
 	fs.IntVar(&c.cells, "cells", tune.DefaultCells, "Voronoi cells Q of -method park")
 	fs.StringVar(&c.partition, "partition", solvers.DefaultPartition, "partition of -method park: "+strings.Join(solvers.PartitionStrategies, ", "))
-	fs.StringVar(&c.mapName, "map", tune.MapNystrom, "feature map of -method ridge: fourier or nystrom")
+	fs.StringVar(&mapName, "map", tune.MapNystrom.String(), "feature map of -method ridge: fourier or nystrom")
 	fs.StringVar(&features, "features", autoValue, "feature counts D of -method ridge: a comma-separated list, or auto (ceil(sqrt(n) ln n))")
 	fs.StringVar(&centers, "centers", autoValue, "centre counts M of -method falkon (total over the cells for park): a comma-separated list, or auto (ceil(sqrt(n) ln n))")
 	fs.StringVar(&sigmas, "sigmas", autoValue, "bandwidths: a comma-separated list, or auto (the median heuristic times 1/4, 1/2, 1, 2, 4)")
@@ -161,14 +158,11 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	if c.memory, err = parseBytes(memory); err != nil {
 		return c, usageError{err}
 	}
-	if !slices.Contains(tuneMethods, c.method) {
-		return c, usagef("unknown -method %q (%s)", c.method, strings.Join(tuneMethods, ", "))
+	if c.method, err = tune.ParseMethod(method); err != nil {
+		return c, flagError(err)
 	}
-	if c.method == "exact" {
-		c.method = tune.MethodKRR
-	}
-	if c.mapName != tune.MapFourier && c.mapName != tune.MapNystrom {
-		return c, usagef("unknown -map %q (fourier, nystrom)", c.mapName)
+	if c.mapName, err = tune.ParseMap(mapName); err != nil {
+		return c, flagError(err)
 	}
 	if k, err := lookupKernel(c.kernel); err != nil {
 		return c, err
@@ -424,12 +418,12 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 		return nil, err
 	}
 	m := pipe.Encoding.Evaluate(pred, test.Y)
-	res := tuneResult{Method: tr.Method, Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric,
+	res := tuneResult{Method: tr.Method.String(), Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric,
 		Task: tr.Encoding.Task.String(), Standardize: c.standardize, Seed: c.seed, Backend: be.Name(),
 		NTrain: ntr, NTest: nte, D: d, TuneRows: tuneRows, Best: newTuneRowJSON(tr.Best), Groups: tr.Groups,
 		TuneSeconds: tr.Elapsed.Seconds(), RefitNote: tr.RefitNote, RefitSecs: max(0, refitSecs)}
 	if c.method == tune.MethodRidge {
-		res.Map = &c.mapName
+		res.Map = ptr(c.mapName.String())
 	}
 	if c.criterion == "kfold" {
 		res.Folds = &c.folds

@@ -121,7 +121,7 @@ func TestTuneTableAndModel(t *testing.T) {
 	dir := t.TempDir()
 	train := writeRegressionCSV(t, dir, "train.csv", 160, 3)
 	test := writeRegressionCSV(t, dir, "test.csv", 60, 3)
-	for _, method := range [][]string{{"-method", "krr"}, {"-method", "ridge", "-map", "fourier", "-features", "40,80"}, {"-method", "falkon", "-centers", "20,40"}, {"-method", "park", "-cells", "2", "-centers", "20,40"}} {
+	for _, method := range [][]string{{"-method", "exact"}, {"-method", "ridge", "-map", "fourier", "-features", "40,80"}, {"-method", "falkon", "-centers", "20,40"}, {"-method", "park", "-cells", "2", "-centers", "20,40"}} {
 		model := filepath.Join(dir, method[1]+".zonal")
 		args := append([]string{"tune", "-train", train, "-test", test, "-sigmas", "0.5,1,2", "-lambdas", "1e-6,1e-3", "-folds", "3", "-model", model}, method...)
 		out, errs, code := runCmd(args...)
@@ -129,7 +129,7 @@ func TestTuneTableAndModel(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, errs)
 		}
 		want := 3 * 2
-		if method[1] != "krr" {
+		if method[1] != "exact" {
 			want *= 2
 		}
 		if n := strings.Count(out, "\n   ") + strings.Count(out, "\n*  "); n < want {
