@@ -39,14 +39,10 @@ const (
 // fitConfig is a validated `zonal fit` command line: the data flags, and
 // the estimator's options.
 type fitConfig struct {
-	data        dataFlags
-	train, test string
-	split       float64
-	subsample   int
-	model       string
-	json        bool
-	dryRun      bool
-	opts        estimator.Options
+	shared    sharedFlags
+	subsample int
+	dryRun    bool
+	opts      estimator.Options
 }
 
 // fitResult is the -json object of `zonal fit`; absent values are null.
@@ -103,31 +99,23 @@ func fitCommand(ctx context.Context, e *env, args []string) error {
 	return reportFit(e.stdout, cfg, out)
 }
 
-// estimatorFlags are the flags of the estimator's options, shared by
-// `zonal fit` and `zonal tune`; their explanations are in `zonal help fit`.
+// estimatorFlags are fit's own flags of the estimator's options (the
+// shared ones are sharedFlags); their explanations are in `zonal help fit`.
 type estimatorFlags struct {
-	o                                      *estimator.Options
-	method, kernel, sigma, lambda, centers string
-	task, precision, mapName, sparse       string
-	standardize                            bool
-	scale                                  float64
-	memory                                 string
+	o                      *estimator.Options
+	sigma, lambda, centers string
+	precision              string
 }
 
 func (f *estimatorFlags) register(fs *flag.FlagSet, o *estimator.Options) {
 	f.o = o
-	fs.StringVar(&f.method, "method", "falkon", "estimator: "+strings.Join(estimator.Methods(), ", "))
-	fs.StringVar(&f.kernel, "kernel", "gaussian", "kernel: "+strings.Join(estimator.KernelKinds(), ", "))
 	fs.StringVar(&f.sigma, "sigma", autoValue, "bandwidth: a number, auto or scale (see `zonal help fit`)")
 	fs.Float64Var(&o.Gamma, "gamma", 1, "polynomial kernel scale")
 	fs.Float64Var(&o.Coef0, "coef0", 1, "polynomial kernel offset")
 	fs.IntVar(&o.Degree, "degree", 2, "polynomial kernel degree")
 	fs.StringVar(&f.lambda, "lambda", autoValue, "ridge parameter of (1/n)|f(X)-y|^2 + lambda |f|^2: a number or auto")
 	fs.StringVar(&f.centers, "centers", autoValue, "Nystrom centres M (falkon; total over the cells for park): a count or auto")
-	fs.StringVar(&f.mapName, "map", "nystrom", "feature map of -method ridge: "+strings.Join(estimator.Maps(), ", "))
 	fs.IntVar(&o.Features, "features", estimator.DefaultFeatures, "feature count D of -method ridge")
-	fs.IntVar(&o.Cells, "cells", estimator.DefaultCells, "Voronoi cells Q of -method park")
-	fs.StringVar(&o.Partition, "partition", solvers.DefaultPartition, "ParK centroid strategy: "+strings.Join(solvers.PartitionStrategies, ", "))
 	fs.Float64Var(&o.CellCap, "cell-cap", 0, "ParK: no cell above C n/Q rows (0 = no cap, else >= 1)")
 	fs.StringVar(&o.CellBudget, "cell-centers", solvers.BudgetSize, "ParK: share of -centers per cell: size or effdim")
 	fs.Float64Var(&o.CellOverlap, "cell-overlap", 0, "ParK: fraction (0 to 1) of neighbouring rows each cell also trains on")
@@ -135,28 +123,23 @@ func (f *estimatorFlags) register(fs *flag.FlagSet, o *estimator.Options) {
 	fs.StringVar(&o.Sampling, "sampling", "uniform", "FALKON centre sampling: uniform or rls")
 	fs.IntVar(&o.Iterations, "iterations", 0, "cap on the CG iterations of falkon and park (0: the solver's rule)")
 	fs.StringVar(&f.precision, "precision", "float64", "precision of K_nM (falkon, park) and feature blocks (ridge): float64 or float32")
-	fs.StringVar(&f.task, "task", "auto", "auto, regression or classification")
-	fs.BoolVar(&f.standardize, "standardize", true, "standardize each feature (see `zonal help fit` for the automatic choice)")
-	fs.Float64Var(&f.scale, "scale", 1, "multiply every feature by this factor instead of standardizing")
-	fs.StringVar(&f.sparse, "sparse", "auto", "keep LIBSVM rows sparse: auto, yes or no")
 	fs.BoolVar(&o.Text.TFIDF, "tfidf", false, "weight count features by their smoothed idf on the training rows")
 	fs.BoolVar(&o.Text.Normalize, "normalize", false, "divide each row (after -tfidf) by its Euclidean norm")
-	fs.Uint64Var(&o.Seed, "seed", 1, "random seed (split, centres, features)")
-	fs.IntVar(&o.Workers, "workers", 0, "ParK cells fitted at once (0 = GOMAXPROCS)")
-	fs.StringVar(&f.memory, "memory", "", "memory budget for kernel matrices, e.g. 8G (default 2G)")
 }
 
 // finish converts the string flags into the options, after parsing; set
 // names the flags given on the command line.
-func (f *estimatorFlags) finish(set map[string]bool) error {
-	o := f.o
+func (f *estimatorFlags) finish(sh *sharedFlags) error {
+	o, set := f.o, sh.set
 	var err error
-	if o.Method, err = estimator.ParseMethod(f.method); err != nil {
+	if o.Method, err = estimator.ParseMethod(sh.method); err != nil {
 		return flagError(err)
 	}
-	if o.Kernel, err = estimator.ParseKernelKind(f.kernel); err != nil {
+	if o.Kernel, err = estimator.ParseKernelKind(sh.kernel); err != nil {
 		return flagError(err)
 	}
+	o.Cells, o.Partition, o.Seed, o.Workers, o.Scale = sh.cells, sh.partition, sh.seed, sh.workers, sh.scale
+	o.Standardize = sh.standardizeMode()
 	mode, v, err := parseAutoFloat("sigma", f.sigma, scaleValue)
 	if err != nil {
 		return err
@@ -175,33 +158,23 @@ func (f *estimatorFlags) finish(set map[string]bool) error {
 	if o.Centers, err = parseAutoCount("centers", f.centers); err != nil {
 		return err
 	}
-	if o.Task, err = solvers.ParseTask(f.task); err != nil {
+	if o.Task, err = solvers.ParseTask(sh.task); err != nil {
 		return usageError{err}
 	}
-	if o.MemoryBudget, err = parseBytes(f.memory); err != nil {
+	if o.MemoryBudget, err = parseBytes(sh.memory); err != nil {
 		return usageError{err}
 	}
 	if o.Precision, err = zonal.ParsePrecision(f.precision); err != nil || f.precision == "" {
 		return usagef("-precision %q: want float64 or float32", f.precision)
 	}
-	if o.Sparse, err = estimator.ParseSparse(f.sparse); err != nil {
+	if o.Sparse, err = estimator.ParseSparse(sh.sparse); err != nil {
 		return flagError(err)
 	}
-	if o.Map, err = estimator.ParseMap(f.mapName); err != nil {
+	if o.Map, err = estimator.ParseMap(sh.mapName); err != nil {
 		return flagError(err)
 	}
 	if o.Sampling == "uniform" {
 		o.Sampling = ""
-	}
-	switch {
-	case set["standardize"] && f.standardize:
-		o.Standardize = estimator.StandardizeOn
-	case set["standardize"] || set["scale"]:
-		o.Standardize = estimator.StandardizeOff // -scale asks for its own input transformation
-	}
-	o.Scale = f.scale
-	if err := positiveFloat("scale", f.scale); err != nil {
-		return err
 	}
 	if o.Kernel == estimator.Polynomial {
 		if err := countAtLeast("degree", o.Degree, 1); err != nil {
@@ -213,9 +186,6 @@ func (f *estimatorFlags) finish(set map[string]bool) error {
 	}
 	if o.Features < 1 {
 		return usagef("-features must be at least 1, got %d", o.Features)
-	}
-	if o.Cells < 1 {
-		return usagef("-cells must be at least 1, got %d", o.Cells)
 	}
 	if set["iterations"] && o.Iterations < 1 {
 		return usagef("-iterations must be at least 1, got %d", o.Iterations)
@@ -256,46 +226,30 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	var c fitConfig
 	var ef estimatorFlags
 	fs := newFlagSet("fit", fitSynopsis, stderr)
-	fs.StringVar(&c.train, "train", "", "training data (LIBSVM or CSV, gzip allowed; - for standard input)")
-	fs.StringVar(&c.test, "test", "", "test data in the same format; without it -split holds out part of -train")
-	c.data.register(fs)
-	fs.Float64Var(&c.split, "split", 0.8, "fraction of -train used for training when there is no -test, in (0, 1)")
+	c.shared.register(fs)
 	fs.IntVar(&c.subsample, "subsample", 0, "use only this many training rows (seeded uniform subsample); 0 = all")
-	fs.StringVar(&c.model, "model", "", "write the fitted model (with its scaler and classes) to this file")
-	fs.BoolVar(&c.json, "json", false, "print one JSON object instead of text")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "read the training data and print the plan (what would be chosen, and how), without fitting")
 	ef.register(fs, &c.opts)
-	if err := parseFlags(fs, args); err != nil {
+	if err := c.shared.parse(fs, args); err != nil {
 		return c, err
 	}
-	if c.train == "" {
-		return c, usagef("-train is required")
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if err := ef.finish(set); err != nil {
+	if err := ef.finish(&c.shared); err != nil {
 		return c, err
 	}
-	if !(c.split > 0 && c.split < 1) {
-		return c, usagef("-split must be in (0, 1), got %g", c.split)
-	}
-	return c, firstError(
-		c.data.checkInputs([2]string{"train", c.train}, [2]string{"test", c.test}),
-		countAtLeast("subsample", c.subsample, 0),
-	)
+	return c, countAtLeast("subsample", c.subsample, 0)
 }
 
 // runFit reads the data, plans and fits through the estimator, evaluates
 // the model on the test rows and writes the model file.
 func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
-	if err := checkOutputPath("model", c.model); err != nil {
+	if err := checkOutputPath("model", c.shared.model); err != nil {
 		return nil, err
 	}
 	be, err := backend.FromEnv()
 	if err != nil {
 		return nil, err
 	}
-	train, test, err := loadTrainTest(e, dataSpec{data: c.data, train: c.train, test: c.test, split: c.split, seed: c.opts.Seed, subsample: c.subsample})
+	train, test, err := loadTrainTest(e, c.shared.dataSpec(c.subsample))
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +276,7 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	opts.Progress = bar.report
 	pipe, rep, err := estimator.Fit(ctx, xtr, train.Y, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.train, err)
+		return nil, fmt.Errorf("%s: %w", c.shared.train, err)
 	}
 	bar.done()
 	k, err := rep.Kernel.New()
@@ -339,8 +293,8 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	m := pipe.Encoding.Evaluate(pred, test.Y)
 	res.metricsJSON = newMetricsJSON(m)
 	out := &fitOutcome{res: res, rep: rep, kernel: k, metrics: m}
-	if c.model != "" {
-		if err := saveModel(e, c.model, pipe); err != nil {
+	if c.shared.model != "" {
+		if err := saveModel(e, c.shared.model, pipe); err != nil {
 			return nil, err
 		}
 		out.modelSaved = true
@@ -385,14 +339,14 @@ func newFitResult(c fitConfig, rep *estimator.Report, nte int) fitResult {
 // reportFit prints the outcome: one JSON object, or a few lines of text.
 func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 	if out.plan != nil {
-		if c.json {
+		if c.shared.json {
 			return json.NewEncoder(w).Encode(out.plan)
 		}
 		_, err := io.WriteString(w, out.plan.String())
 		return err
 	}
 	res, m, rep := out.res, out.metrics, out.rep
-	if c.json {
+	if c.shared.json {
 		return json.NewEncoder(w).Encode(res)
 	}
 	desc := rep.Method.String()
@@ -432,7 +386,7 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 		fmt.Fprintf(w, "text transform: %s\n", textDesc(c.opts.Text))
 	}
 	if out.modelSaved {
-		fmt.Fprintf(w, "model written to %s\n", c.model)
+		fmt.Fprintf(w, "model written to %s\n", c.shared.model)
 	}
 	return nil
 }

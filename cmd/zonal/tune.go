@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -108,24 +107,14 @@ func tuneCommand(ctx context.Context, e *env, args []string) error {
 	return reportTune(e.stdout, cfg, out)
 }
 
-// parseTune parses and validates the flags of `zonal tune`.
+// parseTune parses and validates the flags of `zonal tune`: the flags it
+// shares with `zonal fit` (sharedFlags), and its grids.
 func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	var c tuneConfig
-	var task, memory, sigmas, lambdas, centers, features, method, mapName string
+	var sh sharedFlags
+	var sigmas, lambdas, centers, features string
 	fs := newFlagSet("tune", tuneSynopsis, stderr)
-	fs.StringVar(&c.train, "train", "", "training data (LIBSVM or CSV, gzip allowed; - for standard input)")
-	fs.StringVar(&c.test, "test", "", "test data the refitted best model is evaluated on; without it -split holds out part of -train")
-	c.data.register(fs)
-	fs.StringVar(&c.sparse, "sparse", "auto", fmt.Sprintf("keep LIBSVM input as sparse CSR rows: auto (when its density is below %g%%), yes or no; sparse input is not standardized", 100*estimator.SparseDensity))
-	fs.Float64Var(&c.split, "split", 0.8, "fraction of -train tuned on when there is no -test, in (0, 1); the rest is the test set")
-	fs.BoolVar(&c.standardize, "standardize", true, "standardize each feature on the training rows (-standardize=false to turn off, as giving -scale alone does)")
-	fs.Float64Var(&c.scale, "scale", 1, "multiply every feature by this factor instead of standardizing")
-	fs.StringVar(&task, "task", "auto", "auto, regression or classification")
-	fs.StringVar(&c.kernel, "kernel", "gaussian", "gaussian or laplacian")
-	fs.StringVar(&method, "method", tune.MethodFalkon.String(), "exact (KRR), ridge (on -map features), falkon or park (one ParK fit per setting and fold)")
-	fs.IntVar(&c.cells, "cells", tune.DefaultCells, "Voronoi cells Q of -method park")
-	fs.StringVar(&c.partition, "partition", solvers.DefaultPartition, "partition of -method park: "+strings.Join(solvers.PartitionStrategies, ", "))
-	fs.StringVar(&mapName, "map", tune.MapNystrom.String(), "feature map of -method ridge: fourier or nystrom")
+	sh.register(fs)
 	fs.StringVar(&features, "features", autoValue, "feature counts D of -method ridge: a comma-separated list, or auto (ceil(sqrt(n) ln n))")
 	fs.StringVar(&centers, "centers", autoValue, "centre counts M of -method falkon (total over the cells for park): a comma-separated list, or auto (ceil(sqrt(n) ln n))")
 	fs.StringVar(&sigmas, "sigmas", autoValue, "bandwidths: a comma-separated list, or auto (the median heuristic times 1/4, 1/2, 1, 2, 4)")
@@ -133,24 +122,16 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	fs.StringVar(&c.criterion, "criterion", "kfold", "score of a setting: kfold (-folds K), split (one -validation hold-out), loo (closed-form leave-one-out) or gcv")
 	fs.IntVar(&c.folds, "folds", 5, "k of k-fold cross-validation, at least 2")
 	fs.Float64Var(&c.validation, "validation", 0.2, "fraction held out by -criterion split, in (0, 1)")
-	fs.IntVar(&c.golden, "golden", 0, "golden-section search on log sigma with this many evaluations (at least 2) instead of the -sigmas grid; the bracket is the range of -sigmas, or the median heuristic times [1/8, 8]")
+	fs.IntVar(&c.golden, "golden", 0, "golden-section search on log sigma with this many evaluations (at least 2) instead of the -sigmas grid (see `zonal help tune`)")
 	fs.IntVar(&c.rows, "rows", 0, "tune on a seeded subsample of this many training rows (the refit uses all); 0 = all")
-	fs.Uint64Var(&c.seed, "seed", 1, "random seed (split, folds, centres, features)")
-	fs.StringVar(&memory, "memory", "", "memory budget for kernel and feature matrices, e.g. 8G (default 2G)")
-	fs.IntVar(&c.workers, "workers", 0, "folds evaluated at once (0 = GOMAXPROCS)")
-	fs.StringVar(&c.model, "model", "", "write the best setting, refitted on every training row (with its scaler and classes), to this file")
-	fs.BoolVar(&c.json, "json", false, "print one JSON object instead of text")
-	if err := parseFlags(fs, args); err != nil {
+	if err := sh.parse(fs, args); err != nil {
 		return c, err
 	}
-	if c.train == "" {
-		return c, usagef("-train is required")
-	}
-	setFlags := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { setFlags[f.Name] = true })
-	if setFlags["scale"] && !setFlags["standardize"] {
-		c.standardize = false
-	}
+	c.data, c.train, c.test, c.split = sh.data, sh.train, sh.test, sh.split
+	c.standardize = sh.standardizeMode() != estimator.StandardizeOff
+	c.scale, c.kernel, c.sparse, c.cells, c.partition = sh.scale, sh.kernel, sh.sparse, sh.cells, sh.partition
+	c.seed, c.workers, c.model, c.json = sh.seed, sh.workers, sh.model, sh.json
+	task, memory, method, mapName := sh.task, sh.memory, sh.method, sh.mapName
 	var err error
 	if c.task, err = solvers.ParseTask(task); err != nil {
 		return c, usageError{err}
@@ -223,12 +204,7 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	if c.sparse != "auto" && c.sparse != "yes" && c.sparse != "no" {
 		return c, usagef("-sparse %q: want auto, yes or no", c.sparse)
 	}
-	return c, firstError(
-		c.data.checkInputs([2]string{"train", c.train}, [2]string{"test", c.test}),
-		positiveFloat("scale", c.scale),
-		countAtLeast("rows", c.rows, 0),
-		countAtLeast("workers", c.workers, 0),
-	)
+	return c, countAtLeast("rows", c.rows, 0)
 }
 
 // parseFloatList parses "auto" (nil) or a comma-separated list of positive,
