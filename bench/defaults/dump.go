@@ -61,7 +61,7 @@ func dumpSplits(cfg config, ds dataSet, rows, test *dataset.Data, splits []split
 		}
 		f.Files = append(f.Files, abs)
 	}
-	if strings.Contains(filepath.Base(ds.files[0]), ".libsvm") {
+	if len(ds.files) > 0 && strings.Contains(filepath.Base(ds.files[0]), ".libsvm") {
 		f.Format = "libsvm"
 	}
 	for _, sp := range splits {
