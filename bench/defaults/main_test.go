@@ -189,7 +189,11 @@ func TestStratifiedSplit(t *testing.T) {
 				got++
 			}
 		}
-		if want := int(math.Round(trainFraction * float64(k))); got != want {
+		want := int(math.Round(trainFraction * float64(k)))
+		if k == 2 {
+			want = 1 // round(1.6) would leave no test row of the class
+		}
+		if got != want {
 			t.Errorf("class %d: %d of %d rows in training, want %d", c, got, k, want)
 		}
 	}
