@@ -218,7 +218,13 @@ func TestDefaultGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, above := range []int{defaultTuneAbove, 100} {
+	// Dense standardized rows on all rows and on a 90-row subsample, and
+	// the raw rows as CSR (the sparse sets' path) on the subsample.
+	for _, c := range []struct {
+		x     mat.Matrix
+		above int
+	}{{x, defaultTuneAbove}, {x, 100}, {dataset.NewCSRFromDense(d.X), 100}} {
+		x, above := c.x, c.above
 		cfg := testConfig(ds)
 		cfg.TuneAbove, cfg.TuneRows = above, 90
 		o := tuneOptions(cfg, ds, 3, len(d.Y))
