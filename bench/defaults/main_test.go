@@ -260,6 +260,17 @@ func TestDefaultGrid(t *testing.T) {
 	}
 }
 
+// TestFinite checks that a non-finite number becomes an error, not a
+// JSON encoding failure.
+func TestFinite(t *testing.T) {
+	inf := math.Inf(1)
+	r := record{Score: math.NaN(), CGResidual: &inf, Sigma: 2}
+	r.finite()
+	if _, err := json.Marshal(r); err != nil || r.Sigma != 2 || !strings.Contains(r.Error, "score was NaN") || !strings.Contains(r.Error, "cg_residual was +Inf") {
+		t.Errorf("after finite: %+v, %v", r, err)
+	}
+}
+
 // TestFlags checks the flag errors.
 func TestFlags(t *testing.T) {
 	for _, c := range []struct{ sets, runs, inputs, dump string }{

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -103,6 +104,21 @@ type record struct {
 	Error     string  `json:"error,omitempty"`
 }
 
+// finite replaces a NaN or infinite number of r (which JSON cannot hold)
+// by 0 and says so in r.Error, so one odd fit cannot end the suite.
+func (r *record) finite() {
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"score", &r.Score}, {"seconds", &r.Seconds}, {"choose_seconds", &r.ChooseSeconds}, {"sigma", &r.Sigma},
+		{"lambda", &r.Lambda}, {"cv_score", &r.CVScore}, {"auc", r.AUC}, {"cg_residual", r.CGResidual}} {
+		if f.v != nil && (math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
+			r.Error = strings.TrimPrefix(r.Error+fmt.Sprintf("; %s was %g", f.name, *f.v), "; ")
+			*f.v = 0
+		}
+	}
+}
+
 // split is one train/test partition of a set; Own says the test rows
 // are the set's own test file (Train then is every row of the first).
 type split struct {
@@ -127,6 +143,7 @@ func runSuite(ctx context.Context, cfg config, jsonl io.Writer) ([]record, error
 			}
 			fmt.Fprintf(cfg.Log, "%s seed %d %s: %s\n", r.Set, r.Seed, r.Run, msg)
 		}
+		r.finite()
 		return enc.Encode(r)
 	}
 	for _, ds := range cfg.Sets {
