@@ -135,6 +135,7 @@ func runSuite(ctx context.Context, cfg config, jsonl io.Writer) ([]record, error
 	enc := json.NewEncoder(jsonl)
 	var all []record
 	emit := func(r record) error {
+		r.finite()
 		all = append(all, r)
 		if cfg.Log != nil {
 			msg := fmt.Sprintf("%s = %.4g in %.2f s", r.Metric, r.Score, r.Seconds)
@@ -143,7 +144,6 @@ func runSuite(ctx context.Context, cfg config, jsonl io.Writer) ([]record, error
 			}
 			fmt.Fprintf(cfg.Log, "%s seed %d %s: %s\n", r.Set, r.Seed, r.Run, msg)
 		}
-		r.finite()
 		return enc.Encode(r)
 	}
 	for _, ds := range cfg.Sets {
@@ -175,7 +175,7 @@ func runSet(ctx context.Context, cfg config, ds dataSet, emit func(record) error
 	splits := splitsOf(rows, test, ds.Task, cfg)
 	if cfg.DumpDir != "" {
 		if err := dumpSplits(cfg, ds, rows, test, splits); err != nil {
-			return err
+			return fail(fmt.Errorf("dumping the splits: %w", err))
 		}
 	}
 	for _, sp := range splits {
