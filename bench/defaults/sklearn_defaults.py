@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""scikit-learn's reference for the defaults suite (bench/defaults).
+
+For every set dumped by `go run ./defaults -dump-splits DIR`, on exactly
+the Go program's splits (the dump holds the train and test rows of each
+seed), it runs GridSearchCV over
+
+    Pipeline(StandardScaler, Nystroem(rbf, n_components=min(n_train, 4096),
+             random_state=0), Ridge or RidgeClassifier)
+
+with tune's default FALKON grid: gamma = 1/(2 sigma^2) for sigma in the
+dump's median-heuristic sigma times 2^-2..2^2, and alpha = lambda * n for
+lambda in 1e-10..1e-1 (zonal's lambda multiplies the training rows; n is a
+CV fold's training rows). Folds: 5, StratifiedKFold for classification and
+KFold for regression, shuffled with the split's seed. Sparse sets
+(debian_text) skip the scaler (centring would densify them; zonal keeps
+them raw too). A training set above the dump's max_train_rows (50000) is
+replaced by a seeded subsample of that many rows for the search and the
+refit. n_jobs=2 by default.
+
+Per split it reports the test metric (accuracy or RMSE; ROC AUC of the
+decision function for two classes), the fit time of the single best refit
+(GridSearchCV.refit_time_) and the total time of the search with its refit.
+One JSON line per split goes to --out; a markdown table to stdout. With
+--go FILE (the Go program's -out) it also prints the suite's verdict: the
+defaults against the best of tune and scikit-learn, within the margins of
+bench/defaults/README.md.
+
+Needs Debian's python3-sklearn (run with /usr/bin/python3). Not part of CI.
+
+  /usr/bin/python3 defaults/sklearn_defaults.py DIR [--sets a,b] [--n-jobs 2]
+      [--out sklearn_defaults.jsonl] [--go defaults.jsonl]
+"""
+import argparse
+import gzip
+import json
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+from sklearn.datasets import load_svmlight_file
+from sklearn.kernel_approximation import Nystroem
+from sklearn.linear_model import Ridge, RidgeClassifier
+from sklearn.metrics import accuracy_score, mean_squared_error, roc_auc_score
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+
+# Nystroem warns when a CV fold has fewer rows than components and then
+# uses all of them, which is what min(n_train, 4096) asks for. The filter
+# goes through the environment too, so that joblib's worker processes
+# (started at the first fit) inherit it.
+os.environ["PYTHONWARNINGS"] = "ignore:n_components > n_samples:UserWarning"
+warnings.filterwarnings("ignore", message="n_components > n_samples", category=UserWarning)
+
+MAX_COMPONENTS = 4096
+# The margins of README.md: accuracy points (or one test row, whichever
+# is larger) and the RMSE fraction; the time rule's range of training rows.
+ACCURACY_MARGIN = 0.005
+RMSE_MARGIN = 0.03
+TIME_RULE_ROWS = (5000, 50000)
+
+
+def read_csv(path):
+    """Rows of a CSV with a header and a target column named y."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        names = f.readline().strip().split(",")
+        a = np.loadtxt(f, delimiter=",", ndmin=2)
+    t = names.index("y")
+    return np.delete(a, t, axis=1), a[:, t]
+
+
+def read_set(d):
+    """Training (and own test) rows of a dump: (x, y, x_test, y_test)."""
+    files = d["files"]
+    if d["format"] == "libsvm":
+        x, y = load_svmlight_file(files[0])
+        xt = yt = None
+        if len(files) > 1:
+            xt, yt = load_svmlight_file(files[1], n_features=x.shape[1])
+        return x.tocsr(), y, xt, yt
+    x, y = read_csv(files[0])
+    xt = yt = None
+    if len(files) > 1:
+        xt, yt = read_csv(files[1])
+    return x, y, xt, yt
+
+
+def run_split(d, sp, data, n_jobs):
+    x, y, xt, yt = data
+    cls = d["task"] == "classification"
+    x_tr, y_tr = x[sp["train"]], y[sp["train"]]
+    if sp["own_test"]:
+        x_te, y_te = xt[sp["test"]], yt[sp["test"]]
+    else:
+        x_te, y_te = x[sp["test"]], y[sp["test"]]
+    n_train = x_tr.shape[0]
+    if n_train > d["max_train_rows"]:
+        rng = np.random.default_rng(sp["seed"])
+        keep = np.sort(rng.choice(n_train, d["max_train_rows"], replace=False))
+        x_tr, y_tr = x_tr[keep], y_tr[keep]
+    n_used = x_tr.shape[0]
+    comps = min(n_used, MAX_COMPONENTS)
+    folds = d["folds"]
+    n_fold = n_used * (folds - 1) / folds
+    scaler = StandardScaler() if d["standardize"] else "passthrough"
+    lin = RidgeClassifier() if cls else Ridge()
+    est = Pipeline([("scale", scaler), ("nys", Nystroem(kernel="rbf", n_components=comps, random_state=0)), ("lin", lin)])
+    grid = {"nys__gamma": [0.5 / s ** 2 for s in sp["sigmas"]], "lin__alpha": [lam * n_fold for lam in d["lambdas"]]}
+    split_cls = StratifiedKFold if cls else KFold
+    cv = split_cls(n_splits=folds, shuffle=True, random_state=sp["seed"] % 2 ** 32)
+    scoring = "accuracy" if cls else "neg_root_mean_squared_error"
+    gs = GridSearchCV(est, grid, scoring=scoring, cv=cv, n_jobs=n_jobs, refit=True)
+    t0 = time.perf_counter()
+    gs.fit(x_tr, y_tr)
+    total = time.perf_counter() - t0
+    pred = gs.predict(x_te)
+    rec = {"tool": "sklearn", "set": d["set"], "task": d["task"], "seed": sp["seed"],
+           "train_rows": n_train, "train_rows_used": n_used, "test_rows": int(len(y_te)), "components": comps}
+    if cls:
+        rec["metric"], rec["score"] = "accuracy", float(accuracy_score(y_te, pred))
+        if len(np.unique(y_te)) == 2:
+            rec["auc"] = float(roc_auc_score(y_te, gs.decision_function(x_te)))
+    else:
+        rec["metric"], rec["score"] = "rmse", float(np.sqrt(mean_squared_error(y_te, pred)))
+    b = gs.best_params_
+    rec.update({"gamma": b["nys__gamma"], "alpha": b["lin__alpha"], "sigma": float((0.5 / b["nys__gamma"]) ** 0.5),
+                "lambda": b["lin__alpha"] / n_fold, "cv_score": float(gs.best_score_ if cls else -gs.best_score_),
+                "refit_seconds": gs.refit_time_, "total_seconds": total, "n_jobs": n_jobs})
+    return rec
+
+
+def mean(v):
+    return sum(v) / len(v) if v else float("nan")
+
+
+def within(metric, d, ref, test_rows):
+    if metric == "accuracy":
+        return d >= ref - max(ACCURACY_MARGIN, 1 / test_rows)
+    return d <= (1 + RMSE_MARGIN) * ref
+
+
+def verdict(sk, go_path):
+    """The suite's verdict on the seeds both programs ran."""
+    go = {}
+    with open(go_path) as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get("error") or r["run"] not in ("defaults", "tune"):
+                continue
+            go[(r["set"], r["run"], r["seed"])] = r
+    print("\n| set | metric | defaults | tune best | scikit-learn | within margin of the best | "
+          "defaults s | sklearn refit s | sklearn total s | time rule |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for s in dict.fromkeys(r["set"] for r in sk):
+        seeds = [r["seed"] for r in sk if r["set"] == s and (s, "defaults", r["seed"]) in go]
+        if not seeds:
+            continue
+        rs = [r for r in sk if r["set"] == s and r["seed"] in seeds]
+        ds = [go[(s, "defaults", k)] for k in seeds]
+        ts = [go[(s, "tune", k)] for k in seeds if (s, "tune", k) in go]
+        metric = rs[0]["metric"]
+        dm, sm = mean([r["score"] for r in ds]), mean([r["score"] for r in rs])
+        tm = mean([r["score"] for r in ts]) if len(ts) == len(seeds) else None
+        refs = [v for v in (tm, sm) if v is not None]
+        ref = max(refs) if metric == "accuracy" else min(refs)
+        ok = within(metric, dm, ref, mean([r["test_rows"] for r in ds]))
+        dsec, rsec, tsec = mean([r["seconds"] for r in ds]), mean([r["refit_seconds"] for r in rs]), mean([r["total_seconds"] for r in rs])
+        rows = mean([r["train_rows"] for r in ds])
+        rule = "-"
+        if TIME_RULE_ROWS[0] <= rows <= TIME_RULE_ROWS[1]:
+            rule = "yes" if dsec <= rsec else "no"
+        tcell = f"{tm:.4f}" if tm is not None else "-"
+        print(f"| {s} | {metric} | {dm:.4f} | {tcell} | {sm:.4f} | {'yes' if ok else 'no'} | "
+              f"{dsec:.2f} | {rsec:.2f} | {tsec:.2f} | {rule} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dir", help="the folder written by -dump-splits")
+    ap.add_argument("--sets", default="", help="comma-separated sets (default: every NAME.json in dir)")
+    ap.add_argument("--n-jobs", type=int, default=2)
+    ap.add_argument("--out", default="sklearn_defaults.jsonl", help="JSON lines output")
+    ap.add_argument("--go", default="", help="the Go program's JSON lines, for the verdict table")
+    a = ap.parse_args()
+    names = [s for s in a.sets.split(",") if s] or sorted(f[:-5] for f in os.listdir(a.dir) if f.endswith(".json"))
+    recs = []
+    print("| set | seed | metric | score | AUC | sigma | lambda | CV score | train rows used | refit s | total s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    with open(a.out, "w") as out:
+        for name in names:
+            with open(os.path.join(a.dir, name + ".json")) as f:
+                d = json.load(f)
+            data = read_set(d)
+            for sp in d["splits"]:
+                r = run_split(d, sp, data, a.n_jobs)
+                recs.append(r)
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+                auc = f"{r['auc']:.4f}" if "auc" in r else "-"
+                print(f"| {name} | {r['seed']} | {r['metric']} | {r['score']:.4f} | {auc} | {r['sigma']:.3g} | "
+                      f"{r['lambda']:.3g} | {r['cv_score']:.4f} | {r['train_rows_used']} | {r['refit_seconds']:.2f} | "
+                      f"{r['total_seconds']:.2f} |", flush=True)
+    if a.go:
+        verdict(recs, a.go)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
