@@ -53,7 +53,7 @@ func readCSV(r io.Reader, opts Options, cfg readConfig) (*Data, error) {
 		return nil, err
 	}
 	defer s.close()
-	s.denseRows = MaxDenseElements / h.d
+	s.denseRows = cfg.dense / h.d
 	var parts []*parsed
 	n := 0
 	for {

@@ -30,7 +30,6 @@ type lineReader struct {
 	limit int    // longest line accepted (MaxLineBytes; smaller in tests)
 }
 
-
 // newLineReader starts reading r. The caller must call close when done
 // (it stops the decompression goroutine of a gzip input).
 func newLineReader(r io.Reader) (*lineReader, error) {
@@ -390,4 +389,3 @@ func readLIBSVMSerial(r io.Reader, opts Options) (*Data, error) {
 	}
 	return data, nil
 }
-

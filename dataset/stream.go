@@ -35,6 +35,7 @@ type readConfig struct {
 	chunk   int // bytes read per chunk (a longer line makes a longer chunk)
 	limit   int // longest line accepted (MaxLineBytes)
 	workers int // parsing goroutines (GOMAXPROCS)
+	dense   int // largest dense matrix in elements (MaxDenseElements)
 }
 
 // defaultChunk is large enough that per-chunk overhead (a channel hand-off,
@@ -44,7 +45,7 @@ type readConfig struct {
 const defaultChunk = 1 << 20
 
 func defaultConfig() readConfig {
-	return readConfig{chunk: defaultChunk, limit: MaxLineBytes, workers: runtime.GOMAXPROCS(0)}
+	return readConfig{chunk: defaultChunk, limit: MaxLineBytes, workers: runtime.GOMAXPROCS(0), dense: MaxDenseElements}
 }
 
 // chunk is a run of whole lines of the input: every line of data ends in
@@ -211,7 +212,9 @@ func (s *stream) split(src io.Reader) {
 			k, err = src.Read(buf[n:])
 			n += k
 		}
-		if first {
+		// The byte-order mark is looked for once the buffer holds more than
+		// a prefix of it (a one-byte chunk grows until then).
+		if first && (n >= len(utf8BOM) || err != nil || !bytes.HasPrefix(utf8BOM, buf[:n])) {
 			first = false
 			if bytes.HasPrefix(buf[:n], utf8BOM) { // as spreadsheet programs write
 				n = copy(buf, buf[len(utf8BOM):n])
@@ -402,10 +405,10 @@ func (s *stream) take(ctx context.Context) (*parsed, error) {
 		k := s.denseRows - s.n
 		switch {
 		case k < need:
-			p.err = lineErr(p.line0+int(p.rowLine[k]), zonal.ErrTooLarge, "more than MaxDenseElements = %d values", MaxDenseElements)
+			p.err = lineErr(p.line0+int(p.rowLine[k]), zonal.ErrTooLarge, "more than MaxDenseElements = %d values", s.cfg.dense)
 			need = k
 		case k == need && p.err != nil && p.errAtValues:
-			p.err = lineErr(p.line0+int(p.rowLine[k]), zonal.ErrTooLarge, "more than MaxDenseElements = %d values", MaxDenseElements)
+			p.err = lineErr(p.line0+int(p.rowLine[k]), zonal.ErrTooLarge, "more than MaxDenseElements = %d values", s.cfg.dense)
 		}
 	}
 	if need < p.rows {
