@@ -122,14 +122,23 @@ func openCSV(ctx context.Context, r io.Reader, opts Options, cfg readConfig) (*s
 	if err != nil {
 		return nil, nil, err
 	}
-	rest, h, err := readCSVHeader(ctx, s, opts)
+	h, err := startCSV(ctx, s, opts)
 	if err != nil {
 		s.close()
 		return nil, nil, err
 	}
-	s.d = h.d
-	s.start(rest, h.parser(cfg.limit, opts.AllowNonFinite))
 	return s, h, nil
+}
+
+// startCSV reads the header from s and starts the workers on the rows.
+func startCSV(ctx context.Context, s *stream, opts Options) (*csvHeader, error) {
+	rest, h, err := readCSVHeader(ctx, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.d = h.d
+	s.start(rest, h.parser(s.cfg.limit, opts.AllowNonFinite))
+	return h, nil
 }
 
 // readCSVHeader takes chunks from s until the first non-blank line and
@@ -209,7 +218,7 @@ func newCSVHeader(rec [][]byte, headerLine int, opts Options) (*csvHeader, error
 	}
 	h.ncol = len(h.names)
 	h.target = -1
-	if !opts.NoTarget {
+	if !opts.NoTarget && !(opts.TargetIfExtra && opts.MaxCols > 0 && h.ncol == opts.MaxCols) {
 		var msg string
 		h.target, msg = findTarget(h.names, seen, opts.Target)
 		if opts.TargetOptional && (h.target < 0 || (opts.Target == "" && h.names[h.target] != "y")) {

@@ -132,17 +132,13 @@ type stream struct {
 	finished bool // MaxRows reached: the rest of the input is not read
 }
 
-// newStream opens r (plain or gzip) and starts the splitter; start then
-// starts the parsing.
+// newStream starts the splitter on r (plain or gzip); start then starts the
+// parsing. Nothing is read from r in the caller's goroutine, so that a
+// cancelled context ends the wait for a silent input.
 func newStream(r io.Reader, cfg readConfig, maxRows int) (*stream, error) {
-	src, gz, err := openInput(r)
-	if err != nil {
-		return nil, err
-	}
 	inflight := 2*cfg.workers + 2
 	s := &stream{
 		cfg:       cfg,
-		gz:        gz,
 		chunks:    make(chan *chunk, 2),
 		jobs:      make(chan *job, inflight),
 		order:     make(chan *job, inflight),
@@ -152,7 +148,7 @@ func newStream(r io.Reader, cfg readConfig, maxRows int) (*stream, error) {
 		denseRows: -1,
 	}
 	s.wg.Add(1)
-	go s.split(src)
+	go s.split(r)
 	return s, nil
 }
 
@@ -189,9 +185,10 @@ func (s *stream) putBuf(b []byte) {
 	}
 }
 
-// split reads the input into chunks of whole lines and sends them, in
-// order, on s.chunks, which it closes at the end.
-func (s *stream) split(src io.Reader) {
+// split opens the input, reads it into chunks of whole lines and sends
+// them, in order, on s.chunks, which it closes at the end. An error
+// opening it is the first chunk's.
+func (s *stream) split(r io.Reader) {
 	defer s.wg.Done()
 	defer close(s.chunks)
 	emit := func(c *chunk) bool {
@@ -202,6 +199,12 @@ func (s *stream) split(src io.Reader) {
 			return false
 		}
 	}
+	src, gz, err := openInput(r)
+	if err != nil {
+		emit(&chunk{err: err})
+		return
+	}
+	s.gz = gz
 	buf := s.getBuf(s.cfg.chunk)
 	n, line0 := 0, 0
 	first := true
