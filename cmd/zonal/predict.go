@@ -102,7 +102,14 @@ func runPredict(ctx context.Context, e *env, c predictConfig) error {
 		return err
 	}
 	defer closeInput()
-	defer br.Close()
+	defer func() {
+		// Close waits for the reader's goroutine to leave the input's Read;
+		// after an interrupt that may be a silent standard input, so the
+		// goroutine is left to the process exit instead.
+		if ctx.Err() == nil {
+			br.Close()
+		}
+	}()
 	res := &predictResult{Model: pipe.Model.Kind(), Task: pipe.Encoding.Task.String(), D: d}
 	var allScores [][]float64 // -json -scores
 	var allY []float64        // -json: labels for Evaluate
@@ -112,8 +119,9 @@ func runPredict(ctx context.Context, e *env, c predictConfig) error {
 	var pred []float64
 	var scores *mat.Dense
 	var predictTime time.Duration
+	blocks := predictBlocks{br: br}
 	for {
-		blk, err := br.Next(ctx)
+		blk, err := blocks.next(ctx)
 		if err == io.EOF {
 			break
 		}
@@ -252,6 +260,14 @@ func openPredictData(e *env, c predictConfig, d int) (br *dataset.BlockReader, n
 	if rows <= 0 {
 		rows = predictBlockRows
 	}
+	if format == "libsvm" {
+		// Whole multiples of the pipeline's own CSR blocks, which it then
+		// cuts exactly where it cuts the whole file.
+		u := max(1, min(32*predictSmallBatch, predictCSRBlockBytes/(8*d)))
+		rows = u * ((rows + u - 1) / u)
+	} else {
+		rows = max(rows, predictSmallBatch+1)
+	}
 	br, err = dataset.NewBlockReader(r, rows, opts)
 	if err != nil {
 		closeInput()
@@ -262,6 +278,63 @@ func openPredictData(e *env, c predictConfig, d int) (br *dataset.BlockReader, n
 
 // predictBlockRows is the block size of `zonal predict`: dataset's default.
 const predictBlockRows = dataset.DefaultBlockRows
+
+// The models predict a batch of at most predictSmallBatch rows row by row
+// (direct kernel evaluations), a larger one through kernel blocks and Gemm;
+// the two sum in different orders, so a row's prediction can differ in
+// the last bits between them. PredictOutputsCSR hands the model dense
+// blocks of min(n, 32*predictSmallBatch, predictCSRBlockBytes/(8d)) rows.
+// Both are solvers' (smallBatch, csrBlockBytes); predict follows them so
+// that every row goes the way it goes when the whole file is predicted at
+// once: dense blocks of more than predictSmallBatch rows (a short last
+// block joins the one before), CSR blocks in whole multiples of the
+// pipeline's.
+const (
+	predictSmallBatch    = 32
+	predictCSRBlockBytes = 32 << 20
+)
+
+// predictBlocks hands out the blocks of a BlockReader, joining a dense
+// block of at most predictSmallBatch rows (the last) to the one before.
+type predictBlocks struct {
+	br      *dataset.BlockReader
+	ahead   *dataset.Data
+	err     error
+	started bool
+}
+
+func (p *predictBlocks) next(ctx context.Context) (*dataset.Data, error) {
+	if !p.started {
+		p.started = true
+		p.ahead, p.err = p.br.Next(ctx)
+	}
+	cur, err := p.ahead, p.err
+	if err != nil {
+		return nil, err
+	}
+	p.ahead, p.err = p.br.Next(ctx)
+	if p.err == nil && p.ahead.X != nil {
+		if n, _ := p.ahead.Dims(); n <= predictSmallBatch {
+			cur = stackRows(cur, p.ahead)
+			p.ahead, p.err = p.br.Next(ctx)
+		}
+	}
+	return cur, nil
+}
+
+// stackRows returns the dense rows of a followed by those of b.
+func stackRows(a, b *dataset.Data) *dataset.Data {
+	na, d := a.X.Dims()
+	nb, _ := b.X.Dims()
+	x := mat.NewDense(na+nb, d, nil)
+	x.Slice(0, na, 0, d).(*mat.Dense).Copy(a.X)
+	x.Slice(na, na+nb, 0, d).(*mat.Dense).Copy(b.X)
+	out := &dataset.Data{X: x, Names: a.Names, TargetName: a.TargetName}
+	if a.Y != nil {
+		out.Y = append(slices.Clip(a.Y), b.Y...)
+	}
+	return out
+}
 
 // metricSums accumulates the metrics of solvers.Encoding.Evaluate over
 // blocks of rows. The sums run in row order, so RMSE, MAE and accuracy
