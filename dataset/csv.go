@@ -252,9 +252,11 @@ func newCSVHeader(rec [][]byte, headerLine int, opts Options) (*csvHeader, error
 func (h *csvHeader) parser(limit int, allowNonFinite bool) func(*chunk) *parsed {
 	return func(c *chunk) *parsed {
 		var sp csvSplitter
-		p := &parsed{line0: c.line0, x: make([]float64, 0, len(c.data)/8)}
+		// At most one row per line: the arrays never grow (no slack, no copy).
+		most := bytes.Count(c.data, nl) + 1
+		p := &parsed{line0: c.line0, x: make([]float64, 0, most*h.d), rowLine: make([]int32, 0, most)}
 		if h.target >= 0 {
-			p.y = make([]float64, 0, len(c.data)/(8*h.ncol)+1)
+			p.y = make([]float64, 0, most)
 		}
 		_, lines, err := eachLine(c, limit, func(line []byte, rel int) bool {
 			if isBlank(line) {

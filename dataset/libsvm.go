@@ -120,10 +120,14 @@ func openLIBSVM(r io.Reader, opts Options, cfg readConfig) (*stream, error) {
 	}
 	s.start(nil, func(c *chunk) *parsed {
 		lp := libsvmParser{allowNonFinite: opts.AllowNonFinite, limit: limit, limitKind: limitKind}
-		lp.rowPtr = append(make([]int, 0, len(c.data)/64+1), 0)
-		lp.col = make([]int, 0, len(c.data)/8)
-		lp.val = make([]float64, 0, len(c.data)/8)
-		p := &parsed{line0: c.line0}
+		// At most one row per line and one entry per colon: the arrays
+		// never grow (no slack, no copy).
+		most, colons := bytes.Count(c.data, nl)+1, bytes.Count(c.data, colon)
+		lp.rowPtr = append(make([]int, 0, most+1), 0)
+		lp.y = make([]float64, 0, most)
+		lp.col = make([]int, 0, colons)
+		lp.val = make([]float64, 0, colons)
+		p := &parsed{line0: c.line0, rowLine: make([]int32, 0, most)}
 		_, lines, err := eachLine(c, cfg.limit, func(line []byte, rel int) bool {
 			rows := len(lp.y)
 			if p.err = lp.parseLine(line, c.line0+rel); p.err != nil {
@@ -148,6 +152,8 @@ func openLIBSVM(r io.Reader, opts Options, cfg readConfig) (*stream, error) {
 	})
 	return s, nil
 }
+
+var colon = []byte{':'}
 
 // appendRows appends the rows of p (from a LIBSVM chunk) to m's arrays.
 func (m *CSR) appendRows(p *parsed) {
