@@ -211,6 +211,11 @@ func (s *stream) split(r io.Reader) {
 	for {
 		var err error
 		for n < len(buf) && err == nil {
+			select {
+			case <-s.done: // closed: read no more
+				return
+			default:
+			}
 			var k int
 			k, err = src.Read(buf[n:])
 			n += k
