@@ -343,8 +343,12 @@ func (s *stream) start(first *chunk, parse func(*chunk) *parsed) {
 			case <-s.done:
 				return false
 			}
-			s.jobs <- j // never blocks: jobs has the capacity of order
-			return true
+			select { // blocks only while the workers are all busy
+			case s.jobs <- j:
+				return true
+			case <-s.done:
+				return false
+			}
 		}
 		if first != nil && !dispatch(first) {
 			return
