@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -131,6 +132,20 @@ func TestBlockReaderErrors(t *testing.T) {
 	br.Close()
 	if _, err := NewBlockReader(strings.NewReader(""), 0, Options{}); !errors.Is(err, zonal.ErrParam) {
 		t.Fatalf("no format: %v", err)
+	}
+	// Close after the first block stops every goroutine of the reader.
+	before := runtime.NumGoroutine()
+	big := strings.Repeat("1 1:2 3:4\n", 1<<17)
+	br, _ = NewBlockReader(strings.NewReader(big), 10, Options{Format: "libsvm"})
+	if _, err := br.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	br.Close()
+	if after := settledGoroutines(before); after > before {
+		t.Fatalf("%d goroutines before, %d after Close", before, after)
+	}
+	if _, err := br.Next(ctx); !errors.Is(err, zonal.ErrParam) {
+		t.Fatalf("Next after Close: %v", err)
 	}
 	// Cancellation ends Next while the input blocks (a pipe never written).
 	for _, format := range []string{"csv", "libsvm"} {

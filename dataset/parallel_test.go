@@ -335,3 +335,32 @@ func TestParallelDenseLimitLine(t *testing.T) {
 		t.Fatalf("MaxRows 3: %v", err)
 	}
 }
+
+// TestChunkBoundaryEverywhere reads small files with every chunk size up
+// to their length, so that the first chunk boundary falls at every byte
+// of every line (a line end, "\r\n" split, inside a number), good files
+// and files with a bad line, and compares with the serial reader.
+func TestChunkBoundaryEverywhere(t *testing.T) {
+	csv := "y,a,b\r\n1,2.5,3\n\n-4, 5e3 ,\"6\"\r\n7,8,9 \n10,11,12"
+	lib := "1 1:2.5 3:4\r\n\n# c 1:2\n-1 qid:3 2:1e-3 \n2\t1:7 # t\n3 4:1"
+	for _, c := range []struct {
+		text   string
+		read   readFunc
+		serial func(io.Reader, Options) (*Data, error)
+	}{
+		{csv, readCSV, readCSVSerial},
+		{strings.Replace(csv, "8", "x", 1), readCSV, readCSVSerial},
+		{strings.Replace(csv, "5e3", "5e", 1), readCSV, readCSVSerial},
+		{lib, readLIBSVM, readLIBSVMSerial},
+		{strings.Replace(lib, "2:1e-3", "2:1e-", 1), readLIBSVM, readLIBSVMSerial},
+		{strings.Replace(lib, "4:1", "0:1", 1), readLIBSVM, readLIBSVMSerial},
+	} {
+		want, werr := c.serial(strings.NewReader(c.text), Options{})
+		for size := 1; size <= len(c.text)+1; size++ {
+			for workers := 1; workers <= 2; workers++ {
+				got, gerr := c.read(strings.NewReader(c.text), Options{}, readConfig{chunk: size, limit: MaxLineBytes, workers: workers, dense: MaxDenseElements})
+				sameResult(t, fmt.Sprintf("%q, chunk %d, %d workers", c.text, size, workers), got, gerr, want, werr)
+			}
+		}
+	}
+}
