@@ -136,16 +136,13 @@ func runPredict(ctx context.Context, e *env, c predictConfig) error {
 			scores = mat.NewDense(n, pipe.Outputs(), nil)
 		}
 		start := time.Now()
-		if blk.X != nil {
-			err = pipe.PredictLabels(pred, blk.X)
-			if err == nil && scores != nil {
-				err = pipe.PredictOutputs(scores, blk.X)
-			}
-		} else { // LIBSVM rows stay sparse: the pipeline reads their nonzeros
-			err = pipe.PredictLabels(pred, blk.Sparse)
-			if err == nil && scores != nil {
-				err = pipe.PredictOutputs(scores, blk.Sparse)
-			}
+		var x mat.Matrix = blk.X
+		if blk.X == nil {
+			x = blk.Sparse // LIBSVM rows stay sparse: the pipeline reads their nonzeros
+		}
+		err = pipe.PredictLabels(pred, x)
+		if err == nil && scores != nil {
+			err = pipe.PredictOutputs(scores, x)
 		}
 		predictTime += time.Since(start)
 		if err != nil {
@@ -282,7 +279,7 @@ const predictBlockRows = dataset.DefaultBlockRows
 // The models predict a batch of at most predictSmallBatch rows row by row
 // (direct kernel evaluations), a larger one through kernel blocks and Gemm;
 // the two sum in different orders, so a row's prediction can differ in
-// the last bits between them. PredictOutputsCSR hands the model dense
+// the last bits between them. PredictOutputs of a CSR hands the model dense
 // blocks of min(n, 32*predictSmallBatch, predictCSRBlockBytes/(8d)) rows.
 // Both are solvers' (smallBatch, csrBlockBytes); predict follows them so
 // that every row goes the way it goes when the whole file is predicted at

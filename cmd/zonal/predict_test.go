@@ -47,16 +47,13 @@ func wholePredict(t *testing.T, model, path string, scores bool) (stdout, stderr
 	if scores {
 		sc = mat.NewDense(n, pipe.Outputs(), nil)
 	}
-	if data.X != nil {
-		err = pipe.PredictLabels(pred, data.X)
-		if err == nil && sc != nil {
-			err = pipe.PredictOutputs(sc, data.X)
-		}
-	} else {
-		err = pipe.PredictLabelsCSR(pred, data.Sparse)
-		if err == nil && sc != nil {
-			err = pipe.PredictOutputsCSR(sc, data.Sparse)
-		}
+	var x mat.Matrix = data.X
+	if data.X == nil {
+		x = data.Sparse // LIBSVM rows stay sparse
+	}
+	err = pipe.PredictLabels(pred, x)
+	if err == nil && sc != nil {
+		err = pipe.PredictOutputs(sc, x)
 	}
 	if err != nil {
 		t.Fatal(err)
