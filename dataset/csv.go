@@ -263,17 +263,8 @@ func (h *csvHeader) parser(limit int, allowNonFinite bool) func(*chunk) *parsed 
 				return true
 			}
 			lineNo := c.line0 + rel
-			rec, err := sp.split(line, lineNo)
-			if err != nil {
-				p.err = err
-				return false
-			}
-			if len(rec) != h.ncol {
-				p.err = lineErr(lineNo, nil, "row has %d fields, the header has %d", len(rec), h.ncol)
-				return false
-			}
-			p.rowLine = append(p.rowLine, int32(rel))
-			for j, f := range rec {
+			// store parses field j, f, into the row; false on a bad value.
+			store := func(j int, f []byte) bool {
 				v, st := parseNumber(f)
 				if st != numOK && !(st == numNonFinite && allowNonFinite) {
 					p.err, p.errAtValues = csvValueErr(lineNo, st, f, h.names[j]), true
@@ -287,6 +278,44 @@ func (h *csvHeader) parser(limit int, allowNonFinite bool) func(*chunk) *parsed 
 					p.y = append(p.y, v)
 				} else {
 					p.x = append(p.x, v)
+				}
+				return true
+			}
+			if bytes.IndexByte(line, '"') < 0 {
+				// No quotes (the usual line): the fields are the runs between
+				// commas, trimmed, as split makes them, without copying them
+				// into a field list first.
+				if n := bytes.Count(line, comma) + 1; n != h.ncol {
+					p.err = lineErr(lineNo, nil, "row has %d fields, the header has %d", n, h.ncol)
+					return false
+				}
+				p.rowLine = append(p.rowLine, int32(rel))
+				rest := line
+				for j := range h.ncol {
+					f := rest
+					if i := bytes.IndexByte(rest, ','); i >= 0 {
+						f, rest = rest[:i], rest[i+1:]
+					}
+					if !store(j, trimSpace(f)) {
+						return false
+					}
+				}
+				p.rows++
+				return true
+			}
+			rec, err := sp.split(line, lineNo)
+			if err != nil {
+				p.err = err
+				return false
+			}
+			if len(rec) != h.ncol {
+				p.err = lineErr(lineNo, nil, "row has %d fields, the header has %d", len(rec), h.ncol)
+				return false
+			}
+			p.rowLine = append(p.rowLine, int32(rel))
+			for j, f := range rec {
+				if !store(j, f) {
+					return false
 				}
 			}
 			p.rows++
@@ -334,6 +363,20 @@ func allNumbers(rec [][]byte) bool {
 		}
 	}
 	return true
+}
+
+var comma = []byte{','}
+
+// trimSpace removes the spaces and tabs around f.
+func trimSpace(f []byte) []byte {
+	i, k := 0, len(f)
+	for i < k && isSpace(f[i]) {
+		i++
+	}
+	for k > i && isSpace(f[k-1]) {
+		k--
+	}
+	return f[i:k]
 }
 
 func isBlank(line []byte) bool {
