@@ -79,10 +79,12 @@ func parsePredict(stderr io.Writer, args []string) (predictConfig, error) {
 // runPredict loads the model, then reads, predicts and prints the rows
 // block by block (predictBlockRows rows, or c.blockRows): memory does not
 // grow with the input, except for -json, whose one object holds every
-// prediction (but not the rows). The output is the same as predicting the
-// whole file at once, since each row's prediction depends on that row
-// alone. On an error after some blocks, the lines of the blocks before are
-// already printed; the error names the input line.
+// prediction (but not the rows). The output is byte-identical to
+// predicting the whole file at once: a row's prediction depends on that
+// row alone, and the blocks are cut so that every row takes the arithmetic
+// path it takes in the whole file (see predictSmallBatch). On an error
+// after some blocks, the lines of the blocks before are already printed;
+// the error names the input line.
 func runPredict(ctx context.Context, e *env, c predictConfig) error {
 	if st, err := os.Stat(c.model); err == nil && st.IsDir() {
 		return fmt.Errorf("-model %s is a directory, not a model file", c.model)
