@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -39,70 +41,200 @@ import (
 // A CSV cannot be padded: when opts.MinCols or opts.MaxCols is set, a
 // feature count outside [MinCols, MaxCols] is an error wrapping zonal.ErrRange.
 func ReadCSV(r io.Reader, opts Options) (*Data, error) {
+	return readCSV(r, opts, defaultConfig())
+}
+
+func readCSV(r io.Reader, opts Options, cfg readConfig) (*Data, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	lr, err := newLineReader(r)
+	s, h, err := openCSV(context.Background(), r, opts, cfg)
 	if err != nil {
 		return nil, err
 	}
-	defer lr.close()
-	var sp csvSplitter
-	// The first non-blank line: the header, or (headerless input) the first
-	// data row.
-	var rec [][]byte
+	defer s.close()
+	s.denseRows = cfg.dense / h.d
+	var parts []*parsed
+	n := 0
 	for {
-		line, ok := lr.next()
-		if !ok {
-			if err := lr.error(); err != nil {
-				return nil, err
-			}
-			return nil, errEmpty(lr.line, "CSV input is empty (no header)")
-		}
-		if isBlank(line) {
-			continue
-		}
-		if rec, err = sp.split(line, lr.line); err != nil {
+		p, err := s.take(context.Background())
+		if err != nil {
 			return nil, err
 		}
-		break
+		if p == nil {
+			break
+		}
+		if p.err != nil {
+			return nil, p.err
+		}
+		if p.rows > 0 {
+			parts = append(parts, p)
+			n += p.rows
+		}
 	}
-	headerLine := lr.line
-	hasHeader := opts.Header == "yes" || (opts.Header != "no" && !allNumbers(rec))
-	var names []string
+	if n == 0 {
+		return nil, errEmpty(s.lines, "CSV input has a header but no data rows")
+	}
+	x := make([]float64, 0, n*h.d)
+	var y []float64
+	if h.target >= 0 {
+		y = make([]float64, 0, n)
+	}
+	for k, p := range parts {
+		x = append(x, p.x...)
+		if y != nil {
+			y = append(y, p.y...)
+		}
+		parts[k] = nil // each part is garbage once copied
+	}
+	return h.data(mat.NewDense(n, h.d, x), y), nil
+}
+
+// csvHeader is what the first line of a CSV says about its rows.
+type csvHeader struct {
+	names     []string // every column's name (the index without a header)
+	feat      []string // the feature columns' names
+	target    int      // the target column, -1 for none
+	hasHeader bool
+	ncol, d   int // columns, feature columns
+}
+
+// data returns the Data of rows x with targets y, named by the header.
+func (h *csvHeader) data(x *mat.Dense, y []float64) *Data {
+	data := &Data{X: x}
+	if h.hasHeader {
+		data.Names = h.feat
+	}
+	if h.target >= 0 {
+		data.Y = y
+		if h.hasHeader {
+			data.TargetName = h.names[h.target]
+		}
+	}
+	return data
+}
+
+// openCSV reads the first non-blank line of a CSV (the header, or the
+// first data row of a headerless file), checks it against opts and starts
+// the workers on the rows. The caller must close the stream.
+func openCSV(ctx context.Context, r io.Reader, opts Options, cfg readConfig) (*stream, *csvHeader, error) {
+	s, err := newStream(r, cfg, opts.MaxRows)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := startCSV(ctx, s, opts)
+	if err != nil {
+		s.close()
+		return nil, nil, err
+	}
+	return s, h, nil
+}
+
+// startCSV reads the header from s and starts the workers on the rows.
+func startCSV(ctx context.Context, s *stream, opts Options) (*csvHeader, error) {
+	rest, h, err := readCSVHeader(ctx, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.d = h.d
+	s.start(rest, h.parser(s.cfg.limit, opts.AllowNonFinite))
+	return h, nil
+}
+
+// readCSVHeader takes chunks from s until the first non-blank line and
+// returns the chunk of the lines after it (from it, when it is a data row)
+// and the header.
+func readCSVHeader(ctx context.Context, s *stream, opts Options) (*chunk, *csvHeader, error) {
+	var sp csvSplitter
+	var rec [][]byte
+	for {
+		c, err := s.nextChunk(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if c == nil {
+			return nil, nil, errEmpty(s.lines, "CSV input is empty (no header)")
+		}
+		found := -1
+		var splitErr error
+		start, lines, err := eachLine(c, s.cfg.limit, func(line []byte, rel int) bool {
+			if isBlank(line) {
+				return true
+			}
+			found = rel
+			rec, splitErr = sp.split(line, c.line0+rel)
+			return false
+		})
+		if err == nil {
+			err = splitErr
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if found < 0 {
+			s.lines = c.line0 + lines
+			if c.err != nil {
+				return nil, nil, c.err
+			}
+			s.putBuf(c.buf)
+			continue
+		}
+		headerLine := c.line0 + found
+		h, err := newCSVHeader(rec, headerLine, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		rest := &chunk{data: c.data[start:], line0: headerLine - 1, err: c.err, buf: c.buf}
+		if h.hasHeader {
+			end := len(rest.data)
+			if i := bytes.IndexByte(rest.data, '\n'); i >= 0 {
+				end = i + 1
+			}
+			rest.data, rest.line0 = rest.data[end:], headerLine
+		}
+		return rest, h, nil
+	}
+}
+
+// newCSVHeader reads the first non-blank line rec (at line headerLine):
+// the header, or a headerless file's first row, as opts.Header says.
+func newCSVHeader(rec [][]byte, headerLine int, opts Options) (*csvHeader, error) {
+	h := &csvHeader{hasHeader: opts.Header == "yes" || (opts.Header != "no" && !allNumbers(rec))}
 	var seen map[string]int
-	if hasHeader {
-		if names, seen, err = headerNames(rec, headerLine); err != nil {
+	if h.hasHeader {
+		var err error
+		if h.names, seen, err = headerNames(rec, headerLine); err != nil {
 			return nil, err
 		}
 	} else {
 		// Columns are named by their 0-based index, so Target "3" means
 		// the fourth column either way.
-		names = make([]string, len(rec))
+		h.names = make([]string, len(rec))
 		seen = make(map[string]int, len(rec))
-		for j := range names {
-			names[j] = strconv.Itoa(j)
-			seen[names[j]] = j
+		for j := range h.names {
+			h.names[j] = strconv.Itoa(j)
+			seen[h.names[j]] = j
 		}
 	}
-	ncol := len(names)
-	target := -1
-	if !opts.NoTarget {
+	h.ncol = len(h.names)
+	h.target = -1
+	if !opts.NoTarget && !(opts.TargetIfExtra && opts.MaxCols > 0 && h.ncol == opts.MaxCols) {
 		var msg string
-		target, msg = findTarget(names, seen, opts.Target)
-		if opts.TargetOptional && (target < 0 || (opts.Target == "" && names[target] != "y")) {
-			target = -1 // no target column: all features
-		} else if target < 0 {
+		h.target, msg = findTarget(h.names, seen, opts.Target)
+		if opts.TargetOptional && (h.target < 0 || (opts.Target == "" && h.names[h.target] != "y")) {
+			h.target = -1 // no target column: all features
+		} else if h.target < 0 {
 			return nil, fmt.Errorf("dataset: line %d (header): %s: %w", headerLine, msg, zonal.ErrParam)
 		}
 	}
-	feat := make([]string, 0, ncol)
-	for j, nm := range names {
-		if j != target {
-			feat = append(feat, nm)
+	h.feat = make([]string, 0, h.ncol)
+	for j, nm := range h.names {
+		if j != h.target {
+			h.feat = append(h.feat, nm)
 		}
 	}
-	d := len(feat)
+	d := len(h.feat)
+	h.d = d
 	if d == 0 {
 		return nil, fmt.Errorf("%w: CSV header has no feature column", zonal.ErrEmpty)
 	}
@@ -112,61 +244,92 @@ func ReadCSV(r io.Reader, opts Options) (*Data, error) {
 	if opts.MaxCols > 0 && d > opts.MaxCols {
 		return nil, fmt.Errorf("%w: CSV has %d feature columns, want at most MaxCols = %d", zonal.ErrRange, d, opts.MaxCols)
 	}
+	return h, nil
+}
 
-	var xs chunked[float64]
-	var ys []float64
-	n := 0
-	pending := !hasHeader // rec holds the first data row, not yet stored
-	for opts.MaxRows == 0 || n < opts.MaxRows {
-		if !pending {
-			line, ok := lr.next()
-			if !ok {
-				break
-			}
+// parser returns the workers' parse function: the rows of a chunk, each
+// with the header's column count, as d features (row-major) and targets.
+func (h *csvHeader) parser(limit int, allowNonFinite bool) func(*chunk) *parsed {
+	return func(c *chunk) *parsed {
+		var sp csvSplitter
+		// At most one row per line: the arrays never grow (no slack, no copy).
+		most := bytes.Count(c.data, nl) + 1
+		p := &parsed{line0: c.line0, x: make([]float64, 0, most*h.d), rowLine: make([]int32, 0, most)}
+		if h.target >= 0 {
+			p.y = make([]float64, 0, most)
+		}
+		_, lines, err := eachLine(c, limit, func(line []byte, rel int) bool {
 			if isBlank(line) {
-				continue
+				return true
 			}
-			if rec, err = sp.split(line, lr.line); err != nil {
-				return nil, err
+			lineNo := c.line0 + rel
+			// store parses field j, f, into the row; false on a bad value.
+			store := func(j int, f []byte) bool {
+				v, st := parseNumber(f)
+				if st != numOK && !(st == numNonFinite && allowNonFinite) {
+					p.err, p.errAtValues = csvValueErr(lineNo, st, f, h.names[j]), true
+					p.x = p.x[:p.rows*h.d]
+					if p.y != nil {
+						p.y = p.y[:p.rows]
+					}
+					return false
+				}
+				if j == h.target {
+					p.y = append(p.y, v)
+				} else {
+					p.x = append(p.x, v)
+				}
+				return true
 			}
-		}
-		pending = false
-		if len(rec) != ncol {
-			return nil, lineErr(lr.line, nil, "row has %d fields, the header has %d", len(rec), ncol)
-		}
-		if n+1 > MaxDenseElements/d {
-			return nil, lineErr(lr.line, zonal.ErrTooLarge, "more than MaxDenseElements = %d values", MaxDenseElements)
-		}
-		for j, f := range rec {
-			v, st := parseNumber(f)
-			if st != numOK && !(st == numNonFinite && opts.AllowNonFinite) {
-				return nil, csvValueErr(lr.line, st, f, names[j])
+			if bytes.IndexByte(line, '"') < 0 {
+				// No quotes (the usual line): the fields are the runs between
+				// commas, trimmed, as split makes them, without copying them
+				// into a field list first.
+				if n := bytes.Count(line, comma) + 1; n != h.ncol {
+					p.err = lineErr(lineNo, nil, "row has %d fields, the header has %d", n, h.ncol)
+					return false
+				}
+				p.rowLine = append(p.rowLine, int32(rel))
+				rest := line
+				for j := range h.ncol {
+					f := rest
+					if i := bytes.IndexByte(rest, ','); i >= 0 {
+						f, rest = rest[:i], rest[i+1:]
+					}
+					if !store(j, trimSpace(f)) {
+						return false
+					}
+				}
+				p.rows++
+				return true
 			}
-			if j == target {
-				ys = append(ys, v)
-			} else {
-				xs.add(v)
+			rec, err := sp.split(line, lineNo)
+			if err != nil {
+				p.err = err
+				return false
 			}
+			if len(rec) != h.ncol {
+				p.err = lineErr(lineNo, nil, "row has %d fields, the header has %d", len(rec), h.ncol)
+				return false
+			}
+			p.rowLine = append(p.rowLine, int32(rel))
+			for j, f := range rec {
+				if !store(j, f) {
+					return false
+				}
+			}
+			p.rows++
+			return true
+		})
+		p.lines = lines
+		if p.err == nil {
+			p.err = err
 		}
-		n++
-	}
-	if err := lr.error(); err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, errEmpty(lr.line, "CSV input has a header but no data rows")
-	}
-	data := &Data{X: mat.NewDense(n, d, xs.slice())}
-	if hasHeader {
-		data.Names = feat
-	}
-	if target >= 0 {
-		data.Y = ys
-		if hasHeader {
-			data.TargetName = names[target]
+		if p.err == nil {
+			p.err = c.err
 		}
+		return p
 	}
-	return data, nil
 }
 
 // headerNames checks the header fields: one non-empty, distinct name per
@@ -200,6 +363,20 @@ func allNumbers(rec [][]byte) bool {
 		}
 	}
 	return true
+}
+
+var comma = []byte{','}
+
+// trimSpace removes the spaces and tabs around f.
+func trimSpace(f []byte) []byte {
+	i, k := 0, len(f)
+	for i < k && isSpace(f[i]) {
+		i++
+	}
+	for k > i && isSpace(f[k-1]) {
+		k--
+	}
+	return f[i:k]
 }
 
 func isBlank(line []byte) bool {

@@ -36,6 +36,13 @@ type Options struct {
 	// of an error (or, with Target empty, taking the first column). Meant for
 	// prediction input that may or may not carry labels.
 	TargetOptional bool
+	// TargetIfExtra reads a CSV that may or may not hold a target column,
+	// told apart by the column count: a file of exactly MaxCols columns has
+	// none (every column is a feature, as with NoTarget), any other has its
+	// target chosen by Target. Meant for prediction input for a model of d
+	// features, read with MinCols = MaxCols = d: d + 1 columns are labelled
+	// rows, d columns unlabelled ones. Ignored without MaxCols, and for LIBSVM.
+	TargetIfExtra bool
 
 	// AllowNonFinite accepts NaN, Inf and Infinity (any case, optional sign)
 	// as values and labels. By default they are errors wrapping zonal.ErrNonFinite.

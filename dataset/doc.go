@@ -13,7 +13,7 @@
 //
 // # Reading
 //
-// ReadLIBSVM and ReadCSV stream from an io.Reader; ReadFile picks the
+// ReadLIBSVM and ReadCSV read from an io.Reader; ReadFile picks the
 // parser from the file name (.libsvm, .svm, .csv, each optionally .gz) or
 // Options.Format. Gzip is recognized by its magic bytes 1f 8b, so a
 // compressed stream needs no special name. Numbers are parsed strictly
@@ -35,9 +35,20 @@
 // different column count an error; Options.TargetOptional reads prediction
 // input that may lack the target column.
 //
-// Gzip input is decompressed in a second goroutine while the first parses;
-// reading the 60000 x 784 MNIST training set (20 MB of LIBSVM gzip) takes
-// about a second.
+// The readers run as a pipeline: one goroutine reads the input (and
+// decompresses gzip) into chunks of about 1 MiB cut at line ends,
+// GOMAXPROCS goroutines parse chunks independently (numbers without an
+// allocation per field), and the caller takes the parsed chunks in input
+// order, applying what depends on the rows before a chunk (Options.MaxRows,
+// MaxDenseElements, the first error in line order). So the values, errors
+// and line numbers are those of a reader going line by line, and the
+// speed grows with the cores until decompression or the disk is the limit.
+// Memory beyond the result is a few chunks per core.
+//
+// NewBlockReader reads the same formats in blocks of rows (a *Data per
+// block: a dense X, or for LIBSVM a CSR, and the labels), through the same
+// pipeline and parser, for inputs larger than memory: `zonal predict`
+// reads, predicts and prints block by block.
 //
 // WriteLIBSVM and WriteCSV write data back with the shortest round-trip
 // number formatting, so a write followed by a read returns the same

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 
@@ -35,85 +36,155 @@ import (
 // Every malformed line gives a *ParseError naming the line and the problem
 // (wrapping zonal.ErrFormat); input without data lines gives zonal.ErrEmpty.
 func ReadLIBSVM(r io.Reader, opts Options) (*Data, error) {
+	return readLIBSVM(r, opts, defaultConfig())
+}
+
+func readLIBSVM(r io.Reader, opts Options, cfg readConfig) (*Data, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	lr, err := newLineReader(r)
+	s, err := openLIBSVM(r, opts, cfg)
 	if err != nil {
 		return nil, err
 	}
-	defer lr.close()
+	defer s.close()
+	var parts []*parsed
+	n, nnz, maxCol := 0, 0, 0
+	for {
+		p, err := s.take(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			break
+		}
+		if p.err != nil {
+			return nil, p.err
+		}
+		if p.rows > 0 {
+			parts = append(parts, p)
+			n += p.rows
+			nnz += len(p.col)
+			maxCol = max(maxCol, p.maxCol)
+		}
+	}
+	if n == 0 {
+		return nil, errEmpty(s.lines, "LIBSVM input has no data lines")
+	}
+	d := max(maxCol, opts.MinCols)
+	if d == 0 {
+		return nil, fmt.Errorf("%w: LIBSVM input has %d rows but no feature (set MinCols)", zonal.ErrEmpty, n)
+	}
+	if !opts.NoDense && n > MaxDenseElements/d {
+		return nil, fmt.Errorf("%w: dense %d x %d matrix exceeds MaxDenseElements = %d (use Options.NoDense)", zonal.ErrTooLarge, n, d, MaxDenseElements)
+	}
+	data := &Data{Y: make([]float64, 0, n)}
+	if opts.NoSparse {
+		// Dense only: scatter each part's entries, without first copying
+		// them into whole-file CSR arrays.
+		data.X = mat.NewDense(n, d, nil)
+		i0 := 0
+		for k, p := range parts {
+			data.Y = append(data.Y, p.y...)
+			p.scatter(data.X, i0)
+			i0 += p.rows
+			parts[k] = nil
+		}
+		return data, nil
+	}
+	m := &CSR{Rows: n, Cols: d, RowPtr: make([]int, 1, n+1), Col: make([]int, 0, nnz), Val: make([]float64, 0, nnz)}
+	for k, p := range parts {
+		data.Y = append(data.Y, p.y...)
+		m.appendRows(p)
+		parts[k] = nil
+	}
+	data.Sparse = m
+	if !opts.NoDense {
+		data.X = m.ToDense()
+	}
+	return data, nil
+}
+
+// openLIBSVM starts reading LIBSVM rows from r. The caller must close the
+// stream.
+func openLIBSVM(r io.Reader, opts Options, cfg readConfig) (*stream, error) {
+	s, err := newStream(r, cfg, opts.MaxRows)
+	if err != nil {
+		return nil, err
+	}
 	limit := MaxIndex
 	limitKind := zonal.ErrTooLarge
 	if opts.MaxCols > 0 && opts.MaxCols < limit {
 		limit = opts.MaxCols
 		limitKind = zonal.ErrRange
 	}
-	p := libsvmParser{allowNonFinite: opts.AllowNonFinite, limit: limit, limitKind: limitKind}
-	p.rowPtr = append(p.rowPtr, 0)
-	for {
-		if opts.MaxRows > 0 && len(p.y) >= opts.MaxRows {
-			break
-		}
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
-		if err := p.parseLine(line, lr.line); err != nil {
-			return nil, err
-		}
-	}
-	if err := lr.error(); err != nil {
-		return nil, err
-	}
-	n := len(p.y)
-	if n == 0 {
-		return nil, errEmpty(lr.line, "LIBSVM input has no data lines")
-	}
-	d := max(p.maxIdx, opts.MinCols)
-	if d == 0 {
-		return nil, fmt.Errorf("%w: LIBSVM input has %d rows but no feature (set MinCols)", zonal.ErrEmpty, n)
-	}
-	data := &Data{Y: p.y}
-	if !opts.NoDense {
-		if n > MaxDenseElements/d {
-			return nil, fmt.Errorf("%w: dense %d x %d matrix exceeds MaxDenseElements = %d (use Options.NoDense)", zonal.ErrTooLarge, n, d, MaxDenseElements)
-		}
-	}
-	if !opts.NoSparse {
-		data.Sparse = &CSR{Rows: n, Cols: d, RowPtr: p.rowPtr, Col: p.col.slice(), Val: p.val.slice()}
-		if !opts.NoDense {
-			data.X = data.Sparse.ToDense()
-		}
-		return data, nil
-	}
-	// Dense only: scatter the entries block by block, without first
-	// copying them into contiguous CSR arrays.
-	data.X = mat.NewDense(n, d, nil)
-	raw := data.X.RawMatrix()
-	cols, vals := p.col.blocks(), p.val.blocks()
-	i, pos := 0, 0
-	for b, cb := range cols {
-		vb := vals[b]
-		for t, j := range cb {
-			for pos >= p.rowPtr[i+1] {
-				i++
+	s.start(nil, func(c *chunk) *parsed {
+		lp := libsvmParser{allowNonFinite: opts.AllowNonFinite, limit: limit, limitKind: limitKind}
+		// At most one row per line and one entry per colon: the arrays
+		// never grow (no slack, no copy).
+		most, colons := bytes.Count(c.data, nl)+1, bytes.Count(c.data, colon)
+		lp.rowPtr = append(make([]int, 0, most+1), 0)
+		lp.y = make([]float64, 0, most)
+		lp.col = make([]int, 0, colons)
+		lp.val = make([]float64, 0, colons)
+		p := &parsed{line0: c.line0, rowLine: make([]int32, 0, most)}
+		_, lines, err := eachLine(c, cfg.limit, func(line []byte, rel int) bool {
+			rows := len(lp.y)
+			if p.err = lp.parseLine(line, c.line0+rel); p.err != nil {
+				return false
 			}
-			raw.Data[i*raw.Stride+j] = vb[t]
-			pos++
+			if len(lp.y) > rows {
+				p.rowLine = append(p.rowLine, int32(rel))
+			}
+			return true
+		})
+		p.rows, p.lines = len(lp.y), lines
+		nnz := lp.rowPtr[p.rows] // without the entries of a line that failed
+		lp.col, lp.val = lp.col[:nnz], lp.val[:nnz]
+		p.y, p.rowPtr, p.col, p.val, p.maxCol = lp.y, lp.rowPtr, lp.col, lp.val, lp.maxIdx
+		if p.err == nil {
+			p.err = err
 		}
-	}
-	return data, nil
+		if p.err == nil {
+			p.err = c.err
+		}
+		return p
+	})
+	return s, nil
 }
 
+var colon = []byte{':'}
+
+// appendRows appends the rows of p (from a LIBSVM chunk) to m's arrays.
+func (m *CSR) appendRows(p *parsed) {
+	off := len(m.Col)
+	for _, e := range p.rowPtr[1 : p.rows+1] {
+		m.RowPtr = append(m.RowPtr, off+e)
+	}
+	m.Col = append(m.Col, p.col...)
+	m.Val = append(m.Val, p.val...)
+}
+
+// scatter writes the entries of p's rows into rows i0, i0+1, ... of x.
+func (p *parsed) scatter(x *mat.Dense, i0 int) {
+	raw := x.RawMatrix()
+	for i := range p.rows {
+		row := raw.Data[(i0+i)*raw.Stride:]
+		for k := p.rowPtr[i]; k < p.rowPtr[i+1]; k++ {
+			row[p.col[k]] = p.val[k]
+		}
+	}
+}
+
+// libsvmParser parses LIBSVM lines into CSR arrays (rowPtr starts at 0).
 type libsvmParser struct {
 	allowNonFinite bool
 	limit          int
 	limitKind      error
 	maxIdx         int
 	rowPtr         []int
-	col            chunked[int]
-	val            chunked[float64]
+	col            []int
+	val            []float64
 	y              []float64
 }
 
@@ -208,14 +279,14 @@ func (p *libsvmParser) parseLine(line []byte, lineNo int) error {
 		if err != nil {
 			return err
 		}
-		p.col.add(idx - 1)
-		p.val.add(v)
+		p.col = append(p.col, idx-1)
+		p.val = append(p.val, v)
 	}
 	if prev > p.maxIdx {
 		p.maxIdx = prev
 	}
 	p.y = append(p.y, label)
-	p.rowPtr = append(p.rowPtr, p.col.len())
+	p.rowPtr = append(p.rowPtr, len(p.col))
 	return nil
 }
 

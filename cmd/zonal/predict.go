@@ -1,19 +1,19 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/solvers"
 )
@@ -31,6 +31,8 @@ type predictConfig struct {
 	path   string
 	scores bool
 	json   bool
+
+	blockRows int // rows per block (predictBlockRows when 0; tests set it)
 }
 
 // predictResult is the -json object of `zonal predict`.
@@ -53,11 +55,7 @@ func predictCommand(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, scores, err := runPredict(ctx, e, cfg)
-	if err != nil {
-		return err
-	}
-	return reportPredict(e.stdout, e.stderr, cfg, res, scores)
+	return runPredict(ctx, e, cfg)
 }
 
 // parsePredict parses and validates the flags of `zonal predict`.
@@ -78,75 +76,134 @@ func parsePredict(stderr io.Writer, args []string) (predictConfig, error) {
 	return c, c.data.checkInputs([2]string{"data", c.path})
 }
 
-// runPredict loads the model, reads the rows and predicts them; scores
-// holds the raw outputs when c.scores is set.
-func runPredict(ctx context.Context, e *env, c predictConfig) (*predictResult, *mat.Dense, error) {
+// runPredict loads the model, then reads, predicts and prints the rows
+// block by block (predictBlockRows rows, or c.blockRows): memory does not
+// grow with the input, except for -json, whose one object holds every
+// prediction (but not the rows). The output is byte-identical to
+// predicting the whole file at once: a row's prediction depends on that
+// row alone, and the blocks are cut so that every row takes the arithmetic
+// path it takes in the whole file (see predictSmallBatch). On an error
+// after some blocks, the lines of the blocks before are already printed;
+// the error names the input line.
+func runPredict(ctx context.Context, e *env, c predictConfig) error {
 	if st, err := os.Stat(c.model); err == nil && st.IsDir() {
-		return nil, nil, fmt.Errorf("-model %s is a directory, not a model file", c.model)
+		return fmt.Errorf("-model %s is a directory, not a model file", c.model)
 	}
 	mf, err := os.Open(c.model)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	pipe, err := solvers.Load(mf, solvers.Options{})
 	mf.Close()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", c.model, err)
+		return fmt.Errorf("%s: %w", c.model, err)
 	}
 	d := pipe.InputDim()
-	data, err := readPredictData(e, c, d)
+	br, name, closeInput, err := openPredictData(e, c, d)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	n, _ := data.Dims()
-	start := time.Now()
-	pred := make([]float64, n)
+	defer closeInput()
+	defer func() {
+		// Close waits for the reader's goroutine to leave the input's Read;
+		// after an interrupt that may be a silent standard input, so the
+		// goroutine is left to the process exit instead.
+		if ctx.Err() == nil {
+			br.Close()
+		}
+	}()
+	res := &predictResult{Model: pipe.Model.Kind(), Task: pipe.Encoding.Task.String(), D: d}
+	var allScores [][]float64 // -json -scores
+	var allY []float64        // -json: labels for Evaluate
+	var acc metricSums        // lines: the metric, summed block by block
+	labelled := false
+	out := bufio.NewWriterSize(e.stdout, 1<<16)
+	var pred []float64
 	var scores *mat.Dense
-	if c.scores {
-		scores = mat.NewDense(n, pipe.Outputs(), nil)
-	}
-	if data.X != nil {
-		err = pipe.PredictLabels(pred, data.X)
-		if err == nil && scores != nil {
-			err = pipe.PredictOutputs(scores, data.X)
+	var predictTime time.Duration
+	blocks := predictBlocks{br: br}
+	for {
+		blk, err := blocks.next(ctx)
+		if err == io.EOF {
+			break
 		}
-	} else { // LIBSVM rows stay sparse: the pipeline reads their nonzeros
-		err = pipe.PredictLabels(pred, data.Sparse)
-		if err == nil && scores != nil {
-			err = pipe.PredictOutputs(scores, data.Sparse)
+		if err != nil {
+			out.Flush()
+			return fmt.Errorf("data for a model of %d features: %s: %w", d, name, err)
 		}
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	res := &predictResult{Model: pipe.Model.Kind(), Task: pipe.Encoding.Task.String(), N: n, D: d, Predictions: pred,
-		PredictSeconds: time.Since(start).Seconds()}
-	if data.Y != nil {
-		m := pipe.Encoding.Evaluate(pred, data.Y)
-		res.RMSE, res.MAE, res.R2, res.Accuracy = finite(m.RMSE), finite(m.MAE), finite(m.R2), finite(m.Accuracy)
-	}
-	return res, scores, nil
-}
-
-// reportPredict prints one line per row (the label, or with -scores the
-// raw outputs separated by spaces) and the metric on stderr, or one JSON
-// object.
-func reportPredict(stdout, stderr io.Writer, c predictConfig, res *predictResult, scores *mat.Dense) error {
-	if c.json {
-		if scores != nil {
-			n, _ := scores.Dims()
-			res.Scores = make([][]float64, n)
-			for i := range res.Scores {
-				res.Scores[i] = mat.Row(nil, i, scores)
+		n, _ := blk.Dims()
+		pred = slices.Grow(pred[:0], n)[:n]
+		scores = nil
+		if c.scores {
+			scores = mat.NewDense(n, pipe.Outputs(), nil)
+		}
+		start := time.Now()
+		var x mat.Matrix = blk.X
+		if blk.X == nil {
+			x = blk.Sparse // LIBSVM rows stay sparse: the pipeline reads their nonzeros
+		}
+		err = pipe.PredictLabels(pred, x)
+		if err == nil && scores != nil {
+			err = pipe.PredictOutputs(scores, x)
+		}
+		predictTime += time.Since(start)
+		if err != nil {
+			out.Flush()
+			if res.N > 0 {
+				return fmt.Errorf("the block of rows from row %d: %w", res.N, err)
+			}
+			return err
+		}
+		res.N += n
+		labelled = blk.Y != nil
+		if c.json {
+			res.Predictions = append(res.Predictions, pred...)
+			allY = append(allY, blk.Y...)
+			for i := 0; scores != nil && i < n; i++ {
+				allScores = append(allScores, mat.Row(nil, i, scores))
+			}
+		} else {
+			if blk.Y != nil {
+				acc.add(pipe.Encoding.Task == solvers.TaskClassification, pred, blk.Y)
+			}
+			if err := writePredictLines(out, pred, scores); err != nil {
+				return err
 			}
 		}
-		return json.NewEncoder(stdout).Encode(res)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
+	res.PredictSeconds = predictTime.Seconds()
+	if c.json {
+		if labelled {
+			m := pipe.Encoding.Evaluate(res.Predictions, allY)
+			res.RMSE, res.MAE, res.R2, res.Accuracy = finite(m.RMSE), finite(m.MAE), finite(m.R2), finite(m.Accuracy)
+		}
+		res.Scores = allScores
+		return json.NewEncoder(e.stdout).Encode(res)
+	}
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	// The metric goes to stderr so stdout stays one prediction per line.
+	if labelled {
+		m := acc.metrics(pipe.Encoding.Task == solvers.TaskClassification)
+		switch {
+		case m.Accuracy != nil:
+			fmt.Fprintf(e.stderr, "accuracy %.4f on %d rows\n", *m.Accuracy, res.N)
+		case m.RMSE != nil:
+			fmt.Fprintf(e.stderr, "RMSE %.6g  MAE %.6g  R^2 %.4f on %d rows\n", *m.RMSE, *m.MAE, derefOr(m.R2), res.N)
+		}
+	}
+	return nil
+}
+
+// writePredictLines prints one line per row: the label, or with scores
+// the raw outputs separated by spaces, in the shortest round-trip form.
+func writePredictLines(w io.Writer, pred []float64, scores *mat.Dense) error {
 	buf := make([]byte, 0, 64)
-	for i, v := range res.Predictions {
+	for i, v := range pred {
 		buf = buf[:0]
 		if scores != nil {
 			for j, s := range scores.RawRowView(i) {
@@ -159,16 +216,9 @@ func reportPredict(stdout, stderr io.Writer, c predictConfig, res *predictResult
 			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
 		}
 		buf = append(buf, '\n')
-		if _, err := stdout.Write(buf); err != nil {
+		if _, err := w.Write(buf); err != nil {
 			return err
 		}
-	}
-	// The metric goes to stderr so stdout stays one prediction per line.
-	switch {
-	case res.Accuracy != nil:
-		fmt.Fprintf(stderr, "accuracy %.4f on %d rows\n", *res.Accuracy, res.N)
-	case res.RMSE != nil:
-		fmt.Fprintf(stderr, "RMSE %.6g  MAE %.6g  R^2 %.4f on %d rows\n", *res.RMSE, *res.MAE, derefOr(res.R2), res.N)
 	}
 	return nil
 }
@@ -180,40 +230,155 @@ func derefOr(p *float64) float64 {
 	return *p
 }
 
-// readPredictData reads rows for a model of d features. LIBSVM rows are
-// padded to d (omitted trailing zeros), kept as CSR (Data.X nil), and an
-// index beyond d is an error.
-// A CSV must have d feature columns plus a target column, or exactly d
-// columns and no target. Standard input is read once, into memory, so that
-// both readings can be tried.
-func readPredictData(e *env, c predictConfig, d int) (*dataset.Data, error) {
-	if c.path == "-" {
-		b, err := io.ReadAll(io.LimitReader(e.stdin, zonal.DefaultMemoryBudget+1))
-		if err != nil {
-			return nil, fmt.Errorf("standard input: %w", err)
-		}
-		if int64(len(b)) > zonal.DefaultMemoryBudget {
-			return nil, fmt.Errorf("%w: standard input holds more than %d bytes: give the rows as a file", zonal.ErrTooLarge, zonal.DefaultMemoryBudget)
-		}
-		e = &env{stdin: bytes.NewReader(b), stdout: e.stdout, stderr: e.stderr}
-	}
-	// LIBSVM rows are read as CSR only (no dense n x d matrix).
+// openPredictData opens the rows for a model of d features as a block
+// reader, and names them for errors. LIBSVM rows are padded to d (omitted
+// trailing zeros), kept as CSR (no dense matrix), and an index beyond d
+// is an error. A CSV must have d feature columns plus a target column (y,
+// or the first column), or exactly d columns and no target. Standard input
+// is read as it comes, not held in memory.
+func openPredictData(e *env, c predictConfig, d int) (br *dataset.BlockReader, name string, closeInput func(), err error) {
 	format, err := c.data.formatOf("data", c.path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var r io.Reader = e.stdin
+	name, closeInput = "standard input", func() {}
+	if c.path != "-" {
+		name = c.path
+		if st, err := os.Stat(c.path); err == nil && st.IsDir() {
+			return nil, "", nil, fmt.Errorf("data for a model of %d features: -data %s is a directory, not a data file", d, c.path)
+		}
+		f, err := os.Open(c.path)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("data for a model of %d features: %w", d, err)
+		}
+		r, closeInput = f, func() { f.Close() }
+	}
+	opts := dataset.Options{Format: format, Header: c.data.header, MinCols: d, MaxCols: d, TargetIfExtra: true, NoDense: format == "libsvm"}
+	rows := c.blockRows
+	if rows <= 0 {
+		rows = predictBlockRows
+	}
+	if format == "libsvm" {
+		// Whole multiples of the pipeline's own CSR blocks, which it then
+		// cuts exactly where it cuts the whole file.
+		u := max(1, min(32*predictSmallBatch, predictCSRBlockBytes/(8*d)))
+		rows = u * ((rows + u - 1) / u)
+	} else {
+		rows = max(rows, predictSmallBatch+1)
+	}
+	br, err = dataset.NewBlockReader(r, rows, opts)
+	if err != nil {
+		closeInput()
+		return nil, "", nil, err
+	}
+	return br, name, closeInput, nil
+}
+
+// predictBlockRows is the block size of `zonal predict`: dataset's default.
+const predictBlockRows = dataset.DefaultBlockRows
+
+// The models predict a batch of at most predictSmallBatch rows row by row
+// (direct kernel evaluations), a larger one through kernel blocks and Gemm;
+// the two sum in different orders, so a row's prediction can differ in
+// the last bits between them. PredictOutputs of a CSR hands the model dense
+// blocks of min(n, 32*predictSmallBatch, predictCSRBlockBytes/(8d)) rows.
+// Both are solvers' (smallBatch, csrBlockBytes); predict follows them so
+// that every row goes the way it goes when the whole file is predicted at
+// once: dense blocks of more than predictSmallBatch rows (a short last
+// block joins the one before), CSR blocks in whole multiples of the
+// pipeline's.
+const (
+	predictSmallBatch    = 32
+	predictCSRBlockBytes = 32 << 20
+)
+
+// predictBlocks hands out the blocks of a BlockReader, joining a dense
+// block of at most predictSmallBatch rows (the last) to the one before.
+type predictBlocks struct {
+	br      *dataset.BlockReader
+	ahead   *dataset.Data
+	err     error
+	started bool
+}
+
+func (p *predictBlocks) next(ctx context.Context) (*dataset.Data, error) {
+	if !p.started {
+		p.started = true
+		p.ahead, p.err = p.br.Next(ctx)
+	}
+	cur, err := p.ahead, p.err
 	if err != nil {
 		return nil, err
 	}
-	data, err := readData(e, c.data, "data", c.path, dataset.Options{MinCols: d, MaxCols: d, NoDense: format == "libsvm"})
-	if err != nil && errors.Is(err, zonal.ErrRange) {
-		if r, ok := e.stdin.(*bytes.Reader); ok {
-			r.Seek(0, io.SeekStart)
-		}
-		// A CSV of exactly d columns: no labels.
-		if alt, err2 := readData(e, c.data, "data", c.path, dataset.Options{NoTarget: true, MinCols: d, MaxCols: d}); err2 == nil && alt.Sparse == nil {
-			return alt, nil
+	p.ahead, p.err = p.br.Next(ctx)
+	if p.err == nil && p.ahead.X != nil {
+		if n, _ := p.ahead.Dims(); n <= predictSmallBatch {
+			cur = stackRows(cur, p.ahead)
+			p.ahead, p.err = p.br.Next(ctx)
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("data for a model of %d features: %w", d, err)
+	return cur, nil
+}
+
+// stackRows returns the dense rows of a followed by those of b.
+func stackRows(a, b *dataset.Data) *dataset.Data {
+	na, d := a.X.Dims()
+	nb, _ := b.X.Dims()
+	x := mat.NewDense(na+nb, d, nil)
+	x.Slice(0, na, 0, d).(*mat.Dense).Copy(a.X)
+	x.Slice(na, na+nb, 0, d).(*mat.Dense).Copy(b.X)
+	out := &dataset.Data{X: x, Names: a.Names, TargetName: a.TargetName}
+	if a.Y != nil {
+		out.Y = append(slices.Clip(a.Y), b.Y...)
 	}
-	return data, nil
+	return out
+}
+
+// metricSums accumulates the metrics of solvers.Encoding.Evaluate over
+// blocks of rows. The sums run in row order, so RMSE, MAE and accuracy
+// equal Evaluate's on the whole arrays bit for bit; R^2's total sum of
+// squares about the mean is accumulated by Welford's update (Evaluate
+// takes the mean first, in a second pass over y), which agrees to about
+// 1e-15 relative: far below the four printed decimals.
+type metricSums struct {
+	n        int
+	correct  int
+	sq, abs  float64 // sum (pred - y)^2, sum |pred - y|
+	mean, m2 float64 // Welford: running mean of y, sum (y - mean)^2
+}
+
+func (m *metricSums) add(classification bool, pred, y []float64) {
+	for i, v := range y {
+		m.n++
+		if classification {
+			if pred[i] == v {
+				m.correct++
+			}
+			continue
+		}
+		d := pred[i] - v
+		m.sq += d * d
+		m.abs += math.Abs(d)
+		delta := v - m.mean
+		m.mean += delta / float64(m.n)
+		m.m2 += delta * (v - m.mean)
+	}
+}
+
+// metrics returns the accumulated metrics, with NaN and Inf as nil.
+func (m *metricSums) metrics(classification bool) solvers.Metrics {
+	if m.n == 0 {
+		return solvers.Metrics{}
+	}
+	n := float64(m.n)
+	if classification {
+		a := float64(m.correct) / n
+		return solvers.Metrics{Accuracy: finite(&a)}
+	}
+	rmse, mae, r2 := math.Sqrt(m.sq/n), m.abs/n, math.NaN()
+	if m.m2 != 0 {
+		r2 = 1 - m.sq/m.m2
+	}
+	return solvers.Metrics{RMSE: finite(&rmse), MAE: finite(&mae), R2: finite(&r2)}
 }
