@@ -271,3 +271,14 @@ func (p *Pipeline) PredictLabels(dst []float64, x mat.Matrix) error {
 	}
 	return p.Encoding.Decode(dst, out)
 }
+
+// DirectBatch is the largest batch the models predict row by row (direct
+// kernel evaluations); larger batches go through kernel blocks and Gemm.
+// The two sum in different orders, so a row's outputs can differ in the
+// last bits between them: a caller that predicts a stream in blocks and
+// wants the outputs of predicting it whole keeps blocks above this size.
+const DirectBatch = smallBatch
+
+// SparseBlockBytes bounds the dense row blocks PredictOutputs hands the
+// model for CSR rows: min(n, 32 DirectBatch, SparseBlockBytes/(8 d)) rows.
+const SparseBlockBytes = csrBlockBytes

@@ -283,14 +283,14 @@ const predictBlockRows = dataset.DefaultBlockRows
 // the two sum in different orders, so a row's prediction can differ in
 // the last bits between them. PredictOutputs of a CSR hands the model dense
 // blocks of min(n, 32*predictSmallBatch, predictCSRBlockBytes/(8d)) rows.
-// Both are solvers' (smallBatch, csrBlockBytes); predict follows them so
+// Both are solvers' (DirectBatch, SparseBlockBytes); predict follows them so
 // that every row goes the way it goes when the whole file is predicted at
 // once: dense blocks of more than predictSmallBatch rows (a short last
 // block joins the one before), CSR blocks in whole multiples of the
 // pipeline's.
 const (
-	predictSmallBatch    = 32
-	predictCSRBlockBytes = 32 << 20
+	predictSmallBatch    = solvers.DirectBatch
+	predictCSRBlockBytes = solvers.SparseBlockBytes
 )
 
 // predictBlocks hands out the blocks of a BlockReader, joining a dense
