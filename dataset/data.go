@@ -166,6 +166,21 @@ func (d *Data) Subset(rows []int) (*Data, error) {
 	return out, nil
 }
 
+// FormatOf returns the format a file's name says, after removing a ".gz"
+// suffix: ".libsvm", ".svm" -> "libsvm"; ".csv" -> "csv". Compression is
+// detected from the content, not the name. Errors: zonal.ErrParam naming
+// the file when the name says neither.
+func FormatOf(path string) (string, error) {
+	base := strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz")
+	switch filepath.Ext(base) {
+	case ".libsvm", ".svm":
+		return "libsvm", nil
+	case ".csv":
+		return "csv", nil
+	}
+	return "", fmt.Errorf("%w: %s: cannot tell the format from the name (want .libsvm, .svm or .csv, optionally .gz); set Options.Format", zonal.ErrParam, path)
+}
+
 // ReadFile reads a data file. The format comes from opts.Format, or else
 // from the name, after removing a ".gz" suffix: ".libsvm", ".svm" →
 // LIBSVM; ".csv" → CSV. Compression is detected from the content (gzip
@@ -177,15 +192,9 @@ func ReadFile(path string, opts Options) (*Data, error) {
 		return nil, fmt.Errorf("%w: reading standard input (\"-\") needs Options.Format", zonal.ErrParam)
 	}
 	if format == "" {
-		base := strings.ToLower(filepath.Base(path))
-		base = strings.TrimSuffix(base, ".gz")
-		switch filepath.Ext(base) {
-		case ".libsvm", ".svm":
-			format = "libsvm"
-		case ".csv":
-			format = "csv"
-		default:
-			return nil, fmt.Errorf("%w: %s: cannot tell the format from the name (want .libsvm, .svm or .csv, optionally .gz); set Options.Format", zonal.ErrParam, path)
+		var err error
+		if format, err = FormatOf(path); err != nil {
+			return nil, err
 		}
 	}
 	var read func(*os.File, Options) (*Data, error)

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
-	"strings"
 	"sync"
+
+	"github.com/zonal-ml/zonal/dataset"
 )
 
 // errHelp is returned when -h was asked for: usage was printed, exit 0.
@@ -147,12 +147,8 @@ func (d *dataFlags) formatOf(flagName, path string) (string, error) {
 	if path == "-" {
 		return "", usagef("-%s -: reading standard input needs -format csv or -format libsvm", flagName)
 	}
-	base := strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz")
-	switch filepath.Ext(base) {
-	case ".csv":
-		return "csv", nil
-	case ".libsvm", ".svm":
-		return "libsvm", nil
+	if f, err := dataset.FormatOf(path); err == nil {
+		return f, nil
 	}
 	return "", usagef("-%s %s: cannot tell the format from the name (want .csv, .libsvm or .svm, optionally .gz): give -format csv or -format libsvm", flagName, path)
 }
