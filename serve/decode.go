@@ -89,7 +89,7 @@ func unmarshalStrict(body []byte, v any, unknownOK bool) error {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("malformed JSON: more data after the request object")
+		return errors.New("more data after the request object")
 	}
 	return nil
 }

@@ -8,12 +8,16 @@
 //	POST /v1/predict               {"rows": [[x11, ..., x1d], ...], "outputs": false}
 //	                               -> {"predictions": [y1, ...], "outputs": [[...], ...]}
 //	POST /v1/reload                reload the model file (only with Options.ReloadEndpoint)
-//	GET  /v2                       Open Inference Protocol v2 server metadata
+//	GET  /v2                       Open Inference Protocol v2 server metadata (extensions:
+//	                               "binary_tensor_data")
 //	GET  /v2/health/live           {"live": true}
 //	GET  /v2/health/ready          {"ready": true} (503 while draining)
 //	GET  /v2/models/{name}         model metadata: input tensor [-1, d], output tensors
 //	GET  /v2/models/{name}/ready   {"name": name, "ready": true}
-//	POST /v2/models/{name}/infer   one FP64 or FP32 input tensor of shape [n, d]
+//	POST /v2/models/{name}/infer   one FP64 or FP32 input tensor of shape [n, d], in JSON
+//	                               or as binary data (the binary tensor data extension:
+//	                               Inference-Header-Content-Length, binary_data_size,
+//	                               binary_data, binary_data_output; see binary.go)
 //	     /v2/models/{name}/versions/{version}[/ready|/infer]  the same, for Options.Version
 //	GET  /healthz, /readyz         liveness and readiness (text "ok")
 //	GET  /metrics                  Prometheus text format, from Options.Registry
