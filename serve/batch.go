@@ -16,6 +16,9 @@ type job struct {
 	label float64
 	err   error
 	done  chan struct{} // one send when the answer is in
+
+	queued, started time.Time     // when the row was queued, and its block began
+	compute         time.Duration // the block's prediction time
 }
 
 // batcher merges concurrent single-row requests into blocks. One dispatcher
@@ -62,7 +65,7 @@ func (b *batcher) stop() {
 
 // predictRow queues the row x (d values) for model m and waits for its
 // answer, the label into labels[0] and the k outputs into outs.
-func (b *batcher) predictRow(ctx context.Context, m *model, x, labels, outs []float64) error {
+func (b *batcher) predictRow(ctx context.Context, m *model, x, labels, outs []float64, st *stage) error {
 	j, _ := b.jobs.Get().(*job)
 	if j == nil {
 		j = &job{done: make(chan struct{}, 1)}
@@ -73,6 +76,7 @@ func (b *batcher) predictRow(ctx context.Context, m *model, x, labels, outs []fl
 		j.outs = make([]float64, m.k)
 	}
 	j.outs = j.outs[:m.k]
+	j.queued = time.Now()
 	// At most MaxInFlight requests are admitted and the queue holds as many
 	// jobs, so it is full only when cancelled requests left jobs behind.
 	select {
@@ -90,6 +94,8 @@ func (b *batcher) predictRow(ctx context.Context, m *model, x, labels, outs []fl
 	}
 	labels[0] = j.label
 	copy(outs, j.outs)
+	st.queue.Observe(j.started.Sub(j.queued).Seconds())
+	st.compute.Observe(j.compute.Seconds())
 	err := j.err
 	j.m = nil
 	b.jobs.Put(j)
@@ -205,13 +211,16 @@ func (b *batcher) runGroup(g []*job) {
 		copy(sc.x[i*m.d:(i+1)*m.d], j.x)
 	}
 	b.s.met.batchRows.Observe(float64(n))
+	start := time.Now()
 	err := b.s.predictBlock(m, sc.x, n, sc.labels, sc.outs, &sc.dn)
+	el := time.Since(start)
 	for i, j := range g {
 		if err == nil {
 			j.label = sc.labels[i]
 			copy(j.outs, sc.outs[i*m.k:(i+1)*m.k])
 		}
 		j.err = err
+		j.started, j.compute = start, el
 		j.done <- struct{}{}
 	}
 	b.scratch.Put(sc)

@@ -68,6 +68,29 @@
 // solvers predict those row by row) and to rounding for larger ones (kernel
 // blocks and Gemm sum in another order; the tests allow 1e-12 (1 + |y|)).
 //
+// # Metrics
+//
+// /metrics serves, besides the Go and process collectors of a private
+// registry:
+//
+//	zonal_request_duration_seconds{route,protocol}  handler time, start to last byte
+//	zonal_queue_duration_seconds{route,protocol}    decoded request waiting for its prediction
+//	zonal_compute_duration_seconds{route,protocol}  its block prediction (a batched row: the block's)
+//	zonal_serve_requests_total{route,code}          requests by status code
+//	zonal_serve_rows_predicted_total, zonal_serve_batch_rows (histogram of block sizes),
+//	zonal_serve_in_flight_requests, zonal_serve_rejected_total, zonal_serve_panics_total,
+//	zonal_serve_reloads_total{result}, zonal_serve_model_info{name,kind,task},
+//	zonal_serve_model_input_dim, zonal_serve_model_outputs,
+//	zonal_serve_model_load_timestamp_seconds
+//
+// route is the HTTP route pattern (e.g. /v2/models/{name}/infer) or the
+// gRPC method (e.g. ModelInfer), protocol is http or grpc. The latency
+// buckets run from 25 µs to 10 s, about three per decade: a single row on
+// a small model is answered in tens of microseconds, a block of thousands
+// of rows on a big one in seconds, and the request, queue and compute
+// times of one request fall into comparable buckets. Request minus queue
+// minus compute is the decoding and encoding time.
+//
 // # Reload
 //
 // Reload loads Options.ModelFile, checks it (same input dimension d as the

@@ -234,7 +234,7 @@ func (s *Server) routes() {
 	handle := func(pattern, route, method string, h func(http.ResponseWriter, *http.Request) error) {
 		mux.Handle(pattern, s.instrument(route, method, h))
 	}
-	handle("/v1/predict", "/v1/predict", http.MethodPost, s.handleV1)
+	handle("/v1/predict", "/v1/predict", http.MethodPost, s.handleV1(s.met.stage("/v1/predict", protoHTTP)))
 	if s.opts.ReloadEndpoint {
 		handle("/v1/reload", "/v1/reload", http.MethodPost, s.handleReload)
 	}
@@ -251,7 +251,7 @@ func (s *Server) routes() {
 	for _, prefix := range []string{"/v2/models/{name}", "/v2/models/{name}/versions/{version}"} {
 		handle(prefix, prefix, http.MethodGet, s.handleModelMeta)
 		handle(prefix+"/ready", prefix+"/ready", http.MethodGet, s.handleModelReady)
-		handle(prefix+"/infer", prefix+"/infer", http.MethodPost, s.handleV2)
+		handle(prefix+"/infer", prefix+"/infer", http.MethodPost, s.handleV2(s.met.stage(prefix+"/infer", protoHTTP)))
 	}
 	handle("/healthz", "/healthz", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
 		return writeText(w, http.StatusOK, "ok\n")
@@ -302,7 +302,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // instrument wraps a route: method check (GET routes take HEAD too), error
 // answers, panic recovery, request count and latency.
 func (s *Server) instrument(route, method string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
-	lat := s.met.latency.WithLabelValues(route)
+	lat := s.met.latency.WithLabelValues(route, protoHTTP)
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		w := statusWriters.Get().(*statusWriter)
@@ -421,11 +421,13 @@ func (s *Server) release() {
 
 // predict answers the n x d rows x with model m into labels (n) and outs
 // (n x k): a lone row through the batcher (when batching is on), more rows
-// as one block on a worker slot.
-func (s *Server) predict(ctx context.Context, m *model, x []float64, n int, labels, outs []float64) error {
+// as one block on a worker slot. The wait and the prediction are observed
+// in st.
+func (s *Server) predict(ctx context.Context, m *model, x []float64, n int, labels, outs []float64, st *stage) error {
 	if n == 1 && s.batch != nil {
-		return s.batch.predictRow(ctx, m, x, labels, outs)
+		return s.batch.predictRow(ctx, m, x, labels, outs, st)
 	}
+	t0 := time.Now()
 	select {
 	case s.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -434,7 +436,11 @@ func (s *Server) predict(ctx context.Context, m *model, x []float64, n int, labe
 	defer func() { <-s.slots }()
 	dn := denseHeaders.Get().(*denses)
 	defer denseHeaders.Put(dn)
-	return s.predictBlock(m, x, n, labels, outs, dn)
+	t1 := time.Now()
+	st.queue.Observe(t1.Sub(t0).Seconds())
+	err := s.predictBlock(m, x, n, labels, outs, dn)
+	st.compute.Observe(time.Since(t1).Seconds())
+	return err
 }
 
 // predictBlock predicts the n x d block x with m into labels (n) and outs
@@ -464,7 +470,11 @@ func (s *Server) predictBlock(m *model, x []float64, n int, labels, outs []float
 }
 
 // handleV1 answers POST /v1/predict.
-func (s *Server) handleV1(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleV1(st *stage) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error { return s.serveV1(w, r, st) }
+}
+
+func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, st *stage) error {
 	if err := s.admitRequest(w); err != nil {
 		return err
 	}
@@ -495,7 +505,7 @@ func (s *Server) handleV1(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	labels, outs := sc.results(n, m.k)
-	if err := s.predict(r.Context(), m, x, n, labels, outs); err != nil {
+	if err := s.predict(r.Context(), m, x, n, labels, outs, st); err != nil {
 		return err
 	}
 	b := append(sc.resp[:0], `{"predictions":`...)
@@ -606,7 +616,11 @@ func (s *Server) handleModelReady(w http.ResponseWriter, r *http.Request) error 
 
 // handleV2 answers POST /v2/models/{name}/infer, in JSON or with the
 // binary tensor data extension (binary.go).
-func (s *Server) handleV2(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleV2(st *stage) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error { return s.serveV2(w, r, st) }
+}
+
+func (s *Server) serveV2(w http.ResponseWriter, r *http.Request, st *stage) error {
 	m, err := s.modelFor(r)
 	if err != nil {
 		return err
@@ -632,7 +646,7 @@ func (s *Server) handleV2(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	labels, outs := sc.results(c.n, m.k)
-	if err := s.predict(r.Context(), m, c.x, c.n, labels, outs); err != nil {
+	if err := s.predict(r.Context(), m, c.x, c.n, labels, outs, st); err != nil {
 		return err
 	}
 	b, jsonLen, err := s.appendV2Answer(sc.resp[:0], c, m, labels, outs)
