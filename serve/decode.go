@@ -204,7 +204,8 @@ func (c *v2Call) datatype() string {
 func decodeV2(body []byte, d, maxRows int) (*v2Call, error) {
 	want := fmt.Sprintf("want {\"inputs\": [{\"name\": \"input-0\", \"datatype\": \"FP64\" or \"FP32\", \"shape\": [n, %d], \"data\": [...]}]}", d)
 	var req v2Request
-	if err := unmarshalStrict(body, &req, true); err != nil {
+	err := unmarshalStrict(body, &req, true)
+	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "%s; %s", jsonProblem(err, body), want)
 	}
 	if len(req.Inputs) != 1 {
@@ -215,20 +216,9 @@ func decodeV2(body []byte, d, maxRows int) (*v2Call, error) {
 	if req.ID != "" {
 		c.id = jsonString(req.ID)
 	}
-	switch in.Datatype {
-	case "FP64":
-	case "FP32":
-		c.fp32 = true
-	default:
-		return nil, errorf(http.StatusBadRequest, "input %q has datatype %q; the model takes FP64 or FP32", in.Name, in.Datatype)
+	if c.n, c.fp32, err = checkInput(in.Name, in.Datatype, in.Shape, d, maxRows); err != nil {
+		return nil, err
 	}
-	if len(in.Shape) != 2 || in.Shape[1] != int64(d) || in.Shape[0] < 1 {
-		return nil, errorf(http.StatusBadRequest, "input %q has shape %v; the model expects [n, %d] with n >= 1", in.Name, in.Shape, d)
-	}
-	if in.Shape[0] > int64(maxRows) {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "%d rows is over the limit of %d rows per request", in.Shape[0], maxRows)
-	}
-	c.n = int(in.Shape[0])
 	size, hasSize, err := paramInt(in.Parameters, "binary_data_size")
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "input %q: %v", in.Name, err)
@@ -277,6 +267,26 @@ func decodeV2(body []byte, d, maxRows int) (*v2Call, error) {
 		}
 	}
 	return c, nil
+}
+
+// checkInput checks the input tensor's datatype (FP64 or FP32) and shape
+// ([n, d], 1 <= n <= maxRows) and returns n. Errors are *httpError (400,
+// 413 above maxRows), for REST and gRPC alike.
+func checkInput(name, datatype string, shape []int64, d, maxRows int) (n int, fp32 bool, err error) {
+	switch datatype {
+	case "FP64":
+	case "FP32":
+		fp32 = true
+	default:
+		return 0, false, errorf(http.StatusBadRequest, "input %q has datatype %q; the model takes FP64 or FP32", name, datatype)
+	}
+	if len(shape) != 2 || shape[1] != int64(d) || shape[0] < 1 {
+		return 0, false, errorf(http.StatusBadRequest, "input %q has shape %v; the model expects [n, %d] with n >= 1", name, shape, d)
+	}
+	if shape[0] > int64(maxRows) {
+		return 0, false, errorf(http.StatusRequestEntityTooLarge, "%d rows is over the limit of %d rows per request", shape[0], maxRows)
+	}
+	return int(shape[0]), fp32, nil
 }
 
 // nonFinite returns the index of the first value that is not finite, or

@@ -22,6 +22,12 @@
 //	GET  /healthz, /readyz         liveness and readiness (text "ok")
 //	GET  /metrics                  Prometheus text format, from Options.Registry
 //
+// Server.GRPCServer serves the same model over the protocol's gRPC service
+// (inference.GRPCInferenceService, package serve/oip): ServerLive,
+// ServerReady, ModelReady, ServerMetadata, ModelMetadata and ModelInfer,
+// with typed or raw tensor contents, under the same limits, batching,
+// reload and metrics; `zonal serve -grpc-addr` runs it next to HTTP.
+//
 // A prediction is the class label (one of the training labels) for a
 // classification model and the value for regression; the outputs are the k
 // raw model outputs f(x) = sum_j alpha_j k(x, c_j) (per-class scores, one vs

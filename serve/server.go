@@ -396,18 +396,31 @@ func writeText(w http.ResponseWriter, code int, text string) error {
 }
 
 // admitRequest takes an admission token (give it back with release) or
-// answers 503 with Retry-After.
+// answers 503, with Retry-After when the server is saturated.
 func (s *Server) admitRequest(w http.ResponseWriter) error {
+	err := s.tryAdmit()
+	if err == errSaturated {
+		secs := int(math.Ceil(s.opts.RetryAfter.Seconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+		return errorf(http.StatusServiceUnavailable, "server is saturated (%d requests in flight); retry later", s.opts.MaxInFlight)
+	}
+	return err
+}
+
+// errSaturated is tryAdmit's refusal when MaxInFlight requests are admitted.
+var errSaturated = errorf(http.StatusServiceUnavailable, "server is saturated; retry later")
+
+// tryAdmit takes an admission token (give it back with release), or
+// returns errClosed or errSaturated.
+func (s *Server) tryAdmit() error {
 	if s.closed.Load() {
-		return errorf(http.StatusServiceUnavailable, "server is shutting down")
+		return errClosed
 	}
 	select {
 	case s.admit <- struct{}{}:
 	default:
 		s.met.rejected.Inc()
-		secs := int(math.Ceil(s.opts.RetryAfter.Seconds()))
-		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-		return errorf(http.StatusServiceUnavailable, "server is saturated (%d requests in flight); retry later", s.opts.MaxInFlight)
+		return errSaturated
 	}
 	s.met.inFlight.Inc()
 	return nil
@@ -548,14 +561,19 @@ func (s *Server) handleServerMeta(w http.ResponseWriter, r *http.Request) error 
 // modelFor returns the model named in the path (and its version, when the
 // path has one), or a 404.
 func (s *Server) modelFor(r *http.Request) (*model, error) {
-	if name := r.PathValue("name"); name != s.opts.Name {
+	return s.lookup(r.PathValue("name"), r.PathValue("version"))
+}
+
+// lookup returns the model called name, of version ("" = any), or a 404.
+func (s *Server) lookup(name, version string) (*model, error) {
+	if name != s.opts.Name {
 		return nil, errorf(http.StatusNotFound, "no model %q; this server serves %q", name, s.opts.Name)
 	}
-	if v := r.PathValue("version"); v != "" && v != s.opts.Version {
+	if version != "" && version != s.opts.Version {
 		if s.opts.Version == "" {
 			return nil, errorf(http.StatusNotFound, "model %q has no versions; use /v2/models/%s", s.opts.Name, s.opts.Name)
 		}
-		return nil, errorf(http.StatusNotFound, "model %q has no version %q; it serves version %q", s.opts.Name, v, s.opts.Version)
+		return nil, errorf(http.StatusNotFound, "model %q has no version %q; it serves version %q", s.opts.Name, version, s.opts.Version)
 	}
 	return s.cur.Load(), nil
 }
