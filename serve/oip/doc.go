@@ -4,7 +4,10 @@
 // github.com/kserve/open-inference-protocol at commit
 // d49cc23f89d709d87b210ef9449e273ae243984e
 // (specification/protocol/open_inference_grpc.proto, unchanged; Apache
-// License 2.0, see LICENSE). The server is serve.Server.GRPCServer; the
+// License 2.0, see LICENSE); open_inference_rest.yaml, the protocol's
+// OpenAPI description of the REST routes from the same commit, unchanged,
+// is what serve's tests validate the REST requests and answers against.
+// The server is serve.Server.GRPCServer; the
 // client here (NewGRPCInferenceServiceClient) talks to it or to any other
 // OIP v2 server.
 //
