@@ -89,20 +89,25 @@ func (c *v2Call) readBinary(tail []byte, d int, hasHeader bool) error {
 		return errorf(http.StatusBadRequest, "input %q: %d bytes follow the JSON, binary_data_size says %d", c.name, len(tail), need)
 	}
 	x := c.x[:c.n*d]
-	if c.fp32 {
-		for i := range x {
-			x[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(tail[4*i:])))
-		}
-	} else {
-		for i := range x {
-			x[i] = math.Float64frombits(binary.LittleEndian.Uint64(tail[8*i:]))
-		}
-	}
+	readRaw(x, tail, c.fp32)
 	if i := nonFinite(x, false); i >= 0 {
 		return errorf(http.StatusBadRequest, "input %q: row %d, column %d is not a finite %s (%g); the model expects d = %d finite values per row",
 			c.name, i/d, i%d, c.datatype(), x[i], d)
 	}
 	return nil
+}
+
+// readRaw decodes len(x) little-endian FP32 or FP64 values of b into x.
+func readRaw(x []float64, b []byte, fp32 bool) {
+	if fp32 {
+		for i := range x {
+			x[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		}
+		return
+	}
+	for i := range x {
+		x[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
 }
 
 // appendBinary appends v as little-endian FP32 or FP64 values; a

@@ -520,7 +520,7 @@ func fastV2(body []byte, d, maxRows int, c *v2Call) bool {
 	case in.rows >= 0 && (in.rows != c.n || in.rowLen != d):
 		return false
 	}
-	if !c.binary() && !finite(c.x, c.fp32) {
+	if !c.binary() && nonFinite(c.x, c.fp32) >= 0 {
 		return false
 	}
 	if outs[0] < 0 && outs[1] < 0 {
@@ -677,21 +677,6 @@ func (p *scanner) params(field func(k []byte) bool) bool {
 func plainASCII(raw []byte) bool {
 	for _, c := range raw {
 		if c < ' ' || c > '~' || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
-}
-
-// finite checks the values (rounding them to float32 first when fp32, as
-// decodeV2 does).
-func finite(x []float64, fp32 bool) bool {
-	for i, v := range x {
-		if fp32 {
-			v = float64(float32(v))
-			x[i] = v
-		}
-		if v-v != 0 {
 			return false
 		}
 	}

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -108,7 +107,7 @@ func (g *grpcService) ModelReady(_ context.Context, req *oip.ModelReadyRequest) 
 }
 
 func (g *grpcService) ServerMetadata(context.Context, *oip.ServerMetadataRequest) (*oip.ServerMetadataResponse, error) {
-	return &oip.ServerMetadataResponse{Name: "zonal", Version: "1", Extensions: []string{"binary_tensor_data"}}, nil
+	return &oip.ServerMetadataResponse{Name: serverName, Version: serverVersion, Extensions: []string{extBinary}}, nil
 }
 
 func (g *grpcService) ModelMetadata(_ context.Context, req *oip.ModelMetadataRequest) (*oip.ModelMetadataResponse, error) {
@@ -116,17 +115,13 @@ func (g *grpcService) ModelMetadata(_ context.Context, req *oip.ModelMetadataReq
 	if err != nil {
 		return nil, grpcError(err)
 	}
-	md := &oip.ModelMetadataResponse{
-		Name:     g.s.opts.Name,
-		Platform: "zonal_" + m.kind,
-		Inputs:   []*oip.ModelMetadataResponse_TensorMetadata{{Name: "input-0", Datatype: "FP64", Shape: []int64{-1, int64(m.d)}}},
-		Outputs: []*oip.ModelMetadataResponse_TensorMetadata{
-			{Name: outPredictions, Datatype: "FP64", Shape: []int64{-1}},
-			{Name: outOutputs, Datatype: "FP64", Shape: []int64{-1, int64(m.k)}},
-		},
+	meta := g.s.metaOf(m)
+	md := &oip.ModelMetadataResponse{Name: meta.Name, Versions: meta.Versions, Platform: meta.Platform}
+	for _, it := range meta.Inputs {
+		md.Inputs = append(md.Inputs, &oip.ModelMetadataResponse_TensorMetadata{Name: it.Name, Datatype: it.Datatype, Shape: it.Shape})
 	}
-	if g.s.opts.Version != "" {
-		md.Versions = []string{g.s.opts.Version}
+	for _, it := range meta.Outputs {
+		md.Outputs = append(md.Outputs, &oip.ModelMetadataResponse_TensorMetadata{Name: it.Name, Datatype: it.Datatype, Shape: it.Shape})
 	}
 	return md, nil
 }
@@ -224,15 +219,7 @@ func decodeGRPC(req *oip.ModelInferRequest, d, maxRows int, sc *scratch) (*v2Cal
 		}
 		sc.x = grow(sc.x, nd)
 		c.x = sc.x
-		if c.fp32 {
-			for i := range c.x {
-				c.x[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[0][4*i:])))
-			}
-		} else {
-			for i := range c.x {
-				c.x[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[0][8*i:]))
-			}
-		}
+		readRaw(c.x, raw[0], c.fp32)
 	default:
 		want, got := "fp64_contents", len(ct.GetFp64Contents())
 		if c.fp32 {

@@ -53,8 +53,11 @@ func readBodyInto(w http.ResponseWriter, r *http.Request, limit int64, buf []byt
 	}
 	buf = buf[:0]
 	// One byte more than the body: the read that finds its end needs room.
-	if r.ContentLength > 0 && int64(cap(buf)) <= r.ContentLength {
+	switch {
+	case r.ContentLength > 0 && int64(cap(buf)) <= r.ContentLength:
 		buf = make([]byte, 0, r.ContentLength+1)
+	case cap(buf) == 0:
+		buf = make([]byte, 0, 4096) // a body of unknown length: grown by append from here
 	}
 	for {
 		if len(buf) == cap(buf) {

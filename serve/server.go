@@ -553,9 +553,17 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, append(b, '\n'))
 }
 
+// The v2 server metadata: the server's name and protocol version, and the
+// extensions it implements (REST and gRPC answer the same).
+const (
+	serverName    = "zonal"
+	serverVersion = "1"
+	extBinary     = "binary_tensor_data"
+)
+
 // handleServerMeta answers GET /v2 (server metadata).
 func (s *Server) handleServerMeta(w http.ResponseWriter, r *http.Request) error {
-	return writeJSON(w, http.StatusOK, []byte(`{"name":"zonal","version":"1","extensions":["binary_tensor_data"]}`+"\n"))
+	return writeJSON(w, http.StatusOK, []byte(`{"name":"`+serverName+`","version":"`+serverVersion+`","extensions":["`+extBinary+`"]}`+"\n"))
 }
 
 // modelFor returns the model named in the path (and its version, when the
@@ -593,7 +601,14 @@ type v2MetaItem struct {
 	Shape    []int64 `json:"shape"`
 }
 
+// metadata is the v2 model metadata of m as JSON (REST's answer).
 func (s *Server) metadata(m *model) []byte {
+	b, _ := json.Marshal(s.metaOf(m))
+	return append(b, '\n')
+}
+
+// metaOf is the v2 model metadata of m, for REST and gRPC.
+func (s *Server) metaOf(m *model) v2Meta {
 	md := v2Meta{
 		Name:     s.opts.Name,
 		Platform: "zonal_" + m.kind,
@@ -606,8 +621,7 @@ func (s *Server) metadata(m *model) []byte {
 	if s.opts.Version != "" {
 		md.Versions = []string{s.opts.Version}
 	}
-	b, _ := json.Marshal(md)
-	return append(b, '\n')
+	return md
 }
 
 // handleModelMeta answers GET /v2/models/{name}.
