@@ -36,7 +36,7 @@ import (
 const gd = 5 // features of the test models
 
 // falkonModel is a 3-class FALKON classifier on gd features.
-func falkonModel(t *testing.T, seed uint64) *solvers.Pipeline {
+func falkonModel(t testing.TB, seed uint64) *solvers.Pipeline {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 3))
 	n := 150
@@ -468,5 +468,59 @@ func TestGRPCLimitsAndLifecycle(t *testing.T) {
 	r2.srv.SetDraining(true)
 	if a, err := r2.client.ServerReady(ctx, &oip.ServerReadyRequest{}); err != nil || a.GetReady() {
 		t.Errorf("ServerReady while draining: %v %v", a, err)
+	}
+}
+
+// BenchmarkServeGRPC: one ModelInfer call of 1 or 64 rows on the REST
+// benchmark's model (d = 784, serve.BenchModel) over a loopback
+// connection, typed fp64_contents and raw_input_contents (client and
+// server in this process: the allocations are both sides').
+func BenchmarkServeGRPC(b *testing.B) {
+	p := serve.BenchModel(b)
+	d := p.InputDim()
+	s, err := serve.New(p, serve.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	gs := s.GRPCServer()
+	go gs.Serve(ln)
+	defer gs.Stop()
+	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	client := oip.NewGRPCInferenceServiceClient(conn)
+	for _, n := range []int{1, 64} {
+		x := make([]float64, n*d)
+		for i := range x {
+			x[i] = float64(i % 256)
+		}
+		for _, raw := range []bool{false, true} {
+			in := &oip.ModelInferRequest_InferInputTensor{Name: "x", Datatype: "FP64", Shape: []int64{int64(n), int64(d)}}
+			req := &oip.ModelInferRequest{ModelName: "model", Inputs: []*oip.ModelInferRequest_InferInputTensor{in}}
+			if raw {
+				var buf []byte
+				for _, v := range x {
+					buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+				}
+				req.RawInputContents = [][]byte{buf}
+			} else {
+				in.Contents = &oip.InferTensorContents{Fp64Contents: x}
+			}
+			b.Run(fmt.Sprintf("raw=%v/rows=%d", raw, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := client.ModelInfer(context.Background(), req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
