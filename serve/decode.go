@@ -24,22 +24,6 @@ func errorf(code int, format string, a ...any) *httpError {
 	return &httpError{code: code, msg: fmt.Sprintf(format, a...)}
 }
 
-// readBody reads the whole body, at most limit bytes (413 above).
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	if r.ContentLength > limit {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes is over the limit of %d bytes", r.ContentLength, limit)
-	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			return nil, errorf(http.StatusRequestEntityTooLarge, "request body is over the limit of %d bytes", limit)
-		}
-		return nil, errorf(http.StatusBadRequest, "reading the request body: %v", err)
-	}
-	return b, nil
-}
-
 // jsonProblem describes a decoding error of encoding/json for a client.
 func jsonProblem(err error, body []byte) string {
 	var se *json.SyntaxError
