@@ -230,3 +230,38 @@ func TestFastDecodersAllocs(t *testing.T) {
 		t.Errorf("fastV2: %v allocations per body", a)
 	}
 }
+
+// FuzzDecodeBinary: a v2 body with any Inference-Header-Content-Length
+// value decodes into n x d finite values or is refused with a 400/413
+// *httpError; it never panics.
+func FuzzDecodeBinary(f *testing.F) {
+	hdr := `{"inputs": [{"name": "x", "datatype": "FP32", "shape": [1, 3], "parameters": {"binary_data_size": 12}}]}`
+	f.Add([]byte(hdr+"\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x40\x40"), "103")
+	f.Add([]byte(hdr+"\x00\x00\x80\x7f\x00\x00\x00\x40\x00\x00\x40\x40"), "103")
+	f.Add([]byte(hdr), "103")
+	f.Add([]byte(`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [1, 2, 3]}]}`), "")
+	f.Add([]byte(hdr), "-5")
+	s := &Server{opts: Options{MaxRows: 50}}
+	m := &model{d: 3, k: 2}
+	f.Fuzz(func(t *testing.T, body []byte, hlen string) {
+		h := http.Header{}
+		if hlen != "" {
+			h.Set(headerLength, hlen)
+		}
+		sc := &scratch{body: body}
+		c, err := s.decodeInfer(h, sc, m)
+		if err != nil {
+			var he *httpError
+			if !errors.As(err, &he) || (he.code != http.StatusBadRequest && he.code != http.StatusRequestEntityTooLarge) || he.msg == "" {
+				t.Fatalf("error %v is not a 400/413 with a message", err)
+			}
+			return
+		}
+		if c.n < 1 || c.n > 50 || len(c.x) != 3*c.n {
+			t.Fatalf("%d rows, %d values", c.n, len(c.x))
+		}
+		if i := nonFinite(c.x, false); i >= 0 {
+			t.Fatalf("value %d is %g", i, c.x[i])
+		}
+	})
+}
