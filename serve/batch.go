@@ -16,6 +16,9 @@ type job struct {
 	label float64
 	err   error
 	done  chan struct{} // one send when the answer is in
+
+	queued, started time.Time     // when the row was queued, and its block began
+	compute         time.Duration // the block's prediction time
 }
 
 // batcher merges concurrent single-row requests into blocks. One dispatcher
@@ -33,9 +36,16 @@ type batcher struct {
 	arriving atomic.Int64 // prediction requests admitted and still being decoded
 	jobs     sync.Pool    // *job
 	scratch  sync.Pool    // *blockScratch
+	blocks   sync.Pool    // *block
 }
 
-type blockScratch struct{ x, outs, labels []float64 }
+// block is the jobs of one block prediction (pooled).
+type block struct{ jobs []*job }
+
+type blockScratch struct {
+	x, outs, labels []float64
+	dn              denses
+}
 
 func newBatcher(s *Server) *batcher {
 	b := &batcher{
@@ -53,8 +63,9 @@ func (b *batcher) stop() {
 	<-b.stopped
 }
 
-// predictRow queues the row x (d values) for model m and waits for its answer.
-func (b *batcher) predictRow(ctx context.Context, m *model, x []float64) (result, error) {
+// predictRow queues the row x (d values) for model m and waits for its
+// answer, the label into labels[0] and the k outputs into outs.
+func (b *batcher) predictRow(ctx context.Context, m *model, x, labels, outs []float64, st *stage) error {
 	j, _ := b.jobs.Get().(*job)
 	if j == nil {
 		j = &job{done: make(chan struct{}, 1)}
@@ -65,26 +76,30 @@ func (b *batcher) predictRow(ctx context.Context, m *model, x []float64) (result
 		j.outs = make([]float64, m.k)
 	}
 	j.outs = j.outs[:m.k]
+	j.queued = time.Now()
 	// At most MaxInFlight requests are admitted and the queue holds as many
 	// jobs, so it is full only when cancelled requests left jobs behind.
 	select {
 	case b.queue <- j:
 	default:
-		return result{}, errorf(http.StatusServiceUnavailable, "server is saturated (batch queue full); retry later")
+		return errorf(http.StatusServiceUnavailable, "server is saturated (batch queue full); retry later")
 	}
 	select {
 	case <-j.done:
 	case <-ctx.Done():
 		// The job stays with the batcher, which still writes to it: drop it.
-		return result{}, errorf(http.StatusServiceUnavailable, "request cancelled while queued: %v", ctx.Err())
+		return errorf(http.StatusServiceUnavailable, "request cancelled while queued: %v", ctx.Err())
 	case <-b.stopped:
-		return result{}, errClosed
+		return errClosed
 	}
-	res := result{labels: []float64{j.label}, outs: append([]float64(nil), j.outs...)}
+	labels[0] = j.label
+	copy(outs, j.outs)
+	st.queue.Observe(j.started.Sub(j.queued).Seconds())
+	st.compute.Observe(j.compute.Seconds())
 	err := j.err
 	j.m = nil
 	b.jobs.Put(j)
-	return res, err
+	return err
 }
 
 func (b *batcher) run() {
@@ -108,8 +123,11 @@ func (b *batcher) run() {
 			b.failQueued()
 			return
 		}
-		batch := make([]*job, 1, maxBatch)
-		batch[0] = first
+		blk, _ := b.blocks.Get().(*block)
+		if blk == nil {
+			blk = &block{jobs: make([]*job, 0, maxBatch)}
+		}
+		batch := append(blk.jobs[:0], first)
 		deadline := time.Now().Add(delay)
 	fill:
 		for len(batch) < maxBatch {
@@ -135,7 +153,8 @@ func (b *batcher) run() {
 				break fill
 			}
 		}
-		go b.runBlock(batch)
+		blk.jobs = batch
+		go b.runBlock(blk)
 	}
 }
 
@@ -160,8 +179,14 @@ func (b *batcher) finish(js []*job, err error) {
 
 // runBlock predicts the jobs, one block per run of jobs on the same model
 // (a reload between two rows splits the block), then frees the worker slot.
-func (b *batcher) runBlock(batch []*job) {
-	defer func() { <-b.s.slots }()
+func (b *batcher) runBlock(blk *block) {
+	batch := blk.jobs
+	defer func() {
+		<-b.s.slots
+		clear(batch)
+		blk.jobs = batch[:0]
+		b.blocks.Put(blk)
+	}()
 	for i := 0; i < len(batch); {
 		j := i + 1
 		for j < len(batch) && batch[j].m == batch[i].m {
@@ -186,13 +211,16 @@ func (b *batcher) runGroup(g []*job) {
 		copy(sc.x[i*m.d:(i+1)*m.d], j.x)
 	}
 	b.s.met.batchRows.Observe(float64(n))
-	err := b.s.predictBlock(m, sc.x, n, sc.labels, sc.outs)
+	start := time.Now()
+	err := b.s.predictBlock(m, sc.x, n, sc.labels, sc.outs, &sc.dn)
+	el := time.Since(start)
 	for i, j := range g {
 		if err == nil {
 			j.label = sc.labels[i]
 			copy(j.outs, sc.outs[i*m.k:(i+1)*m.k])
 		}
 		j.err = err
+		j.started, j.compute = start, el
 		j.done <- struct{}{}
 	}
 	b.scratch.Put(sc)

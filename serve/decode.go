@@ -24,22 +24,6 @@ func errorf(code int, format string, a ...any) *httpError {
 	return &httpError{code: code, msg: fmt.Sprintf(format, a...)}
 }
 
-// readBody reads the whole body, at most limit bytes (413 above).
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	if r.ContentLength > limit {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes is over the limit of %d bytes", r.ContentLength, limit)
-	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			return nil, errorf(http.StatusRequestEntityTooLarge, "request body is over the limit of %d bytes", limit)
-		}
-		return nil, errorf(http.StatusBadRequest, "reading the request body: %v", err)
-	}
-	return b, nil
-}
-
 // jsonProblem describes a decoding error of encoding/json for a client.
 func jsonProblem(err error, body []byte) string {
 	var se *json.SyntaxError
@@ -89,7 +73,7 @@ func unmarshalStrict(body []byte, v any, unknownOK bool) error {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("malformed JSON: more data after the request object")
+		return errors.New("more data after the request object")
 	}
 	return nil
 }
@@ -168,71 +152,186 @@ const (
 
 // v2Call is a decoded v2 infer request.
 type v2Call struct {
-	id          string
+	id          []byte    // the request's id as a JSON string for the answer; nil = none
+	name        []byte    // the input tensor's name (for messages)
 	x           []float64 // n x d, row-major
 	n           int
-	fp32        bool // the input was FP32: answer in FP32
-	predictions bool // answer the "predictions" tensor
-	outputs     bool // answer the "outputs" tensor
+	fp32        bool  // the input was FP32: answer in FP32
+	binSize     int64 // >= 0: the input's data are binary_data_size bytes after the JSON header; -1: in "data"
+	predictions bool  // answer the "predictions" tensor
+	outputs     bool  // answer the "outputs" tensor
+	binPred     bool  // answer "predictions" as binary data
+	binOuts     bool  // answer "outputs" as binary data
 }
 
-// decodeV2 parses an infer body: exactly one input tensor, FP64 or FP32,
-// shape [n, d], data flat (row-major) or nested. Errors are *httpError.
+func (c *v2Call) binary() bool { return c.binSize >= 0 }
+
+// elemSize is the bytes of one value of the input's (and answer's) datatype.
+func (c *v2Call) elemSize() int {
+	if c.fp32 {
+		return 4
+	}
+	return 8
+}
+
+func (c *v2Call) datatype() string {
+	if c.fp32 {
+		return "FP32"
+	}
+	return "FP64"
+}
+
+// decodeV2 parses an infer body (or the JSON header of a binary one):
+// exactly one input tensor, FP64 or FP32, shape [n, d], data flat
+// (row-major) or nested, or parameters.binary_data_size (the data follow
+// the header; c.x then has room for them). Errors are *httpError.
 func decodeV2(body []byte, d, maxRows int) (*v2Call, error) {
 	want := fmt.Sprintf("want {\"inputs\": [{\"name\": \"input-0\", \"datatype\": \"FP64\" or \"FP32\", \"shape\": [n, %d], \"data\": [...]}]}", d)
 	var req v2Request
-	if err := unmarshalStrict(body, &req, true); err != nil {
+	err := unmarshalStrict(body, &req, true)
+	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "%s; %s", jsonProblem(err, body), want)
 	}
 	if len(req.Inputs) != 1 {
 		return nil, errorf(http.StatusBadRequest, "%d input tensors; the model takes exactly one; %s", len(req.Inputs), want)
 	}
 	in := req.Inputs[0]
-	c := &v2Call{id: req.ID}
-	switch in.Datatype {
-	case "FP64":
-	case "FP32":
-		c.fp32 = true
-	default:
-		return nil, errorf(http.StatusBadRequest, "input %q has datatype %q; the model takes FP64 or FP32", in.Name, in.Datatype)
+	c := &v2Call{name: []byte(in.Name), binSize: -1}
+	if req.ID != "" {
+		c.id = jsonString(req.ID)
 	}
-	if len(in.Shape) != 2 || in.Shape[1] != int64(d) || in.Shape[0] < 1 {
-		return nil, errorf(http.StatusBadRequest, "input %q has shape %v; the model expects [n, %d] with n >= 1", in.Name, in.Shape, d)
+	if c.n, c.fp32, err = checkInput(in.Name, in.Datatype, in.Shape, d, maxRows); err != nil {
+		return nil, err
 	}
-	if in.Shape[0] > int64(maxRows) {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "%d rows is over the limit of %d rows per request", in.Shape[0], maxRows)
-	}
-	c.n = int(in.Shape[0])
-	x, err := tensorData(in.Data, c.n, d)
+	size, hasSize, err := paramInt(in.Parameters, "binary_data_size")
 	if err != nil {
-		return nil, errorf(http.StatusBadRequest, "input %q: %v (shape [%d, %d])", in.Name, err, c.n, d)
+		return nil, errorf(http.StatusBadRequest, "input %q: %v", in.Name, err)
 	}
-	for i, v := range x {
-		if c.fp32 {
-			v = float64(float32(v))
-			x[i] = v
+	if hasSize {
+		if raw := bytes.TrimSpace(in.Data); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+			return nil, errorf(http.StatusBadRequest, "input %q has both \"data\" and parameters.binary_data_size; send its values one way", in.Name)
 		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		c.binSize = size
+		c.x = make([]float64, c.n*d)
+	} else {
+		x, err := tensorData(in.Data, c.n, d)
+		if err != nil {
+			return nil, errorf(http.StatusBadRequest, "input %q: %v (shape [%d, %d])", in.Name, err, c.n, d)
+		}
+		if i := nonFinite(x, c.fp32); i >= 0 {
 			return nil, errorf(http.StatusBadRequest, "input %q: row %d, column %d is not a finite %s; the model expects d = %d finite values per row",
 				in.Name, i/d, i%d, in.Datatype, d)
 		}
+		c.x = x
 	}
-	c.x = x
+	binOut, _, err := paramBool(req.Parameters, "binary_data_output")
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "request %v", err)
+	}
 	if len(req.Outputs) == 0 {
 		c.predictions, c.outputs = true, true
+		c.binPred, c.binOuts = binOut, binOut
 	}
 	for _, o := range req.Outputs {
+		bin, set, err := paramBool(o.Parameters, "binary_data")
+		if err != nil {
+			return nil, errorf(http.StatusBadRequest, "output %q: %v", o.Name, err)
+		}
+		if !set {
+			bin = binOut
+		}
 		switch o.Name {
 		case outPredictions:
-			c.predictions = true
+			c.predictions, c.binPred = true, bin
 		case outOutputs:
-			c.outputs = true
+			c.outputs, c.binOuts = true, bin
 		default:
 			return nil, errorf(http.StatusBadRequest, "unknown output %q; the model answers %q (labels or values, shape [n]) and %q (raw outputs, shape [n, k])",
 				o.Name, outPredictions, outOutputs)
 		}
 	}
 	return c, nil
+}
+
+// checkInput checks the input tensor's datatype (FP64 or FP32) and shape
+// ([n, d], 1 <= n <= maxRows) and returns n. Errors are *httpError (400,
+// 413 above maxRows), for REST and gRPC alike.
+func checkInput(name, datatype string, shape []int64, d, maxRows int) (n int, fp32 bool, err error) {
+	switch datatype {
+	case "FP64":
+	case "FP32":
+		fp32 = true
+	default:
+		return 0, false, errorf(http.StatusBadRequest, "input %q has datatype %q; the model takes FP64 or FP32", name, datatype)
+	}
+	if len(shape) != 2 || shape[1] != int64(d) || shape[0] < 1 {
+		return 0, false, errorf(http.StatusBadRequest, "input %q has shape %v; the model expects [n, %d] with n >= 1", name, shape, d)
+	}
+	if shape[0] > int64(maxRows) {
+		return 0, false, errorf(http.StatusRequestEntityTooLarge, "%d rows is over the limit of %d rows per request", shape[0], maxRows)
+	}
+	return int(shape[0]), fp32, nil
+}
+
+// nonFinite returns the index of the first value that is not finite, or
+// -1; with fp32 the values are rounded to float32 first (in place).
+func nonFinite(x []float64, fp32 bool) int {
+	for i, v := range x {
+		if fp32 {
+			v = float64(float32(v))
+			x[i] = v
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return i
+		}
+	}
+	return -1
+}
+
+// param returns the value of key in a parameters object (raw: absent,
+// null or an object; anything else is an error). A key given twice counts
+// once, the last time, as encoding/json decodes maps.
+func param(raw json.RawMessage, key string) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	if raw[0] != '{' {
+		return nil, errors.New("parameters must be a JSON object")
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, errors.New("parameters must be a JSON object: " + err.Error())
+	}
+	return bytes.TrimSpace(m[key]), nil
+}
+
+// paramBool reads the boolean parameter key (set reports whether it is there).
+func paramBool(raw json.RawMessage, key string) (v, set bool, err error) {
+	p, err := param(raw, key)
+	switch {
+	case err != nil:
+		return false, false, err
+	case p == nil:
+		return false, false, nil
+	case string(p) == "true":
+		return true, true, nil
+	case string(p) == "false":
+		return false, true, nil
+	}
+	return false, false, fmt.Errorf("parameter %q is %s; want true or false", key, p)
+}
+
+// paramInt reads the parameter key, a non-negative integer.
+func paramInt(raw json.RawMessage, key string) (v int64, set bool, err error) {
+	p, err := param(raw, key)
+	if err != nil || p == nil {
+		return 0, false, err
+	}
+	if err := json.Unmarshal(p, &v); err != nil || string(p) == "null" || v < 0 {
+		return 0, false, fmt.Errorf("parameter %q is %s; want a number of bytes >= 0", key, p)
+	}
+	return v, true, nil
 }
 
 // tensorData parses v2 tensor data, flat ([n*d] numbers) or nested ([n][d]).

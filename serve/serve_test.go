@@ -290,7 +290,7 @@ func TestHealthAndMetrics(t *testing.T) {
 		`zonal_serve_model_outputs 1`,
 		`zonal_serve_reloads_total{result="failure"} 0`,
 		`zonal_serve_in_flight_requests 0`,
-		`zonal_serve_request_duration_seconds_count{route="/v1/predict"} 2`,
+		`zonal_request_duration_seconds_count{protocol="http",route="/v1/predict"} 2`,
 		`zonal_serve_model_load_timestamp_seconds `,
 		`go_goroutines `,
 		`process_resident_memory_bytes `,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
@@ -39,6 +40,8 @@ type Server struct {
 	drain  atomic.Bool
 	relMu  sync.Mutex
 	closer sync.Once
+
+	nameJSON, versionJSON []byte // Options.Name and Version as JSON strings
 }
 
 // model is one loaded model with what the handlers need of it.
@@ -61,7 +64,7 @@ func New(p *solvers.Pipeline, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, reg: o.Registry}
+	s := &Server{opts: o, reg: o.Registry, nameJSON: jsonString(o.Name), versionJSON: jsonString(o.Version)}
 	own := s.reg == nil
 	if own {
 		s.reg = prometheus.NewRegistry()
@@ -231,7 +234,7 @@ func (s *Server) routes() {
 	handle := func(pattern, route, method string, h func(http.ResponseWriter, *http.Request) error) {
 		mux.Handle(pattern, s.instrument(route, method, h))
 	}
-	handle("/v1/predict", "/v1/predict", http.MethodPost, s.handleV1)
+	handle("/v1/predict", "/v1/predict", http.MethodPost, s.handleV1(s.met.stage("/v1/predict", protoHTTP)))
 	if s.opts.ReloadEndpoint {
 		handle("/v1/reload", "/v1/reload", http.MethodPost, s.handleReload)
 	}
@@ -248,7 +251,7 @@ func (s *Server) routes() {
 	for _, prefix := range []string{"/v2/models/{name}", "/v2/models/{name}/versions/{version}"} {
 		handle(prefix, prefix, http.MethodGet, s.handleModelMeta)
 		handle(prefix+"/ready", prefix+"/ready", http.MethodGet, s.handleModelReady)
-		handle(prefix+"/infer", prefix+"/infer", http.MethodPost, s.handleV2)
+		handle(prefix+"/infer", prefix+"/infer", http.MethodPost, s.handleV2(s.met.stage(prefix+"/infer", protoHTTP)))
 	}
 	handle("/healthz", "/healthz", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
 		return writeText(w, http.StatusOK, "ok\n")
@@ -292,15 +295,18 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
+var statusWriters = sync.Pool{New: func() any { return new(statusWriter) }}
+
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // instrument wraps a route: method check (GET routes take HEAD too), error
 // answers, panic recovery, request count and latency.
 func (s *Server) instrument(route, method string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
-	lat := s.met.latency.WithLabelValues(route)
+	lat := s.met.latency.WithLabelValues(route, protoHTTP)
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		w := &statusWriter{ResponseWriter: rw}
+		w := statusWriters.Get().(*statusWriter)
+		*w = statusWriter{ResponseWriter: rw}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -316,8 +322,10 @@ func (s *Server) instrument(route, method string, h func(http.ResponseWriter, *h
 			if code == 0 {
 				code = http.StatusOK
 			}
-			s.met.requests.WithLabelValues(route, strconv.Itoa(code)).Inc()
+			s.met.requests.WithLabelValues(route, codeText(code)).Inc()
 			lat.Observe(time.Since(start).Seconds())
+			*w = statusWriter{}
+			statusWriters.Put(w)
 		}()
 		if method != "" && r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
 			allow := method
@@ -350,9 +358,30 @@ func writeError(w http.ResponseWriter, err error) {
 	writeJSON(w, code, b)
 }
 
+// codeText is strconv.Itoa(code), without allocating for the usual codes.
+func codeText(code int) string {
+	switch code {
+	case http.StatusOK:
+		return "200"
+	case http.StatusBadRequest:
+		return "400"
+	case http.StatusNotFound:
+		return "404"
+	case http.StatusRequestEntityTooLarge:
+		return "413"
+	case http.StatusServiceUnavailable:
+		return "503"
+	}
+	return strconv.Itoa(code)
+}
+
+// jsonType is the Content-Type value of the JSON answers, shared by every
+// answer instead of allocating one each (net/http only reads it).
+var jsonType = []string{"application/json"}
+
 func writeJSON(w http.ResponseWriter, code int, b []byte) error {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = jsonType
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(code)
 	_, _ = w.Write(b) // an error means the client went away: nothing more to answer
@@ -366,53 +395,73 @@ func writeText(w http.ResponseWriter, code int, text string) error {
 	return nil
 }
 
-// admitRequest takes an admission token or answers 503 with Retry-After.
-func (s *Server) admitRequest(w http.ResponseWriter) (release func(), err error) {
+// admitRequest takes an admission token (give it back with release) or
+// answers 503, with Retry-After when the server is saturated.
+func (s *Server) admitRequest(w http.ResponseWriter) error {
+	err := s.tryAdmit()
+	if err == errSaturated {
+		secs := int(math.Ceil(s.opts.RetryAfter.Seconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+		return errorf(http.StatusServiceUnavailable, "server is saturated (%d requests in flight); retry later", s.opts.MaxInFlight)
+	}
+	return err
+}
+
+// errSaturated is tryAdmit's refusal when MaxInFlight requests are admitted.
+var errSaturated = errorf(http.StatusServiceUnavailable, "server is saturated; retry later")
+
+// tryAdmit takes an admission token (give it back with release), or
+// returns errClosed or errSaturated.
+func (s *Server) tryAdmit() error {
 	if s.closed.Load() {
-		return nil, errorf(http.StatusServiceUnavailable, "server is shutting down")
+		return errClosed
 	}
 	select {
 	case s.admit <- struct{}{}:
 	default:
 		s.met.rejected.Inc()
-		secs := int(math.Ceil(s.opts.RetryAfter.Seconds()))
-		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-		return nil, errorf(http.StatusServiceUnavailable, "server is saturated (%d requests in flight); retry later", s.opts.MaxInFlight)
+		return errSaturated
 	}
 	s.met.inFlight.Inc()
-	return func() {
-		s.met.inFlight.Dec()
-		<-s.admit
-	}, nil
+	return nil
 }
 
-// result is the answer to n rows: labels (n) and raw outputs (n x k).
-type result struct {
-	labels, outs []float64
+// release gives back the token of admitRequest.
+func (s *Server) release() {
+	s.met.inFlight.Dec()
+	<-s.admit
 }
 
-// predict answers the n x d rows x with model m: a lone row through the
-// batcher (when batching is on), more rows as one block on a worker slot.
-func (s *Server) predict(ctx context.Context, m *model, x []float64, n int) (result, error) {
+// predict answers the n x d rows x with model m into labels (n) and outs
+// (n x k): a lone row through the batcher (when batching is on), more rows
+// as one block on a worker slot. The wait and the prediction are observed
+// in st.
+func (s *Server) predict(ctx context.Context, m *model, x []float64, n int, labels, outs []float64, st *stage) error {
 	if n == 1 && s.batch != nil {
-		return s.batch.predictRow(ctx, m, x)
+		return s.batch.predictRow(ctx, m, x, labels, outs, st)
 	}
-	res := result{labels: make([]float64, n), outs: make([]float64, n*m.k)}
+	t0 := time.Now()
 	select {
 	case s.slots <- struct{}{}:
 	case <-ctx.Done():
-		return res, errorf(http.StatusServiceUnavailable, "request cancelled while waiting for a worker: %v", ctx.Err())
+		return errorf(http.StatusServiceUnavailable, "request cancelled while waiting for a worker: %v", ctx.Err())
 	}
 	defer func() { <-s.slots }()
-	err := s.predictBlock(m, x, n, res.labels, res.outs)
-	return res, err
+	dn := denseHeaders.Get().(*denses)
+	defer denseHeaders.Put(dn)
+	t1 := time.Now()
+	st.queue.Observe(t1.Sub(t0).Seconds())
+	err := s.predictBlock(m, x, n, labels, outs, dn)
+	st.compute.Observe(time.Since(t1).Seconds())
+	return err
 }
 
 // predictBlock predicts the n x d block x with m into labels (n) and outs
 // (n x k): outs = f(x) (raw outputs), labels = the encoding's decoding of
-// outs, which is what Pipeline.PredictLabels computes. A panic is recovered,
+// outs, which is what Pipeline.PredictLabels computes. dn holds the
+// matrix headers (reused: no allocation per block). A panic is recovered,
 // logged and counted and becomes an error answered with 500.
-func (s *Server) predictBlock(m *model, x []float64, n int, labels, outs []float64) (err error) {
+func (s *Server) predictBlock(m *model, x []float64, n int, labels, outs []float64, dn *denses) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.met.panics.Inc()
@@ -420,34 +469,46 @@ func (s *Server) predictBlock(m *model, x []float64, n int, labels, outs []float
 			err = errorf(http.StatusInternalServerError, "internal error in the model (logged)")
 		}
 	}()
-	o := mat.NewDense(n, m.k, outs)
-	if err := m.p.PredictOutputs(o, mat.NewDense(n, m.d, x)); err != nil {
+	// Drop the references afterwards: the pooled headers must not keep a
+	// request's arrays alive.
+	defer func() { dn.o, dn.x = mat.Dense{}, mat.Dense{} }()
+	dn.o.SetRawMatrix(blas64.General{Rows: n, Cols: m.k, Stride: m.k, Data: outs[:n*m.k]})
+	dn.x.SetRawMatrix(blas64.General{Rows: n, Cols: m.d, Stride: m.d, Data: x[:n*m.d]})
+	if err := m.p.PredictOutputs(&dn.o, &dn.x); err != nil {
 		return fmt.Errorf("prediction failed: %w", err)
 	}
-	m.p.Encoding.Decode(labels, o)
+	m.p.Encoding.Decode(labels, &dn.o)
 	s.met.rows.Add(float64(n))
 	return nil
 }
 
 // handleV1 answers POST /v1/predict.
-func (s *Server) handleV1(w http.ResponseWriter, r *http.Request) error {
-	release, err := s.admitRequest(w)
-	if err != nil {
+func (s *Server) handleV1(st *stage) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error { return s.serveV1(w, r, st) }
+}
+
+func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, st *stage) error {
+	if err := s.admitRequest(w); err != nil {
 		return err
 	}
-	defer release()
+	defer s.release()
+	sc := getScratch()
+	defer putScratch(sc)
 	m := s.cur.Load()
 	if s.batch != nil {
 		s.batch.arriving.Add(1)
 	}
-	body, err := readBody(w, r, s.opts.MaxBodyBytes)
+	var err error
+	sc.body, err = readBodyInto(w, r, s.opts.MaxBodyBytes, sc.body)
 	var x []float64
 	var n int
 	var wantOut bool
 	if err == nil {
 		var ok bool
-		if x, n, wantOut, ok = fastV1(body, m.d, s.opts.MaxRows); !ok {
-			x, n, wantOut, err = decodeV1(body, m.d, s.opts.MaxRows)
+		if sc.x, n, wantOut, ok = fastV1(sc.body, m.d, s.opts.MaxRows, sc.x); ok {
+			x = sc.x[:n*m.d]
+		} else {
+			x, n, wantOut, err = decodeV1(sc.body, m.d, s.opts.MaxRows)
 		}
 	}
 	if s.batch != nil {
@@ -456,13 +517,12 @@ func (s *Server) handleV1(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.predict(r.Context(), m, x, n)
-	if err != nil {
+	labels, outs := sc.results(n, m.k)
+	if err := s.predict(r.Context(), m, x, n, labels, outs, st); err != nil {
 		return err
 	}
-	b := make([]byte, 0, 32+n*24*(1+m.k))
-	b = append(b, `{"predictions":`...)
-	if b, err = appendFloats(b, res.labels, 64); err != nil {
+	b := append(sc.resp[:0], `{"predictions":`...)
+	if b, err = appendFloats(b, labels, 64); err != nil {
 		return err
 	}
 	if wantOut {
@@ -471,13 +531,14 @@ func (s *Server) handleV1(w http.ResponseWriter, r *http.Request) error {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = appendFloats(b, res.outs[i*m.k:(i+1)*m.k], 64); err != nil {
+			if b, err = appendFloats(b, outs[i*m.k:(i+1)*m.k], 64); err != nil {
 				return err
 			}
 		}
 		b = append(b, ']')
 	}
 	b = append(b, "}\n"...)
+	sc.resp = b
 	return writeJSON(w, http.StatusOK, b)
 }
 
@@ -492,22 +553,35 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, append(b, '\n'))
 }
 
+// The v2 server metadata: the server's name and protocol version, and the
+// extensions it implements (REST and gRPC answer the same).
+const (
+	serverName    = "zonal"
+	serverVersion = "1"
+	extBinary     = "binary_tensor_data"
+)
+
 // handleServerMeta answers GET /v2 (server metadata).
 func (s *Server) handleServerMeta(w http.ResponseWriter, r *http.Request) error {
-	return writeJSON(w, http.StatusOK, []byte(`{"name":"zonal","version":"1","extensions":[]}`+"\n"))
+	return writeJSON(w, http.StatusOK, []byte(`{"name":"`+serverName+`","version":"`+serverVersion+`","extensions":["`+extBinary+`"]}`+"\n"))
 }
 
 // modelFor returns the model named in the path (and its version, when the
 // path has one), or a 404.
 func (s *Server) modelFor(r *http.Request) (*model, error) {
-	if name := r.PathValue("name"); name != s.opts.Name {
+	return s.lookup(r.PathValue("name"), r.PathValue("version"))
+}
+
+// lookup returns the model called name, of version ("" = any), or a 404.
+func (s *Server) lookup(name, version string) (*model, error) {
+	if name != s.opts.Name {
 		return nil, errorf(http.StatusNotFound, "no model %q; this server serves %q", name, s.opts.Name)
 	}
-	if v := r.PathValue("version"); v != "" && v != s.opts.Version {
+	if version != "" && version != s.opts.Version {
 		if s.opts.Version == "" {
 			return nil, errorf(http.StatusNotFound, "model %q has no versions; use /v2/models/%s", s.opts.Name, s.opts.Name)
 		}
-		return nil, errorf(http.StatusNotFound, "model %q has no version %q; it serves version %q", s.opts.Name, v, s.opts.Version)
+		return nil, errorf(http.StatusNotFound, "model %q has no version %q; it serves version %q", s.opts.Name, version, s.opts.Version)
 	}
 	return s.cur.Load(), nil
 }
@@ -527,7 +601,14 @@ type v2MetaItem struct {
 	Shape    []int64 `json:"shape"`
 }
 
+// metadata is the v2 model metadata of m as JSON (REST's answer).
 func (s *Server) metadata(m *model) []byte {
+	b, _ := json.Marshal(s.metaOf(m))
+	return append(b, '\n')
+}
+
+// metaOf is the v2 model metadata of m, for REST and gRPC.
+func (s *Server) metaOf(m *model) v2Meta {
 	md := v2Meta{
 		Name:     s.opts.Name,
 		Platform: "zonal_" + m.kind,
@@ -540,8 +621,7 @@ func (s *Server) metadata(m *model) []byte {
 	if s.opts.Version != "" {
 		md.Versions = []string{s.opts.Version}
 	}
-	b, _ := json.Marshal(md)
-	return append(b, '\n')
+	return md
 }
 
 // handleModelMeta answers GET /v2/models/{name}.
@@ -566,24 +646,30 @@ func (s *Server) handleModelReady(w http.ResponseWriter, r *http.Request) error 
 	return writeJSON(w, code, []byte(`{"name":`+string(name)+`,"ready":`+ready+"}\n"))
 }
 
-// handleV2 answers POST /v2/models/{name}/infer.
-func (s *Server) handleV2(w http.ResponseWriter, r *http.Request) error {
+// handleV2 answers POST /v2/models/{name}/infer, in JSON or with the
+// binary tensor data extension (binary.go).
+func (s *Server) handleV2(st *stage) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error { return s.serveV2(w, r, st) }
+}
+
+func (s *Server) serveV2(w http.ResponseWriter, r *http.Request, st *stage) error {
 	m, err := s.modelFor(r)
 	if err != nil {
 		return err
 	}
-	release, err := s.admitRequest(w)
-	if err != nil {
+	if err := s.admitRequest(w); err != nil {
 		return err
 	}
-	defer release()
+	defer s.release()
+	sc := getScratch()
+	defer putScratch(sc)
 	if s.batch != nil {
 		s.batch.arriving.Add(1)
 	}
-	body, err := readBody(w, r, s.opts.MaxBodyBytes)
+	sc.body, err = readBodyInto(w, r, s.opts.MaxBodyBytes, sc.body)
 	var c *v2Call
 	if err == nil {
-		c, err = decodeV2(body, m.d, s.opts.MaxRows)
+		c, err = s.decodeInfer(r.Header, sc, m)
 	}
 	if s.batch != nil {
 		s.batch.arriving.Add(-1)
@@ -591,55 +677,98 @@ func (s *Server) handleV2(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.predict(r.Context(), m, c.x, c.n)
+	labels, outs := sc.results(c.n, m.k)
+	if err := s.predict(r.Context(), m, c.x, c.n, labels, outs, st); err != nil {
+		return err
+	}
+	b, jsonLen, err := s.appendV2Answer(sc.resp[:0], c, m, labels, outs)
+	sc.resp = b
 	if err != nil {
 		return err
 	}
-	dt, bits := "FP64", 64
+	if jsonLen >= 0 {
+		return writeBinary(w, b, jsonLen)
+	}
+	return writeJSON(w, http.StatusOK, b)
+}
+
+// appendV2Answer appends the infer answer to b: JSON, or (when an output
+// is asked for as binary data) the JSON header followed by the binary
+// tensors, with jsonLen the header's length (-1: all JSON).
+func (s *Server) appendV2Answer(b []byte, c *v2Call, m *model, labels, outs []float64) (_ []byte, jsonLen int, err error) {
+	dt, bits := c.datatype(), 64
 	if c.fp32 {
-		dt, bits = "FP32", 32
+		bits = 32
 	}
-	name, _ := json.Marshal(s.opts.Name)
-	b := make([]byte, 0, 128+c.n*24*(1+m.k))
 	b = append(b, `{"model_name":`...)
-	b = append(b, name...)
+	b = append(b, s.nameJSON...)
 	if s.opts.Version != "" {
-		v, _ := json.Marshal(s.opts.Version)
 		b = append(b, `,"model_version":`...)
-		b = append(b, v...)
+		b = append(b, s.versionJSON...)
 	}
-	if c.id != "" {
-		id, _ := json.Marshal(c.id)
+	if c.id != nil {
 		b = append(b, `,"id":`...)
-		b = append(b, id...)
+		b = append(b, c.id...)
 	}
 	b = append(b, `,"outputs":[`...)
 	if c.predictions {
-		b = append(b, `{"name":"`+outPredictions+`","datatype":"`+dt+`","shape":[`...)
-		b = strconv.AppendInt(b, int64(c.n), 10)
-		b = append(b, `],"data":`...)
-		if b, err = appendFloats(b, res.labels, bits); err != nil {
-			return err
-		}
-		b = append(b, '}')
+		b, err = appendTensor(b, outPredictions, dt, labels, c.binPred, c.elemSize(), bits, c.n, 0)
 	}
-	if c.outputs {
+	if c.outputs && err == nil {
 		if c.predictions {
 			b = append(b, ',')
 		}
-		b = append(b, `{"name":"`+outOutputs+`","datatype":"`+dt+`","shape":[`...)
-		b = strconv.AppendInt(b, int64(c.n), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(m.k), 10)
-		b = append(b, `],"data":`...)
-		if b, err = appendFloats(b, res.outs, bits); err != nil {
-			return err
-		}
-		b = append(b, '}')
+		b, err = appendTensor(b, outOutputs, dt, outs, c.binOuts, c.elemSize(), bits, c.n, m.k)
 	}
-	b = append(b, "]}\n"...)
-	return writeJSON(w, http.StatusOK, b)
+	b = append(b, "]}"...)
+	if err != nil {
+		return b, -1, err
+	}
+	if !(c.predictions && c.binPred) && !(c.outputs && c.binOuts) {
+		return append(b, '\n'), -1, nil
+	}
+	jsonLen = len(b)
+	if c.predictions && c.binPred {
+		if b, err = appendBinary(b, labels, c.fp32); err != nil {
+			return b, -1, err
+		}
+	}
+	if c.outputs && c.binOuts {
+		if b, err = appendBinary(b, outs, c.fp32); err != nil {
+			return b, -1, err
+		}
+	}
+	return b, jsonLen, nil
 }
+
+// appendTensor appends one output tensor of the infer answer, of shape
+// [n] (k = 0) or [n, k]: its data as JSON, or its binary_data_size when it
+// is answered as binary data.
+func appendTensor(b []byte, name, dt string, v []float64, bin bool, elemSize, bits, n, k int) ([]byte, error) {
+	b = append(b, `{"name":"`...)
+	b = append(b, name...)
+	b = append(b, `","datatype":"`...)
+	b = append(b, dt...)
+	b = append(b, `","shape":[`...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	if k > 0 {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(k), 10)
+	}
+	if bin {
+		b = append(b, `],"parameters":{"binary_data_size":`...)
+		b = strconv.AppendInt(b, int64(len(v)*elemSize), 10)
+		return append(b, "}}"...), nil
+	}
+	b = append(b, `],"data":`...)
+	b, err := appendFloats(b, v, bits)
+	return append(b, '}'), err
+}
+
+// denses are the two matrix headers of a block prediction.
+type denses struct{ x, o mat.Dense }
+
+var denseHeaders = sync.Pool{New: func() any { return new(denses) }}
 
 // errClosed answers requests that reach a closed server.
 var errClosed = errorf(http.StatusServiceUnavailable, "server is shutting down")

@@ -15,12 +15,14 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/serve"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
-const serveSynopsis = "-model FILE [-addr 127.0.0.1:8080] [-name NAME] [-max-body 8MiB] [-max-rows N] [-max-batch 64] " +
+const serveSynopsis = "-model FILE [-addr 127.0.0.1:8080] [-grpc-addr ADDR] [-name NAME] [-max-body 8MiB] [-max-rows N] [-max-batch 64] " +
 	"[-batch-delay 1ms] [-workers N] [-max-in-flight N] [-reload-endpoint] [-read-timeout 30s] [-write-timeout 30s] " +
 	"[-idle-timeout 2m] [-shutdown-timeout 15s]"
 
@@ -35,6 +37,7 @@ func serveUntil(args []string, stdout, stderr io.Writer, sigs chan os.Signal) er
 	fs := newFlagSet("serve", serveSynopsis, stderr)
 	modelPath := fs.String("model", "", "model file written by `zonal fit -model` (reread on SIGHUP and POST /v1/reload)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
+	grpcAddr := fs.String("grpc-addr", "", "also serve the Open Inference Protocol v2 gRPC service (inference.GRPCInferenceService) on this address (\"\" = no gRPC)")
 	name := fs.String("name", "", "model name in /v2/models/{name} and the metrics (default: the file name without extension)")
 	maxBody := fs.String("max-body", "8MiB", "largest request body (413 above it), e.g. 512K, 8MiB")
 	maxRows := fs.Int("max-rows", serve.DefaultMaxRows, "most rows per request (413 above it)")
@@ -122,10 +125,29 @@ func serveUntil(args []string, stdout, stderr io.Writer, sigs chan os.Signal) er
 	hs := srv.HTTPServer(*addr)
 	hs.ReadTimeout, hs.WriteTimeout, hs.IdleTimeout = *readTimeout, *writeTimeout, *idleTimeout
 	hs.ReadHeaderTimeout = min(5*time.Second, *readTimeout)
-	served := make(chan error, 1)
+	var gs *grpc.Server
+	var gln net.Listener
+	if *grpcAddr != "" {
+		if gln, err = net.Listen("tcp", *grpcAddr); err != nil {
+			ln.Close()
+			return err
+		}
+		gs = srv.GRPCServer()
+	}
+	served := make(chan error, 2)
 	go func() { served <- hs.Serve(ln) }()
+	if gs != nil {
+		go func() {
+			if err := gs.Serve(gln); err != nil {
+				served <- fmt.Errorf("gRPC: %w", err)
+			}
+		}()
+	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "zonal serve: %s model %q (d = %d, %d outputs, %s) on %s\n", pipe.Model.Kind(), *name, pipe.InputDim(), pipe.Outputs(), pipe.Encoding.Task, url)
+	if gs != nil {
+		fmt.Fprintf(stdout, "  gRPC (inference.GRPCInferenceService) on %s\n", gln.Addr())
+	}
 	fmt.Fprintf(stdout, "  curl -s %s/v1/predict -d '{\"rows\": [[...%d numbers...]]}'\n", url, pipe.InputDim())
 
 	for {
@@ -140,7 +162,28 @@ func serveUntil(args []string, stdout, stderr io.Writer, sigs chan os.Signal) er
 			logger.Info("shutting down: draining in-flight requests", "signal", sig.String(), "deadline", shutdownTimeout.String())
 			srv.SetDraining(true)
 			ctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
+			grpcDone := make(chan struct{})
+			if gs != nil {
+				go func() {
+					gs.GracefulStop()
+					close(grpcDone)
+				}()
+			} else {
+				close(grpcDone)
+			}
 			err := hs.Shutdown(ctx)
+			if gs == nil {
+				<-grpcDone
+			}
+			select {
+			case <-grpcDone:
+			case <-ctx.Done():
+				gs.Stop() // cuts off the calls still running (gs is not nil: grpcDone would be closed)
+				<-grpcDone
+				if err == nil {
+					err = fmt.Errorf("gRPC: %w", ctx.Err())
+				}
+			}
 			cancel()
 			if err != nil {
 				hs.Close()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,8 +18,11 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/serve/oip"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -216,5 +220,52 @@ func TestServeFlags(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := runMain([]string{"serve", "-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "-batch-delay") {
 		t.Errorf("serve -h: %d %s", code, errb.String())
+	}
+}
+
+// `zonal serve -grpc-addr` also serves the gRPC service: a ModelInfer call
+// answers the model's prediction, and SIGTERM stops both servers (exit 0).
+func TestServeCommandGRPC(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.zonal")
+	constModel(t, path, 2)
+	var out, errb lockedBuffer
+	sigs := make(chan os.Signal, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serveUntil([]string{"-model", path, "-addr", "127.0.0.1:0", "-grpc-addr", "127.0.0.1:0"}, &out, &errb, sigs)
+	}()
+	re := regexp.MustCompile(`gRPC \(inference.GRPCInferenceService\) on (127\.0\.0\.1:\d+)`)
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); addr == ""; time.Sleep(5 * time.Millisecond) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			addr = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no gRPC address printed: %s %s", out.String(), errb.String())
+		}
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	resp, err := oip.NewGRPCInferenceServiceClient(conn).ModelInfer(context.Background(), &oip.ModelInferRequest{
+		ModelName: "m",
+		Inputs: []*oip.ModelInferRequest_InferInputTensor{{Name: "x", Datatype: "FP64", Shape: []int64{1, 2},
+			Contents: &oip.InferTensorContents{Fp64Contents: []float64{0, 0}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := resp.GetOutputs()[0].GetContents().GetFp64Contents(); len(p) != 1 || math.Abs(p[0]-2) > 1e-6 {
+		t.Errorf("gRPC prediction %v, want about 2 (the model's constant; 1e-6: the fit's ridge of 1e-12)", p)
+	}
+	sigs <- syscall.SIGTERM
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no shutdown within 10 s")
 	}
 }
