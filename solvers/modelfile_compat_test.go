@@ -2,6 +2,7 @@ package solvers
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"math"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/dataset"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/v1_*.zonal and their expected predictions")
@@ -123,4 +126,55 @@ func singleRowOutputs(t *testing.T, p *Pipeline, x *mat.Dense) [][]float64 {
 		out[i] = o.RawRowView(0)
 	}
 	return out
+}
+
+// v2Golden is a format-2 file (a FALKON pipeline with a text transform)
+// written by the build before calibrators were stored.
+const v2Golden = "v2_falkon_text.zonal"
+
+// TestModelFileV2Compat loads the format-2 file written by an earlier build:
+// it still loads as format 2, has no calibration, and saving it again
+// reproduces the file byte for byte (files without a calibrator are written
+// as before).
+func TestModelFileV2Compat(t *testing.T) {
+	if *updateGolden {
+		ps, _ := fittedPipelines(t)
+		x, _ := synth(90, 3, 21)
+		tt, err := dataset.FitTextTransform(x, dataset.TextOptions{Normalize: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ps[KindFalkon].WithText(tt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := MarshalPipeline(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(goldenPath(v2Golden), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file, err := os.ReadFile(goldenPath(v2Golden))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint16(file[len(fileMagic):]); v != 2 {
+		t.Fatalf("golden file has format %d, want 2", v)
+	}
+	p, err := UnmarshalPipeline(file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Text == nil || p.Model.Kind() != KindFalkon {
+		t.Fatalf("loaded kind %q, text transform %v", p.Model.Kind(), p.Text != nil)
+	}
+	again, err := MarshalPipeline(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, file) {
+		t.Fatal("re-saving a format-2 file changed its bytes")
+	}
 }
