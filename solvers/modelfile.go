@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/calibrate"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -33,10 +35,16 @@ import (
 //	kind string (Model.Kind: "ridge", "krr", "falkon", "park", or any
 //	        kind registered with RegisterModel)
 //	task uint8, classes []float64
-//	inputs: uint8 flags (bit 0 scaler, bit 1 text transform; version 1
-//	        files only know bit 0), then with bit 0 the scaler's
-//	        mean []float64, scale []float64, then with bit 1 the bytes of
+//	inputs: uint8 flags (bit 0 scaler, bit 1 text transform, bit 2
+//	        calibration; version 1 files only know bit 0, version 2 files
+//	        bits 0 and 1), then with bit 0 the scaler's mean []float64,
+//	        scale []float64, then with bit 1 the bytes of
 //	        dataset.TextTransform.MarshalBinary (applied before the scaler)
+//	calibration (bit 2, version 3): uint8 method (calibrate.Method: 0
+//	        Platt, 1 isotonic), then one calibrator for two classes (of
+//	        the probability of the larger class), one per class in class
+//	        order for more: Platt A, B (float64 each), isotonic knots
+//	        X []float64, Y []float64
 //	model: the bytes of PersistentModel.MarshalBinary, up to the crc
 //
 // The model bytes of this package's kinds (written by the MarshalBinary
@@ -55,20 +63,25 @@ import (
 //
 // Version 2 differs from version 1 only by the precision sections of
 // float32 models (zonal.Float32) and the text transform (input flag bit 1);
-// files with neither are written as version 1, byte for byte as before, so
-// that earlier builds read them, and tell the others apart by the version.
+// version 3 from version 2 only by the calibration (input flag bit 2).
+// A file is written with the lowest version that holds its parts: files
+// without a calibration byte for byte as before, so that earlier builds
+// read them; an earlier build refuses a calibrated file by its version
+// (zonal.ErrVersion) rather than by an unknown flag.
 const (
 	fileMagic = "ZONALMDL"
 	// FormatVersion is the newest model-file format version this package
 	// writes; it reads every version from 1 to FormatVersion. Version 2
 	// added the precision section of float32 models and the text transform
-	// of pipelines; a file with neither is written as version 1, byte for
-	// byte as before, so older builds still read it.
-	FormatVersion = 2
-	// formatV1 is the version of files with neither.
-	formatV1    = 1
-	inputScaler = 1 << 0 // input flags: a scaler follows
-	inputText   = 1 << 1 // input flags: a text transform follows (version 2)
+	// of pipelines, version 3 the calibration of classifiers; a file is
+	// written with the lowest version that holds its parts, so older
+	// builds still read what they can.
+	FormatVersion = 3
+	// formatV1 is the version of files with none of them.
+	formatV1     = 1
+	inputScaler  = 1 << 0 // input flags: a scaler follows
+	inputText    = 1 << 1 // input flags: a text transform follows (version 2)
+	inputCalibra = 1 << 2 // input flags: a calibration follows (version 3)
 )
 
 // Save writes p to w in the versioned model format (see MarshalPipeline).
@@ -83,9 +96,10 @@ func Save(w io.Writer, p *Pipeline) error {
 	return err
 }
 
-// MarshalPipeline encodes p in the versioned model format: version 2 when
-// the model records float32 precision, else version 1 (which earlier builds
-// read). The model must be
+// MarshalPipeline encodes p in the versioned model format: version 3 when
+// p has a calibration, else version 2 when the model records float32
+// precision or p has a text transform, else version 1 (which earlier
+// builds read). The model must be
 // a PersistentModel whose kind is registered (RegisterModel), so that the
 // file can be loaded again.
 //
@@ -128,6 +142,9 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 	if p.Text != nil {
 		flags |= inputText
 	}
+	if p.Calibration != nil {
+		flags |= inputCalibra
+	}
 	e.u8(flags)
 	if p.Scaler != nil {
 		e.floats(p.Scaler.Mean)
@@ -135,6 +152,9 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 	}
 	if p.Text != nil {
 		e.bytes(text)
+	}
+	if p.Calibration != nil {
+		e.calibration(p.Calibration)
 	}
 	e.b = append(e.b, body...)
 	return binary.LittleEndian.AppendUint32(e.b, crc32.ChecksumIEEE(e.b)), nil
@@ -209,6 +229,9 @@ func decodeBody(d *dec, version uint16, be backend.Backend) (*Pipeline, error) {
 	if version >= 2 {
 		known |= inputText
 	}
+	if version >= 3 {
+		known |= inputCalibra
+	}
 	if flags&^known != 0 {
 		d.fail("bad input flags %#x for format version %d", flags, version)
 	}
@@ -229,6 +252,10 @@ func decodeBody(d *dec, version uint16, be backend.Backend) (*Pipeline, error) {
 				return nil, fmt.Errorf("%w: %w", zonal.ErrFormat, err)
 			}
 		}
+	}
+	var cal *Calibration
+	if d.err == nil && flags&inputCalibra != 0 {
+		cal = d.calibration(encg)
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -265,6 +292,9 @@ func decodeBody(d *dec, version uint16, be backend.Backend) (*Pipeline, error) {
 	p, err := NewPipeline(sc, encg, m)
 	if err == nil && text != nil {
 		p, err = p.WithText(text)
+	}
+	if err == nil && cal != nil {
+		p, err = p.WithCalibration(cal)
 	}
 	if err != nil {
 		return nil, asFormatError(kind, err)
@@ -368,12 +398,82 @@ func expansionDecoder(mk func(lambda float64, e *expansion) Model) ModelDecoder 
 	}
 }
 
-// pipelineVersion is the format version p is written with: 2 when its model
-// is float32 or it has a text transform, else 1.
+// pipelineVersion is the format version p is written with: 3 when it has a
+// calibration, else 2 when its model is float32 or it has a text
+// transform, else 1.
 func pipelineVersion(p *Pipeline) uint16 {
 	v := modelFormatVersion(p.Model)
 	if p.Text != nil {
 		v = max(v, 2)
 	}
+	if p.Calibration != nil {
+		v = max(v, 3)
+	}
 	return v
+}
+
+// calibration appends c's method and calibrators (see the layout).
+func (e *enc) calibration(c *Calibration) {
+	m := c.Method()
+	e.u8(uint8(m))
+	if c.Binary != nil {
+		e.calibrator(c.Binary)
+		return
+	}
+	for j := range c.Multiclass.Classes {
+		if m == calibrate.MethodPlatt {
+			e.calibrator(&c.Multiclass.Platt[j])
+		} else {
+			e.calibrator(&c.Multiclass.Isotonic[j])
+		}
+	}
+}
+
+func (e *enc) calibrator(c calibrate.Calibrator) {
+	switch c := c.(type) {
+	case *calibrate.Platt:
+		e.f64(c.A)
+		e.f64(c.B)
+	case *calibrate.Isotonic:
+		e.floats(c.X)
+		e.floats(c.Y)
+	}
+}
+
+// calibration reads what enc.calibration wrote for the encoding encg; the
+// calibrators are checked by WithCalibration.
+func (d *dec) calibration(encg Encoding) *Calibration {
+	m := calibrate.Method(d.u8("calibration method"))
+	if d.err != nil {
+		return nil
+	}
+	if err := m.Check(); err != nil {
+		d.fail("calibration method %d", m)
+		return nil
+	}
+	if encg.Task != TaskClassification || len(encg.Classes) < 2 {
+		d.fail("calibration of a %s model with %d classes", encg.Task, len(encg.Classes))
+		return nil
+	}
+	one := func() calibrate.Calibrator {
+		if m == calibrate.MethodPlatt {
+			return &calibrate.Platt{A: d.f64("Platt A"), B: d.f64("Platt B")}
+		}
+		x, y := d.floats("isotonic X"), d.floats("isotonic Y")
+		return &calibrate.Isotonic{X: x, Y: y}
+	}
+	k := len(encg.Classes)
+	if k == 2 {
+		return &Calibration{Binary: one()}
+	}
+	mc := &calibrate.Multiclass{Method: m, Classes: slices.Clone(encg.Classes)}
+	for j := 0; j < k && d.err == nil; j++ {
+		switch c := one().(type) {
+		case *calibrate.Platt:
+			mc.Platt = append(mc.Platt, *c)
+		case *calibrate.Isotonic:
+			mc.Isotonic = append(mc.Isotonic, *c)
+		}
+	}
+	return &Calibration{Multiclass: mc}
 }

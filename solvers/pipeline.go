@@ -40,15 +40,18 @@ func (s *Scaler) applyRow(dst, x []float64) {
 
 // Pipeline is what a model file holds and `zonal predict` serves: an
 // optional text transform (tf-idf and/or L2 row normalization), an optional
-// input scaler, a fitted model and the label encoding of its task. An input
-// row x goes through Text, then Scaler, then Model. It is immutable after
-// construction and safe for concurrent use.
+// input scaler, a fitted model, the label encoding of its task and, for
+// classification, an optional calibration of its outputs into class
+// probabilities (proba.go). An input row x goes through Text, then Scaler,
+// then Model. It is immutable after construction and safe for concurrent
+// use.
 type Pipeline struct {
-	Text     *dataset.TextTransform // nil: no text transform (set by WithText)
-	Scaler   *Scaler                // nil: inputs are used as they are
-	Encoding Encoding
-	Model    Model
-	pool     sync.Pool // *pipeScratch
+	Text        *dataset.TextTransform // nil: no text transform (set by WithText)
+	Scaler      *Scaler                // nil: inputs are used as they are
+	Encoding    Encoding
+	Model       Model
+	Calibration *Calibration // nil: no probabilities (set by WithCalibration)
+	pool        sync.Pool    // *pipeScratch
 }
 
 type pipeScratch struct {
@@ -90,11 +93,21 @@ func (p *Pipeline) WithText(t *dataset.TextTransform) (*Pipeline, error) {
 	if t != nil && t.Cols != p.InputDim() {
 		return nil, fmt.Errorf("%w: text transform for %d columns, model takes %d", zonal.ErrShape, t.Cols, p.InputDim())
 	}
-	q, err := NewPipeline(p.Scaler, p.Encoding, p.Model)
+	q, err := p.clone()
 	if err != nil {
 		return nil, err
 	}
 	q.Text = t
+	return q, nil
+}
+
+// clone returns a new pipeline of p's parts (its own scratch pool).
+func (p *Pipeline) clone() (*Pipeline, error) {
+	q, err := NewPipeline(p.Scaler, p.Encoding, p.Model)
+	if err != nil {
+		return nil, err
+	}
+	q.Text, q.Calibration = p.Text, p.Calibration
 	return q, nil
 }
 
@@ -232,7 +245,8 @@ func (p *Pipeline) predictSparse(dst *mat.Dense, x *dataset.CSR) error {
 
 // PredictLabels writes the prediction for every row of x (dense or CSR, as
 // PredictOutputs) to dst (length n): the value for regression, the class
-// label for classification. Dense batches of at most 32 rows do not
+// label for classification (DecodeOutputs: the calibrated decision of a
+// calibrated binary pipeline, the largest output otherwise). Dense batches of at most 32 rows do not
 // allocate after warm-up.
 //
 // Errors: zonal.ErrShape unless x is n x d and dst has n entries; the
@@ -269,7 +283,7 @@ func (p *Pipeline) PredictLabels(dst []float64, x mat.Matrix) error {
 	if err := p.PredictOutputs(out, x); err != nil {
 		return err
 	}
-	return p.Encoding.Decode(dst, out)
+	return p.DecodeOutputs(dst, out)
 }
 
 // DirectBatch is the largest batch the models predict row by row (direct
