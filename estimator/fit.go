@@ -35,6 +35,8 @@ type Chosen struct {
 	// setting on the tuning rows ("" and 0 when lambda was given).
 	TuneMetric string  `json:"tune_metric,omitempty"`
 	TuneScore  float64 `json:"tune_score,omitempty"`
+	// Calibration says how CalibrationAuto chose the calibration method.
+	Calibration string `json:"calibration,omitempty"`
 }
 
 // clearlyBeats reports whether c's tuning loss (the error rate
@@ -76,6 +78,14 @@ type Report struct {
 	// rows (nil for the other methods).
 	ParK      *solvers.ParKReport
 	CellSizes []int
+	// Calibration is the method of the pipeline's calibration
+	// (CalibrationNone when it has none: regression, CalibrationNone
+	// asked for, or a class too small), CalibrationRows the training rows
+	// whose out-of-fold scores it was fitted on and CalibrationSeconds the
+	// time its fold refits and fit took.
+	Calibration        Calibration
+	CalibrationRows    int
+	CalibrationSeconds float64
 	// Notes are decisions the user should hear of (see Plan.Notes).
 	Notes []string
 }
@@ -94,6 +104,9 @@ func (r *Report) Line() string {
 	}
 	if r.Chosen.Standardize != "" {
 		parts = append(parts, fmt.Sprintf("standardize %v (%s)", r.Standardize, r.Chosen.Standardize))
+	}
+	if r.Chosen.Calibration != "" {
+		parts = append(parts, fmt.Sprintf("calibration %s (%s)", r.Calibration, r.Chosen.Calibration))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -161,7 +174,7 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 		return nil, nil, err
 	}
 	rep := &Report{Plan: plan, Method: plan.Method, Map: plan.Map, Precision: plan.Precision, Task: enc.Task,
-		Rows: n, Cols: d, Sparse: plan.KeepSparse && isCSR, Density: shape.Density, Backend: be.Name(), Notes: plan.Notes}
+		Rows: n, Cols: d, Sparse: plan.KeepSparse && isCSR, Density: shape.Density, Backend: be.Name(), Notes: plan.Notes, Calibration: CalibrationNone}
 	ch, err := choose(ctx, plan, opts, in, y, enc.Task)
 	if err != nil {
 		return nil, nil, err
@@ -179,31 +192,15 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 		return nil, nil, err
 	}
 	sopts := solvers.Options{Backend: be, MemoryBudget: opts.MemoryBudget, Progress: opts.Progress}
-	var model solvers.Model
-	switch plan.Method {
-	case MethodExact:
-		model, err = solvers.FitKRR(ctx, k, ch.x, targets, ch.lambda, sopts)
-	case MethodRidge:
-		var fm kernels.FeatureMap
-		fm, err = BuildMap(ctx, MapSpec{Map: plan.Map, Kernel: k, Features: plan.Features, Lambda: ch.lambda, Seed: opts.Seed, Backend: be}, ch.x)
-		if err != nil {
-			return nil, nil, err
-		}
-		rep.Features = fm.Dim()
-		model, err = solvers.FitRidge(ctx, fm, ch.x, targets, ch.lambda, solvers.RidgeOptions{Options: sopts, Precision: plan.Precision})
-	case MethodFalkon:
-		model, err = solvers.FitFalkon(ctx, k, ch.x, targets, ch.lambda, solvers.FalkonOptions{Options: sopts,
-			Centers: plan.Centers, Sampling: opts.Sampling, Iterations: plan.Iterations, Seed: opts.Seed, Precision: plan.Precision})
-	case MethodParK:
-		var pk *solvers.ParK
-		pk, err = solvers.FitParK(ctx, k, ch.x, targets, ch.lambda, plan.parkOptions(opts, sopts))
-		if err == nil {
-			rep.ParK, rep.CellSizes = pk.Report(), slices.Clone(pk.CellSizes())
-			model = pk
-		}
-	}
+	model, err := fitModel(ctx, plan, opts, k, ch.lambda, ch.x, targets, sopts)
 	if err != nil {
 		return nil, nil, err
+	}
+	switch m := model.(type) {
+	case *solvers.Ridge:
+		rep.Features = m.Map().Dim()
+	case *solvers.ParK:
+		rep.ParK, rep.CellSizes = m.Report(), slices.Clone(m.CellSizes())
 	}
 	var scaler *solvers.Scaler
 	if ch.scaler != nil {
@@ -218,8 +215,43 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	if err != nil {
 		return nil, nil, err
 	}
+	if enc.Task == solvers.TaskClassification {
+		cal, err := fitCalibration(ctx, plan, opts, k, &ch, enc, y, sopts, rep)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cal != nil {
+			if pipe, err = pipe.WithCalibration(cal); err != nil {
+				return nil, nil, err
+			}
+		}
+	} else if opts.Calibration == CalibrationPlatt || opts.Calibration == CalibrationIsotonic {
+		return nil, nil, &zonal.ParamError{Param: "Calibration", Value: opts.Calibration, Reason: "calibration turns class scores into probabilities: it applies to classification only, the task is " + enc.Task.String()}
+	}
 	rep.Seconds = time.Since(start).Seconds()
 	return pipe, rep, nil
+}
+
+// fitModel fits the plan's model at kernel k and lambda on the rows x
+// (already scaled and transformed) and targets: the final model, and the
+// held-out fold models of the calibration.
+func fitModel(ctx context.Context, plan *Plan, opts Options, k kernels.Kernel, lambda float64, x mat.Matrix, targets *mat.Dense, sopts solvers.Options) (solvers.Model, error) {
+	switch plan.Method {
+	case MethodExact:
+		return solvers.FitKRR(ctx, k, x, targets, lambda, sopts)
+	case MethodRidge:
+		fm, err := BuildMap(ctx, MapSpec{Map: plan.Map, Kernel: k, Features: plan.Features, Lambda: lambda, Seed: opts.Seed, Backend: sopts.Backend}, x)
+		if err != nil {
+			return nil, err
+		}
+		return solvers.FitRidge(ctx, fm, x, targets, lambda, solvers.RidgeOptions{Options: sopts, Precision: plan.Precision})
+	case MethodFalkon:
+		return solvers.FitFalkon(ctx, k, x, targets, lambda, solvers.FalkonOptions{Options: sopts,
+			Centers: plan.Centers, Sampling: opts.Sampling, Iterations: plan.Iterations, Seed: opts.Seed, Precision: plan.Precision})
+	case MethodParK:
+		return solvers.FitParK(ctx, k, x, targets, lambda, plan.parkOptions(opts, sopts))
+	}
+	return nil, &zonal.ParamError{Param: "Method", Value: int(plan.Method), Reason: "unknown method", Err: zonal.ErrUnknown}
 }
 
 // checkInput validates the training rows once, at the boundary: a dense or

@@ -73,6 +73,10 @@ type Options struct {
 	// Text is the tf-idf / row-normalization transform fitted on the
 	// training rows and stored in the pipeline.
 	Text dataset.TextOptions
+	// Calibration is how a classifier's scores become class probabilities
+	// (zero: CalibrationAuto; see Calibration). Regression ignores
+	// CalibrationAuto and CalibrationNone and refuses the others.
+	Calibration Calibration
 	// Seed seeds every random choice (subsamples, centres, features).
 	Seed uint64
 	// Workers is how many ParK cells are fitted at once (zero: GOMAXPROCS).
@@ -195,6 +199,9 @@ func (o Options) Validate() error {
 	}
 	if o.Sparse < SparseAuto || o.Sparse > SparseOff {
 		return &zonal.ParamError{Param: "Sparse", Value: int(o.Sparse), Reason: "unknown setting"}
+	}
+	if o.Calibration < CalibrationAuto || o.Calibration > CalibrationNone {
+		return &zonal.ParamError{Param: "Calibration", Value: int(o.Calibration), Reason: "unknown setting; want " + strings.Join(calibrationSetting.names, ", ")}
 	}
 	if o.MemoryBudget < 0 {
 		return &zonal.ParamError{Param: "MemoryBudget", Value: o.MemoryBudget, Reason: "must be >= 0 (0: the default)"}

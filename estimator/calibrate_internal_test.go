@@ -1,0 +1,52 @@
+package estimator
+
+import (
+	"slices"
+	"testing"
+)
+
+// Above CalibrationRows the calibration refits on a stratified subsample:
+// about CalibrationRows rows, every class in proportion, a rare class
+// kept whole, the rows increasing and distinct, the same for a seed.
+func TestCalibrationRows(t *testing.T) {
+	n := 3 * CalibrationRows
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = float64(i % 3) // three equal classes
+	}
+	y[5], y[17] = 9, 9 // a class of 2 rows
+	classes := []float64{0, 1, 2, 9}
+	rows, err := calibrationRows(y, classes, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < CalibrationRows-len(classes) || len(rows) > CalibrationRows+len(classes) {
+		t.Fatalf("%d calibration rows of %d, want about %d", len(rows), n, CalibrationRows)
+	}
+	if !slices.IsSorted(rows) || len(slices.Compact(slices.Clone(rows))) != len(rows) {
+		t.Fatal("rows are not increasing and distinct")
+	}
+	sub := make([]float64, len(rows))
+	for i, r := range rows {
+		sub[i] = y[r]
+	}
+	counts := classCounts(sub, classes)
+	if counts[3] != 2 {
+		t.Errorf("the 2-row class has %d calibration rows", counts[3])
+	}
+	for c := 0; c < 3; c++ {
+		// Each big class is a third of the rows, kept in proportion up
+		// to the rounding of one row.
+		if counts[c] < CalibrationRows/3-1 || counts[c] > CalibrationRows/3+1 {
+			t.Errorf("class %d: %d rows, want about %d", c, counts[c], CalibrationRows/3)
+		}
+	}
+	again, _ := calibrationRows(y, classes, 1)
+	if !slices.Equal(rows, again) {
+		t.Error("the subsample changed for the same seed")
+	}
+	small, _ := calibrationRows(y[:100], classes, 1)
+	if len(small) != 100 {
+		t.Errorf("100 rows: %d calibration rows, want all", len(small))
+	}
+}

@@ -1,0 +1,243 @@
+package estimator_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/calibrate"
+	"github.com/zonal-ml/zonal/estimator"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+func TestCalibrationSettingRoundTrip(t *testing.T) {
+	for _, c := range []estimator.Calibration{estimator.CalibrationAuto, estimator.CalibrationPlatt, estimator.CalibrationIsotonic, estimator.CalibrationNone} {
+		if got, err := estimator.ParseCalibration(c.String()); err != nil || got != c {
+			t.Errorf("ParseCalibration(%q) = %v, %v", c, got, err)
+		}
+	}
+	var pe *zonal.ParamError
+	if _, err := estimator.ParseCalibration("sigmoid"); !errors.As(err, &pe) || pe.Param != "Calibration" {
+		t.Errorf("ParseCalibration(sigmoid): %v", err)
+	}
+	if err := (estimator.Options{Calibration: 9}).Validate(); !errors.As(err, &pe) || pe.Param != "Calibration" {
+		t.Errorf("Calibration 9: %v", err)
+	}
+}
+
+// blobs returns n rows of d uniform features and labels of k classes:
+// the class whose centre (a fixed random point) is nearest, flipped to a
+// random class with probability noise.
+func blobs(n, d, k int, noise float64, seed uint64) (*mat.Dense, []float64) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	centres := make([][]float64, k)
+	for c := range centres {
+		centres[c] = make([]float64, d)
+		for j := range centres[c] {
+			centres[c][j] = r.Float64()
+		}
+	}
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		row := x.RawRowView(i)
+		best, bd := 0, math.Inf(1)
+		for j := range row {
+			row[j] = r.Float64()
+		}
+		for c, ce := range centres {
+			s := 0.0
+			for j := range row {
+				s += (row[j] - ce[j]) * (row[j] - ce[j])
+			}
+			if s < bd {
+				best, bd = c, s
+			}
+		}
+		if r.Float64() < noise {
+			best = r.IntN(k)
+		}
+		y[i] = float64(best)
+	}
+	return x, y
+}
+
+// rowSums checks that every probability is in [0, 1] and every row sums
+// to 1 within 1e-12 (k values summed in float64 round off by a few ulps).
+func rowSums(t *testing.T, p *mat.Dense) {
+	t.Helper()
+	n, k := p.Dims()
+	for i := 0; i < n; i++ {
+		s := 0.0
+		for j := 0; j < k; j++ {
+			v := p.At(i, j)
+			if !(v >= 0 && v <= 1) {
+				t.Fatalf("row %d: probability %v", i, v)
+			}
+			s += v
+		}
+		if math.Abs(s-1) > 1e-12 {
+			t.Fatalf("row %d sums to %v", i, s)
+		}
+	}
+}
+
+// The calibration never sees the training rows' own scores: exact KRR with
+// a tiny lambda and a narrow kernel interpolates noisy labels, so its
+// in-sample scores separate the classes perfectly, and a calibrator
+// fitted on them would give the true class of every training row a
+// probability near 1. The labels are random, so held-out scores carry no
+// information and the fitted calibration must stay near the class shares.
+func TestFitCalibratesOnHeldOutScores(t *testing.T) {
+	x, y := blobs(150, 2, 2, 1, 3)
+	pipe, rep, err := estimator.Fit(context.Background(), x, y, estimator.Options{Method: estimator.MethodExact,
+		Sigma: 0.02, Lambda: 1e-9, Standardize: estimator.StandardizeOff, Calibration: estimator.CalibrationPlatt, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := mat.NewDense(150, 1, nil)
+	if err := pipe.PredictOutputs(out, x); err != nil {
+		t.Fatal(err)
+	}
+	scores := mat.Col(nil, 0, out)
+	for i, s := range scores {
+		if (s > 0) != (y[i] == 1) {
+			t.Fatalf("setup: row %d in-sample score %v for label %v: the fit does not interpolate", i, s, y[i])
+		}
+	}
+	inSample, err := calibrate.FitPlatt(scores, y, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob := mat.NewDense(150, 2, nil)
+	if err := pipe.PredictProba(prob, x); err != nil {
+		t.Fatal(err)
+	}
+	rowSums(t, prob)
+	meanTrue, meanTrueIn := 0.0, 0.0
+	for i, v := range y {
+		c := int(v)
+		meanTrue += prob.At(i, c) / 150
+		q := inSample.Apply(scores[i])
+		if c == 0 {
+			q = 1 - q
+		}
+		meanTrueIn += q / 150
+	}
+	// In-sample calibration: Platt's smoothed targets cap it near
+	// (N+1)/(N+2) ~ 0.99. Held out, the scores of random labels rank no
+	// better than chance, so the calibrated probabilities stay near the
+	// class shares (about 0.5): 0.7 on average leaves room for the chance
+	// ranking of 150 rows and still fails a calibration on in-sample scores.
+	if meanTrueIn < 0.95 {
+		t.Fatalf("setup: in-sample calibration gives the true class %v on average, want near 1", meanTrueIn)
+	}
+	t.Logf("true class: %.3f held out, %.3f in-sample", meanTrue, meanTrueIn)
+	if meanTrue > 0.7 {
+		t.Errorf("the fitted calibration gives the true class %v on average (in-sample calibration: %v): it saw in-sample scores", meanTrue, meanTrueIn)
+	}
+	if rep.Calibration != estimator.CalibrationPlatt || rep.CalibrationRows != 150 || rep.Chosen.Calibration != "" {
+		t.Errorf("report: calibration %v on %d rows, chosen %q", rep.Calibration, rep.CalibrationRows, rep.Chosen.Calibration)
+	}
+}
+
+// Classification is calibrated by default (auto: Platt on few rows per
+// class, isotonic from IsotonicMinRows), regression never, and
+// CalibrationNone leaves the pipeline without probabilities.
+func TestFitCalibrationDefaults(t *testing.T) {
+	ctx := context.Background()
+	x, y := blobs(240, 3, 3, 0.1, 5)
+	fast := estimator.Options{Method: estimator.MethodFalkon, Sigma: 0.5, Lambda: 1e-4, Centers: 40, Seed: 2}
+	pipe, rep, err := estimator.Fit(ctx, x, y, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pipe.HasProbabilities() || rep.Calibration != estimator.CalibrationPlatt || rep.CalibrationRows != 240 || rep.Chosen.Calibration == "" {
+		t.Fatalf("3 classes, 240 rows: probabilities %v, calibration %v on %d rows (%q)", pipe.HasProbabilities(), rep.Calibration, rep.CalibrationRows, rep.Chosen.Calibration)
+	}
+	prob := mat.NewDense(240, 3, nil)
+	if err := pipe.PredictProba(prob, x); err != nil {
+		t.Fatal(err)
+	}
+	rowSums(t, prob)
+
+	none := fast
+	none.Calibration = estimator.CalibrationNone
+	pipe, rep, err = estimator.Fit(ctx, x, y, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pipe.HasProbabilities() || rep.Calibration != estimator.CalibrationNone || rep.CalibrationRows != 0 {
+		t.Errorf("CalibrationNone: probabilities %v, calibration %v on %d rows", pipe.HasProbabilities(), rep.Calibration, rep.CalibrationRows)
+	}
+
+	yr := make([]float64, 240)
+	for i := range yr {
+		yr[i] = x.At(i, 0) + 0.5*x.At(i, 1)*x.At(i, 2)
+	}
+	pipe, rep, err = estimator.Fit(ctx, x, yr, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pipe.HasProbabilities() || rep.Calibration != estimator.CalibrationNone {
+		t.Errorf("regression: probabilities %v, calibration %v", pipe.HasProbabilities(), rep.Calibration)
+	}
+	platt := fast
+	platt.Calibration = estimator.CalibrationPlatt
+	var pe *zonal.ParamError
+	if _, _, err := estimator.Fit(ctx, x, yr, platt); !errors.As(err, &pe) || pe.Param != "Calibration" {
+		t.Errorf("platt calibration of a regression: %v", err)
+	}
+
+	// A class of 2 rows cannot be in all 3 folds: auto skips calibration
+	// with a note, an explicit method is an error.
+	y2 := append([]float64(nil), y...)
+	for i := range y2 {
+		if y2[i] == 2 {
+			y2[i] = 1
+		}
+	}
+	y2[0], y2[1] = 2, 2
+	task := fast
+	task.Task = solvers.TaskClassification
+	pipe, rep, err = estimator.Fit(ctx, x, y2, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pipe.HasProbabilities() || len(rep.Notes) == 0 {
+		t.Errorf("a 2-row class: probabilities %v, notes %q", pipe.HasProbabilities(), rep.Notes)
+	}
+	task.Calibration = estimator.CalibrationIsotonic
+	if _, _, err := estimator.Fit(ctx, x, y2, task); !errors.As(err, &pe) || pe.Param != "Calibration" {
+		t.Errorf("isotonic with a 2-row class: %v", err)
+	}
+}
+
+// With at least IsotonicMinRows rows in the smallest class, auto chooses
+// isotonic regression.
+func TestFitCalibrationAutoIsotonic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits 2400 rows four times; skipped with -short")
+	}
+	x, y := blobs(2400, 2, 2, 0.1, 9)
+	// Balance the classes so the smaller has at least 1000 rows.
+	for i := range y {
+		y[i] = float64(i % 2)
+		if x.At(i, 0) > 0.5 && i%5 == 0 {
+			y[i] = 1 - y[i]
+		}
+	}
+	pipe, rep, err := estimator.Fit(context.Background(), x, y, estimator.Options{Method: estimator.MethodRidge, Map: estimator.MapFourier,
+		Features: 64, Sigma: 0.5, Lambda: 1e-3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Calibration != estimator.CalibrationIsotonic || pipe.Calibration.Method() != calibrate.MethodIsotonic || rep.CalibrationRows != 2400 {
+		t.Errorf("2400 rows in 2 classes: calibration %v (%q) on %d rows", rep.Calibration, rep.Chosen.Calibration, rep.CalibrationRows)
+	}
+}
