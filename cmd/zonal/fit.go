@@ -24,7 +24,7 @@ import (
 
 const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-tfidf] [-normalize] [-standardize=false] [-task auto|regression|classification] " +
 	"[-kernel gaussian] [-sigma auto|scale|S] [-lambda auto|L] (-method exact | -method ridge -map NAME -features D | -method falkon [-centers auto|M] | " +
-	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-precision float64|float32] [-iterations T] [-seed N] [-model out.zonal] [-json] [-dry-run]"
+	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-precision float64|float32] [-iterations T] [-calibration auto|platt|isotonic|none] [-threshold P] [-seed N] [-model out.zonal] [-json] [-dry-run]"
 
 func init() {
 	addCommand(command{name: "fit", summary: "fit a kernel model (exact, ridge on features, FALKON, ParK) and report its test metric", run: fitCommand})
@@ -42,6 +42,7 @@ type fitConfig struct {
 	shared    sharedFlags
 	subsample int
 	dryRun    bool
+	threshold thresholdFlag
 	opts      estimator.Options
 }
 
@@ -68,7 +69,12 @@ type fitResult struct {
 	Cells       *int             `json:"cells"`
 	Partition   *parkJSON        `json:"partition"`
 	Precision   *string          `json:"precision"` // ridge, falkon, park only
-	metricsJSON
+	// Calibration is the method of the model's calibration ("none" when
+	// it has none), CalibrationRows the rows it was fitted on.
+	Calibration        string  `json:"calibration"`
+	CalibrationRows    int     `json:"calibration_rows"`
+	CalibrationSeconds float64 `json:"calibration_seconds"`
+	evaluation
 	FitSeconds     float64 `json:"fit_seconds"`
 	PredictSeconds float64 `json:"predict_seconds"`
 	TFIDF          bool    `json:"tfidf"`
@@ -82,7 +88,6 @@ type fitOutcome struct {
 	res        fitResult
 	rep        *estimator.Report
 	kernel     kernels.Kernel
-	metrics    solvers.Metrics
 	modelSaved bool
 	plan       *estimator.Plan // -dry-run: the plan only
 }
@@ -105,6 +110,7 @@ type estimatorFlags struct {
 	o                      *estimator.Options
 	sigma, lambda, centers string
 	precision              string
+	calibration            string
 }
 
 func (f *estimatorFlags) register(fs *flag.FlagSet, o *estimator.Options) {
@@ -125,6 +131,7 @@ func (f *estimatorFlags) register(fs *flag.FlagSet, o *estimator.Options) {
 	fs.StringVar(&f.precision, "precision", "float64", "precision of K_nM (falkon, park) and feature blocks (ridge): float64 or float32")
 	fs.BoolVar(&o.Text.TFIDF, "tfidf", false, "weight count features by their smoothed idf on the training rows")
 	fs.BoolVar(&o.Text.Normalize, "normalize", false, "divide each row (after -tfidf) by its Euclidean norm")
+	fs.StringVar(&f.calibration, "calibration", "auto", "classifiers: how scores become class probabilities, fitted on held-out folds: auto, platt, isotonic or none")
 }
 
 // finish converts the string flags into the options, after parsing; set
@@ -172,6 +179,9 @@ func (f *estimatorFlags) finish(sh *sharedFlags) error {
 	}
 	if o.Map, err = estimator.ParseMap(sh.mapName); err != nil {
 		return flagError(err)
+	}
+	if o.Calibration, err = estimator.ParseCalibration(f.calibration); err != nil {
+		return usagef("-calibration %q: want auto, platt, isotonic or none", f.calibration)
 	}
 	if o.Sampling == "uniform" {
 		o.Sampling = ""
@@ -229,12 +239,20 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	c.shared.register(fs)
 	fs.IntVar(&c.subsample, "subsample", 0, "use only this many training rows (seeded uniform subsample); 0 = all")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "read the training data and print the plan (what would be chosen, and how), without fitting")
+	fs.Float64Var(&c.threshold.value, "threshold", solvers.DefaultThreshold, "calibrated binary classifiers: predict the larger label when its probability exceeds P (the test metrics' decisions; not stored in the model)")
 	ef.register(fs, &c.opts)
 	if err := c.shared.parse(fs, args); err != nil {
 		return c, err
 	}
 	if err := ef.finish(&c.shared); err != nil {
 		return c, err
+	}
+	c.threshold.set = c.shared.set["threshold"]
+	if err := c.threshold.check(); err != nil {
+		return c, err
+	}
+	if c.threshold.set && c.opts.Calibration == estimator.CalibrationNone {
+		return c, usagef("-threshold is a probability: it needs a calibration, not -calibration none")
 	}
 	return c, countAtLeast("subsample", c.subsample, 0)
 }
@@ -285,14 +303,13 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	}
 	res := newFitResult(c, rep, len(test.Y))
 	start := time.Now()
-	pred := make([]float64, len(test.Y))
-	if err := pipe.PredictLabels(pred, xte); err != nil {
+	_, ev, err := evaluate(pipe, xte, test.Y, c.threshold)
+	if err != nil {
 		return nil, err
 	}
 	res.PredictSeconds = time.Since(start).Seconds()
-	m := pipe.Encoding.Evaluate(pred, test.Y)
-	res.metricsJSON = newMetricsJSON(m)
-	out := &fitOutcome{res: res, rep: rep, kernel: k, metrics: m}
+	res.evaluation = ev
+	out := &fitOutcome{res: res, rep: rep, kernel: k}
 	if c.shared.model != "" {
 		if err := saveModel(e, c.shared.model, pipe); err != nil {
 			return nil, err
@@ -317,7 +334,7 @@ func newFitResult(c fitConfig, rep *estimator.Report, nte int) fitResult {
 	res := fitResult{Method: rep.Method.String(), Task: rep.Task.String(), NTrain: rep.Rows, NTest: nte, D: rep.Cols,
 		Kernel: rep.Kernel.Kind.String(), Lambda: rep.Lambda, Standardize: rep.Standardize, Chosen: rep.Chosen, Seed: c.opts.Seed,
 		Backend: rep.Backend, TFIDF: c.opts.Text.TFIDF, Normalize: c.opts.Text.Normalize, Sparse: rep.Sparse, Density: rep.Density,
-		FitSeconds: rep.Seconds}
+		FitSeconds: rep.Seconds, Calibration: rep.Calibration.String(), CalibrationRows: rep.CalibrationRows, CalibrationSeconds: rep.CalibrationSeconds}
 	if rep.Kernel.Kind.HasBandwidth() {
 		res.Sigma = ptr(rep.Kernel.Sigma)
 	} else {
@@ -345,7 +362,7 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 		_, err := io.WriteString(w, out.plan.String())
 		return err
 	}
-	res, m, rep := out.res, out.metrics, out.rep
+	res, rep := out.res, out.rep
 	if c.shared.json {
 		return json.NewEncoder(w).Encode(res)
 	}
@@ -363,11 +380,10 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 	}
 	fmt.Fprintf(w, "%s, %s kernel %s, lambda %g, backend %s\n", desc, rep.Kernel.Kind, kernelDesc(out.kernel), rep.Lambda, res.Backend)
 	fmt.Fprintf(w, "task %s: %d training rows, %d test rows, %d features\n", res.Task, res.NTrain, res.NTest, res.D)
-	if m.Accuracy != nil {
-		fmt.Fprintf(w, "test accuracy %.4f\n", *m.Accuracy)
-	}
-	if m.RMSE != nil {
-		fmt.Fprintf(w, "test RMSE %.6g  MAE %.6g  R^2 %.4f\n", *m.RMSE, *m.MAE, *m.R2)
+	writeEvaluation(w, res.evaluation)
+	if rep.Calibration != estimator.CalibrationNone {
+		fmt.Fprintf(w, "probabilities: %s calibration on the out-of-fold scores of %d rows (%d folds, %.3f s)\n",
+			rep.Calibration, rep.CalibrationRows, estimator.CalibrationFolds, rep.CalibrationSeconds)
 	}
 	if ch := rep.Chosen; ch.TuneMetric != "" {
 		// The tuner's own estimate, beside the test metric: a large gap

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -18,7 +19,7 @@ import (
 	"github.com/zonal-ml/zonal/solvers"
 )
 
-const predictSynopsis = "-model FILE -data FILE|- [-format csv|libsvm] [-scores] [-json]"
+const predictSynopsis = "-model FILE -data FILE|- [-format csv|libsvm] [-scores | -proba] [-threshold P] [-json]"
 
 func init() {
 	addCommand(command{name: "predict", summary: "predict with a model written by `zonal fit -model` or `zonal tune -model`", run: predictCommand})
@@ -30,7 +31,10 @@ type predictConfig struct {
 	model  string
 	path   string
 	scores bool
+	proba  bool
 	json   bool
+
+	threshold thresholdFlag
 
 	blockRows int // rows per block (predictBlockRows when 0; tests set it)
 }
@@ -43,6 +47,9 @@ type predictResult struct {
 	D              int         `json:"d"`
 	Predictions    []float64   `json:"predictions"`
 	Scores         [][]float64 `json:"scores,omitempty"`
+	Classes        []float64   `json:"classes,omitempty"`       // -proba: the columns of probabilities
+	Probabilities  [][]float64 `json:"probabilities,omitempty"` // -proba
+	Threshold      *float64    `json:"threshold,omitempty"`     // calibrated binary classifiers
 	RMSE           *float64    `json:"rmse"`
 	MAE            *float64    `json:"mae"`
 	R2             *float64    `json:"r2"`
@@ -66,12 +73,21 @@ func parsePredict(stderr io.Writer, args []string) (predictConfig, error) {
 	fs.StringVar(&c.path, "data", "", "rows to predict (LIBSVM or CSV, - for standard input; a CSV with one column more than the model's d has labels: y, or the first column)")
 	c.data.register(fs)
 	fs.BoolVar(&c.scores, "scores", false, "print the model's raw outputs instead of labels: one score per class (one vs all), or the one raw value (regression, two classes: > 0 is the larger label)")
-	fs.BoolVar(&c.json, "json", false, "print one JSON object (predictions, scores with -scores, and metrics) instead of lines")
+	fs.BoolVar(&c.proba, "proba", false, "print class probabilities instead of labels, as CSV: a header of the class labels, then one probability per class a row (rows sum to 1); needs a calibrated classifier")
+	fs.Float64Var(&c.threshold.value, "threshold", solvers.DefaultThreshold, "calibrated binary classifiers: predict the larger label when its probability exceeds P")
+	fs.BoolVar(&c.json, "json", false, "print one JSON object (predictions, scores with -scores, classes and probabilities with -proba, and metrics) instead of lines")
 	if err := parseFlags(fs, args); err != nil {
 		return c, err
 	}
+	fs.Visit(func(f *flag.Flag) { c.threshold.set = c.threshold.set || f.Name == "threshold" })
 	if c.model == "" || c.path == "" {
 		return c, usagef("-model and -data are required")
+	}
+	if c.scores && c.proba {
+		return c, usagef("-scores and -proba exclude each other")
+	}
+	if err := c.threshold.check(); err != nil {
+		return c, err
 	}
 	return c, c.data.checkInputs([2]string{"data", c.path})
 }
@@ -98,6 +114,12 @@ func runPredict(ctx context.Context, e *env, c predictConfig) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.model, err)
 	}
+	if c.proba && !pipe.HasProbabilities() {
+		return fmt.Errorf("%s: -proba: %w", c.model, pipe.PredictProba(nil, nil))
+	}
+	if c.threshold.set && (!pipe.HasProbabilities() || pipe.Classes() != 2) {
+		return fmt.Errorf("%s: -threshold applies to a calibrated binary classifier; this is a %s model with %d classes, calibrated: %v", c.model, pipe.Encoding.Task, pipe.Classes(), pipe.HasProbabilities())
+	}
 	d := pipe.InputDim()
 	br, name, closeInput, err := openPredictData(e, c, d)
 	if err != nil {
@@ -113,11 +135,23 @@ func runPredict(ctx context.Context, e *env, c predictConfig) error {
 		}
 	}()
 	res := &predictResult{Model: pipe.Model.Kind(), Task: pipe.Encoding.Task.String(), D: d}
-	var allScores [][]float64 // -json -scores
+	if pipe.HasProbabilities() && pipe.Classes() == 2 {
+		res.Threshold = ptr(c.threshold.value)
+	}
+	var allScores [][]float64 // -json -scores, or -proba's probabilities
 	var allY []float64        // -json: labels for Evaluate
 	var acc metricSums        // lines: the metric, summed block by block
 	labelled := false
 	out := bufio.NewWriterSize(e.stdout, 1<<16)
+	sep := byte(' ')
+	if c.proba {
+		res.Classes, sep = pipe.Encoding.Classes, ','
+		if !c.json {
+			if err := writeRow(out, pipe.Encoding.Classes, sep); err != nil {
+				return err
+			}
+		}
+	}
 	var pred []float64
 	var scores *mat.Dense
 	var predictTime time.Duration
@@ -133,18 +167,24 @@ func runPredict(ctx context.Context, e *env, c predictConfig) error {
 		}
 		n, _ := blk.Dims()
 		pred = slices.Grow(pred[:0], n)[:n]
-		scores = nil
-		if c.scores {
-			scores = mat.NewDense(n, pipe.Outputs(), nil)
-		}
 		start := time.Now()
 		var x mat.Matrix = blk.X
 		if blk.X == nil {
 			x = blk.Sparse // LIBSVM rows stay sparse: the pipeline reads their nonzeros
 		}
-		err = pipe.PredictLabels(pred, x)
-		if err == nil && scores != nil {
-			err = pipe.PredictOutputs(scores, x)
+		// The outputs, then the labels, as PredictLabels computes them.
+		outs := mat.NewDense(n, pipe.Outputs(), nil)
+		err = pipe.PredictOutputs(outs, x)
+		if err == nil {
+			err = c.threshold.decode(pipe, pred, outs)
+		}
+		scores = nil
+		switch {
+		case c.scores:
+			scores = outs
+		case c.proba && err == nil:
+			scores = mat.NewDense(n, pipe.Classes(), nil)
+			err = pipe.Probabilities(scores, outs)
 		}
 		predictTime += time.Since(start)
 		if err != nil {
@@ -166,7 +206,7 @@ func runPredict(ctx context.Context, e *env, c predictConfig) error {
 			if blk.Y != nil {
 				acc.add(pipe.Encoding.Task == solvers.TaskClassification, pred, blk.Y)
 			}
-			if err := writePredictLines(out, pred, scores); err != nil {
+			if err := writePredictLines(out, pred, scores, sep); err != nil {
 				return err
 			}
 		}
@@ -180,7 +220,11 @@ func runPredict(ctx context.Context, e *env, c predictConfig) error {
 			m := pipe.Encoding.Evaluate(res.Predictions, allY)
 			res.RMSE, res.MAE, res.R2, res.Accuracy = finite(m.RMSE), finite(m.MAE), finite(m.R2), finite(m.Accuracy)
 		}
-		res.Scores = allScores
+		if c.proba {
+			res.Probabilities = allScores
+		} else {
+			res.Scores = allScores
+		}
 		return json.NewEncoder(e.stdout).Encode(res)
 	}
 	if err := out.Flush(); err != nil {
@@ -200,27 +244,38 @@ func runPredict(ctx context.Context, e *env, c predictConfig) error {
 }
 
 // writePredictLines prints one line per row: the label, or with scores
-// the raw outputs separated by spaces, in the shortest round-trip form.
-func writePredictLines(w io.Writer, pred []float64, scores *mat.Dense) error {
+// the row of scores (raw outputs, or probabilities) separated by sep,
+// in the shortest round-trip form.
+func writePredictLines(w io.Writer, pred []float64, scores *mat.Dense, sep byte) error {
 	buf := make([]byte, 0, 64)
-	for i, v := range pred {
-		buf = buf[:0]
+	for i := range pred {
+		row := pred[i : i+1]
 		if scores != nil {
-			for j, s := range scores.RawRowView(i) {
-				if j > 0 {
-					buf = append(buf, ' ')
-				}
-				buf = strconv.AppendFloat(buf, s, 'g', -1, 64)
-			}
-		} else {
-			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+			row = scores.RawRowView(i)
 		}
-		buf = append(buf, '\n')
+		buf = appendRow(buf[:0], row, sep)
 		if _, err := w.Write(buf); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeRow prints the values separated by sep on one line.
+func writeRow(w io.Writer, row []float64, sep byte) error {
+	_, err := w.Write(appendRow(nil, row, sep))
+	return err
+}
+
+// appendRow appends the values separated by sep and a newline to buf.
+func appendRow(buf []byte, row []float64, sep byte) []byte {
+	for j, s := range row {
+		if j > 0 {
+			buf = append(buf, sep)
+		}
+		buf = strconv.AppendFloat(buf, s, 'g', -1, 64)
+	}
+	return append(buf, '\n')
 }
 
 func derefOr(p *float64) float64 {

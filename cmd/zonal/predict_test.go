@@ -59,7 +59,7 @@ func wholePredict(t *testing.T, model, path string, scores bool) (stdout, stderr
 		t.Fatal(err)
 	}
 	var out, errs bytes.Buffer
-	if err := writePredictLines(&out, pred, sc); err != nil {
+	if err := writePredictLines(&out, pred, sc, ' '); err != nil {
 		t.Fatal(err)
 	}
 	if data.Y != nil {

@@ -73,8 +73,8 @@ func TestFitTextTransformStoredInModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := binary.LittleEndian.Uint16(b[8:]); v != 2 {
-		t.Errorf("model file version %d, want 2 (text transform)", v)
+	if v := binary.LittleEndian.Uint16(b[8:]); v != 3 {
+		t.Errorf("model file version %d, want 3 (text transform, and the classifier's calibration)", v)
 	}
 	// predict applies the stored transform to the raw counts (read as CSR).
 	pout, perrs, code := runCmd("predict", "-model", model, "-data", data, "-json")
