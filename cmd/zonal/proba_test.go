@@ -1,0 +1,257 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// writeBinaryCSV writes n rows of two features and a noisy binary label
+// (1 when a + b plus a deterministic wiggle exceeds 1): the classes
+// overlap, so probabilities are between 0 and 1 and thresholds matter.
+func writeBinaryCSV(t *testing.T, dir string, n int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("y,a,b\n")
+	for i := 0; i < n; i++ {
+		a := 0.5 + 0.5*math.Sin(float64(i)*1.3)
+		c := 0.5 + 0.5*math.Cos(float64(i)*0.7)
+		y := 0
+		if a+c+0.4*math.Sin(float64(i)*12.9898) > 1 {
+			y = 1
+		}
+		fmt.Fprintf(&b, "%d,%g,%g\n", y, a, c)
+	}
+	p := filepath.Join(dir, "binary.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fitJSON runs zonal fit -json with args and decodes its object.
+func fitJSON(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	out, errs, code := runCmd(append([]string{"fit", "-json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("fit %v: exit %d: %s", args, code, errs)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return obj
+}
+
+// zonal fit -json carries every metric that applies (null for the others),
+// the calibration and the threshold; the text report shows the confusion
+// matrix; a higher -threshold predicts fewer positives.
+func TestFitReportsEveryMetric(t *testing.T) {
+	dir := t.TempDir()
+	train := writeBinaryCSV(t, dir, 300)
+	obj := fitJSON(t, "-train", train, "-seed", "1")
+	for _, k := range []string{"accuracy", "balanced_accuracy", "f1", "auc", "logloss", "brier", "precision_score", "recall_score", "threshold", "calibration_rows"} {
+		if v, ok := obj[k].(float64); !ok || !(v >= 0) {
+			t.Errorf("binary fit: %s = %v, want a number", k, obj[k])
+		}
+	}
+	for _, k := range []string{"rmse", "mae", "r2", "poisson_deviance"} {
+		if v, ok := obj[k]; !ok || v != nil {
+			t.Errorf("binary fit: %s = %v, want null", k, obj[k])
+		}
+	}
+	if obj["calibration"] != "platt" || obj["threshold"] != 0.5 || obj["calibration_rows"] != obj["n_train"] {
+		t.Errorf("calibration %v on %v rows (n_train %v), threshold %v", obj["calibration"], obj["calibration_rows"], obj["n_train"], obj["threshold"])
+	}
+	high := fitJSON(t, "-train", train, "-seed", "1", "-threshold", "0.9")
+	if high["threshold"] != 0.9 || !(high["recall_score"].(float64) <= obj["recall_score"].(float64)) || high["auc"] != obj["auc"] {
+		t.Errorf("-threshold 0.9: threshold %v, recall %v (0.5: %v), auc %v (0.5: %v)", high["threshold"], high["recall_score"], obj["recall_score"], high["auc"], obj["auc"])
+	}
+	out, errs, code := runCmd("fit", "-train", train, "-seed", "1")
+	if code != 0 || !strings.Contains(out, "confusion matrix") || !strings.Contains(out, "AUC") || !strings.Contains(out, "platt calibration") {
+		t.Errorf("text report: exit %d %s\n%s", code, errs, out)
+	}
+
+	reg := fitJSON(t, "-train", writeRegressionCSV(t, dir, "reg.csv", 150, 3), "-method", "exact")
+	for _, k := range []string{"rmse", "mae", "r2"} {
+		if _, ok := reg[k].(float64); !ok {
+			t.Errorf("regression: %s = %v", k, reg[k])
+		}
+	}
+	if reg["auc"] != nil || reg["accuracy"] != nil || reg["threshold"] != nil || reg["calibration"] != "none" {
+		t.Errorf("regression: auc %v, accuracy %v, threshold %v, calibration %v", reg["auc"], reg["accuracy"], reg["threshold"], reg["calibration"])
+	}
+	if _, errs, code := runCmd("fit", "-train", train, "-threshold", "1.5"); code != exitUsage {
+		t.Errorf("-threshold 1.5: exit %d: %s", code, errs)
+	}
+	if _, errs, code := runCmd("fit", "-train", train, "-threshold", "0.3", "-calibration", "none"); code != exitUsage {
+		t.Errorf("-threshold with -calibration none: exit %d: %s", code, errs)
+	}
+}
+
+// parseRows parses lines of sep-separated numbers.
+func parseRows(t *testing.T, lines []string, sep string) [][]float64 {
+	t.Helper()
+	var rows [][]float64
+	for _, l := range lines {
+		var row []float64
+		for _, f := range strings.Split(l, sep) {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// zonal predict -proba prints a header of the class labels and one
+// probability per class a row, summing to 1, the pipeline's PredictProba
+// bit for bit (shortest round-trip decimals); -json carries the same; and
+// -threshold T predicts the larger label exactly when its probability
+// exceeds T, 0.5 being the default decision.
+func TestPredictProbaAndThreshold(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name    string
+		args    []string
+		classes string
+	}{
+		{"binary", nil, "0,1"},
+		{"3 classes", []string{"-format", "libsvm"}, "0,1,2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := writeBinaryCSV(t, dir, 200)
+			if c.classes != "0,1" {
+				data = writeClassLIBSVM(t, dir, "three.libsvm", 150, 3)
+			}
+			model := filepath.Join(t.TempDir(), "m.zonal")
+			if _, errs, code := runCmd(append([]string{"fit", "-train", data, "-model", model, "-seed", "1"}, c.args...)...); code != 0 {
+				t.Fatal(errs)
+			}
+			out, errs, code := runCmd(append([]string{"predict", "-model", model, "-data", data, "-proba"}, c.args...)...)
+			if code != 0 {
+				t.Fatal(errs)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if lines[0] != c.classes {
+				t.Fatalf("header %q, want %q", lines[0], c.classes)
+			}
+			prob := parseRows(t, lines[1:], ",")
+			f, err := os.Open(model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pipe, err := solvers.Load(f, solvers.Options{})
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := dataset.ReadFile(data, dataset.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := d.Dims()
+			want := mat.NewDense(n, pipe.Classes(), nil)
+			if err := pipe.PredictProba(want, d.Matrix()); err != nil {
+				t.Fatal(err)
+			}
+			if len(prob) != n {
+				t.Fatalf("%d rows of probabilities for %d rows", len(prob), n)
+			}
+			for i, row := range prob {
+				s := 0.0
+				for j, v := range row {
+					if v != want.At(i, j) || !(v >= 0 && v <= 1) {
+						t.Fatalf("row %d class %d: printed %v, PredictProba %v", i, j, v, want.At(i, j))
+					}
+					s += v
+				}
+				// k probabilities summed in float64: a few ulps.
+				if math.Abs(s-1) > 1e-12 {
+					t.Fatalf("row %d sums to %v", i, s)
+				}
+			}
+			jout, errs, code := runCmd(append([]string{"predict", "-model", model, "-data", data, "-proba", "-json"}, c.args...)...)
+			var res predictResult
+			if code != 0 || json.Unmarshal([]byte(jout), &res) != nil {
+				t.Fatalf("-json: exit %d %s", code, errs)
+			}
+			if len(res.Probabilities) != n || fmt.Sprint(res.Classes) != "["+strings.ReplaceAll(c.classes, ",", " ")+"]" {
+				t.Fatalf("-json: %d probability rows, classes %v", len(res.Probabilities), res.Classes)
+			}
+			for i := range prob {
+				if fmt.Sprint(res.Probabilities[i]) != fmt.Sprint(prob[i]) {
+					t.Fatalf("-json row %d %v, CSV %v", i, res.Probabilities[i], prob[i])
+				}
+			}
+			if c.classes != "0,1" {
+				if _, errs, code := runCmd(append([]string{"predict", "-model", model, "-data", data, "-threshold", "0.3"}, c.args...)...); code == 0 {
+					t.Errorf("-threshold on 3 classes accepted: %s", errs)
+				}
+				return
+			}
+			def, _, _ := runCmd("predict", "-model", model, "-data", data)
+			prevPos := n + 1
+			for _, th := range []string{"0.2", "0.5", "0.8"} {
+				out, errs, code := runCmd("predict", "-model", model, "-data", data, "-threshold", th)
+				if code != 0 {
+					t.Fatal(errs)
+				}
+				tv, _ := strconv.ParseFloat(th, 64)
+				labels := parseRows(t, strings.Split(strings.TrimSuffix(out, "\n"), "\n"), ",")
+				pos := 0
+				for i, l := range labels {
+					if wantPos := prob[i][1] > tv; (l[0] == 1) != wantPos {
+						t.Fatalf("threshold %s row %d: label %v, probability %v", th, i, l[0], prob[i][1])
+					}
+					if l[0] == 1 {
+						pos++
+					}
+				}
+				if pos > prevPos {
+					t.Errorf("threshold %s: %d positives, more than at a lower threshold (%d)", th, pos, prevPos)
+				}
+				prevPos = pos
+				if th == "0.5" && out != def {
+					t.Error("-threshold 0.5 differs from the default decision")
+				}
+				if th == "0.2" && pos == n || th == "0.8" && pos == 0 {
+					t.Errorf("threshold %s: %d of %d positive: the probabilities do not spread", th, pos, n)
+				}
+			}
+		})
+	}
+}
+
+// -proba and -threshold need a calibrated classifier; -proba excludes
+// -scores.
+func TestPredictProbaErrors(t *testing.T) {
+	dir := t.TempDir()
+	reg := writeRegressionCSV(t, dir, "reg.csv", 60, 3)
+	model := filepath.Join(dir, "reg.zonal")
+	if _, errs, code := runCmd("fit", "-train", reg, "-method", "exact", "-model", model); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, args := range [][]string{{"-proba"}, {"-threshold", "0.4"}} {
+		out, errs, code := runCmd(append([]string{"predict", "-model", model, "-data", reg}, args...)...)
+		if code == 0 || out != "" || errs == "" {
+			t.Errorf("%v on a regression model: exit %d, %q", args, code, errs)
+		}
+	}
+	if _, _, code := runCmd("predict", "-model", model, "-data", reg, "-proba", "-scores"); code != exitUsage {
+		t.Errorf("-proba -scores: exit %d, want %d", code, exitUsage)
+	}
+}
