@@ -80,45 +80,46 @@ func unmarshalStrict(body []byte, v any, unknownOK bool) error {
 
 // v1Request is the body of POST /v1/predict.
 type v1Request struct {
-	Rows    *[][]float64 `json:"rows"`
-	Outputs bool         `json:"outputs"`
+	Rows          *[][]float64 `json:"rows"`
+	Outputs       bool         `json:"outputs"`
+	Probabilities bool         `json:"probabilities"`
 }
 
 // decodeV1 parses a /v1/predict body for a model of d inputs into the
 // row-major n x d matrix x. Errors are *httpError (400, or 413 above maxRows).
-func decodeV1(body []byte, d, maxRows int) (x []float64, n int, outputs bool, err error) {
+func decodeV1(body []byte, d, maxRows int) (x []float64, n int, outputs, probabilities bool, err error) {
 	var req v1Request
 	if err := unmarshalStrict(body, &req, false); err != nil {
 		msg := jsonProblem(err, body)
 		if strings.Contains(err.Error(), "unknown field") {
 			msg = err.Error()[len("json: "):]
 		}
-		return nil, 0, false, errorf(http.StatusBadRequest, "%s; want {\"rows\": [[x1, ..., x%d], ...], \"outputs\": false}", msg, d)
+		return nil, 0, false, false, errorf(http.StatusBadRequest, "%s; want {\"rows\": [[x1, ..., x%d], ...], \"outputs\": false}", msg, d)
 	}
 	if req.Rows == nil {
-		return nil, 0, false, errorf(http.StatusBadRequest, "missing \"rows\"; want {\"rows\": [[x1, ..., x%d], ...]}", d)
+		return nil, 0, false, false, errorf(http.StatusBadRequest, "missing \"rows\"; want {\"rows\": [[x1, ..., x%d], ...]}", d)
 	}
 	rows := *req.Rows
 	n = len(rows)
 	if n == 0 {
-		return nil, 0, false, errorf(http.StatusBadRequest, "\"rows\" is empty; want at least one row of d = %d numbers", d)
+		return nil, 0, false, false, errorf(http.StatusBadRequest, "\"rows\" is empty; want at least one row of d = %d numbers", d)
 	}
 	if n > maxRows {
-		return nil, 0, false, errorf(http.StatusRequestEntityTooLarge, "%d rows is over the limit of %d rows per request", n, maxRows)
+		return nil, 0, false, false, errorf(http.StatusRequestEntityTooLarge, "%d rows is over the limit of %d rows per request", n, maxRows)
 	}
 	x = make([]float64, n*d)
 	for i, row := range rows {
 		if len(row) != d {
-			return nil, 0, false, errorf(http.StatusBadRequest, "row %d has %d values; the model expects d = %d", i, len(row), d)
+			return nil, 0, false, false, errorf(http.StatusBadRequest, "row %d has %d values; the model expects d = %d", i, len(row), d)
 		}
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, 0, false, errorf(http.StatusBadRequest, "row %d, column %d is %g; values must be finite (the model expects d = %d)", i, j, v, d)
+				return nil, 0, false, false, errorf(http.StatusBadRequest, "row %d, column %d is %g; values must be finite (the model expects d = %d)", i, j, v, d)
 			}
 		}
 		copy(x[i*d:], row)
 	}
-	return x, n, req.Outputs, nil
+	return x, n, req.Outputs, req.Probabilities, nil
 }
 
 // v2Tensor is one tensor of an Open Inference Protocol v2 request.
@@ -146,8 +147,9 @@ type v2Request struct {
 
 // Output tensor names of the v2 infer answer.
 const (
-	outPredictions = "predictions"
-	outOutputs     = "outputs"
+	outPredictions   = "predictions"
+	outOutputs       = "outputs"
+	outProbabilities = "probabilities" // only when asked for, of a calibrated classifier
 )
 
 // v2Call is a decoded v2 infer request.
@@ -162,6 +164,8 @@ type v2Call struct {
 	outputs     bool  // answer the "outputs" tensor
 	binPred     bool  // answer "predictions" as binary data
 	binOuts     bool  // answer "outputs" as binary data
+	proba       bool  // answer the "probabilities" tensor
+	binProba    bool  // answer "probabilities" as binary data
 }
 
 func (c *v2Call) binary() bool { return c.binSize >= 0 }
@@ -245,12 +249,19 @@ func decodeV2(body []byte, d, maxRows int) (*v2Call, error) {
 			c.predictions, c.binPred = true, bin
 		case outOutputs:
 			c.outputs, c.binOuts = true, bin
+		case outProbabilities:
+			c.proba, c.binProba = true, bin
 		default:
-			return nil, errorf(http.StatusBadRequest, "unknown output %q; the model answers %q (labels or values, shape [n]) and %q (raw outputs, shape [n, k])",
-				o.Name, outPredictions, outOutputs)
+			return nil, unknownOutput(o.Name)
 		}
 	}
 	return c, nil
+}
+
+// unknownOutput is the error of an output name the server does not answer.
+func unknownOutput(name string) error {
+	return errorf(http.StatusBadRequest, "unknown output %q; the model answers %q (labels or values, shape [n]), %q (raw outputs, shape [n, k]) and, for a calibrated classifier, %q (class probabilities, shape [n, classes])",
+		name, outPredictions, outOutputs, outProbabilities)
 }
 
 // checkInput checks the input tensor's datatype (FP64 or FP32) and shape

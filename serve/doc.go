@@ -5,8 +5,9 @@
 //
 // # Routes
 //
-//	POST /v1/predict               {"rows": [[x11, ..., x1d], ...], "outputs": false}
-//	                               -> {"predictions": [y1, ...], "outputs": [[...], ...]}
+//	POST /v1/predict               {"rows": [[x11, ..., x1d], ...], "outputs": false, "probabilities": false}
+//	                               -> {"predictions": [y1, ...], "outputs": [[...], ...],
+//	                                   "probabilities": [[p11, ..., p1c], ...]}
 //	POST /v1/reload                reload the model file (only with Options.ReloadEndpoint)
 //	GET  /v2                       Open Inference Protocol v2 server metadata (extensions:
 //	                               "binary_tensor_data")
@@ -31,7 +32,18 @@
 // A prediction is the class label (one of the training labels) for a
 // classification model and the value for regression; the outputs are the k
 // raw model outputs f(x) = sum_j alpha_j k(x, c_j) (per-class scores, one vs
-// all) or, for ridge on features, W^T z(x).
+// all) or, for ridge on features, W^T z(x). Labels are
+// Pipeline.PredictLabels': a calibrated binary classifier predicts the
+// larger label when its probability exceeds 0.5.
+//
+// A classifier whose model file holds a calibration (solvers.Calibration,
+// fitted by `zonal fit`) also answers class probabilities, one per class in
+// the order of the training labels, each row summing to 1: on /v1/predict
+// with "probabilities": true, in v2 infer as the output tensor
+// "probabilities" of shape [n, classes] when it is asked for in "outputs"
+// (it is not among the default outputs, so answers that do not ask are
+// unchanged), and the model metadata lists it. Asking a model without a
+// calibration is a 400 (InvalidArgument over gRPC).
 //
 // # Limits
 //

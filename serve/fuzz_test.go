@@ -78,7 +78,7 @@ func FuzzDecoders(f *testing.F) {
 				}
 			}
 		}
-		x, n, outputs, err := decodeV1(body, d, maxRows)
+		x, n, outputs, _, err := decodeV1(body, d, maxRows)
 		check("v1", x, n, err)
 		if fx, fn, fout, ok := fastV1(body, d, maxRows, make([]float64, 0, 2)); ok {
 			if err != nil || fn != n || fout != outputs || !sameBits(fx[:fn*d], x) {
@@ -161,7 +161,7 @@ func TestFastDecoders(t *testing.T) {
 		if !ok {
 			continue
 		}
-		wx, wn, _, err := decodeV1([]byte(body), 3, 2)
+		wx, wn, _, _, err := decodeV1([]byte(body), 3, 2)
 		if err != nil || wn != n || !sameBits(wx, x) {
 			t.Errorf("v1 %s: fast %v (%d rows), encoding/json %v (%d rows, %v)", body, x, n, wx, wn, err)
 		}

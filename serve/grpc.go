@@ -145,6 +145,9 @@ func (g *grpcService) ModelInfer(ctx context.Context, req *oip.ModelInferRequest
 	if s.batch != nil {
 		s.batch.arriving.Add(-1)
 	}
+	if err == nil && c.proba {
+		err = checkProba(m)
+	}
 	if err != nil {
 		return nil, grpcError(err)
 	}
@@ -182,6 +185,15 @@ func (g *grpcService) ModelInfer(ctx context.Context, req *oip.ModelInferRequest
 	}
 	if c.outputs {
 		if err := tensor(outOutputs, outs, int64(c.n), int64(m.k)); err != nil {
+			return nil, grpcError(err)
+		}
+	}
+	if c.proba {
+		prob, err := probabilities(m, outs, c.n)
+		if err == nil {
+			err = tensor(outProbabilities, prob, int64(c.n), int64(m.p.Classes()))
+		}
+		if err != nil {
 			return nil, grpcError(err)
 		}
 	}
@@ -264,9 +276,10 @@ func decodeGRPC(req *oip.ModelInferRequest, d, maxRows int, sc *scratch) (*v2Cal
 			c.predictions = true
 		case outOutputs:
 			c.outputs = true
+		case outProbabilities:
+			c.proba = true
 		default:
-			return nil, errorf(http.StatusBadRequest, "unknown output %q; the model answers %q (labels or values, shape [n]) and %q (raw outputs, shape [n, k])",
-				o.GetName(), outPredictions, outOutputs)
+			return nil, unknownOutput(o.GetName())
 		}
 	}
 	return c, nil

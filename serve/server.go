@@ -457,8 +457,8 @@ func (s *Server) predict(ctx context.Context, m *model, x []float64, n int, labe
 }
 
 // predictBlock predicts the n x d block x with m into labels (n) and outs
-// (n x k): outs = f(x) (raw outputs), labels = the encoding's decoding of
-// outs, which is what Pipeline.PredictLabels computes. dn holds the
+// (n x k): outs = f(x) (raw outputs), labels = the pipeline's decoding of
+// outs (DecodeOutputs), which is what Pipeline.PredictLabels computes. dn holds the
 // matrix headers (reused: no allocation per block). A panic is recovered,
 // logged and counted and becomes an error answered with 500.
 func (s *Server) predictBlock(m *model, x []float64, n int, labels, outs []float64, dn *denses) (err error) {
@@ -477,7 +477,9 @@ func (s *Server) predictBlock(m *model, x []float64, n int, labels, outs []float
 	if err := m.p.PredictOutputs(&dn.o, &dn.x); err != nil {
 		return fmt.Errorf("prediction failed: %w", err)
 	}
-	m.p.Encoding.Decode(labels, &dn.o)
+	if err := m.p.DecodeOutputs(labels, &dn.o); err != nil {
+		return fmt.Errorf("prediction failed: %w", err)
+	}
 	s.met.rows.Add(float64(n))
 	return nil
 }
@@ -502,17 +504,20 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, st *stage) erro
 	sc.body, err = readBodyInto(w, r, s.opts.MaxBodyBytes, sc.body)
 	var x []float64
 	var n int
-	var wantOut bool
+	var wantOut, wantProba bool
 	if err == nil {
 		var ok bool
 		if sc.x, n, wantOut, ok = fastV1(sc.body, m.d, s.opts.MaxRows, sc.x); ok {
 			x = sc.x[:n*m.d]
 		} else {
-			x, n, wantOut, err = decodeV1(sc.body, m.d, s.opts.MaxRows)
+			x, n, wantOut, wantProba, err = decodeV1(sc.body, m.d, s.opts.MaxRows)
 		}
 	}
 	if s.batch != nil {
 		s.batch.arriving.Add(-1)
+	}
+	if err == nil && wantProba {
+		err = checkProba(m)
 	}
 	if err != nil {
 		return err
@@ -537,9 +542,49 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, st *stage) erro
 		}
 		b = append(b, ']')
 	}
+	if wantProba {
+		prob, err := probabilities(m, outs, n)
+		if err != nil {
+			return err
+		}
+		c := m.p.Classes()
+		b = append(b, `,"probabilities":[`...)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendFloats(b, prob[i*c:(i+1)*c], 64); err != nil {
+				return err
+			}
+		}
+		b = append(b, ']')
+	}
 	b = append(b, "}\n"...)
 	sc.resp = b
 	return writeJSON(w, http.StatusOK, b)
+}
+
+// checkProba refuses (400) a request for the probabilities of a model
+// that has none.
+func checkProba(m *model) error {
+	if m.p.HasProbabilities() {
+		return nil
+	}
+	return errorf(http.StatusBadRequest, "the model has no class probabilities (a %s model, calibrated: false); only a classifier fitted with a calibration has them", m.task)
+}
+
+// probabilities maps the n x k outputs outs of m to its n x c class
+// probabilities (row-major), for a model that has them (checkProba).
+func probabilities(m *model, outs []float64, n int) ([]float64, error) {
+	c := m.p.Classes()
+	prob := make([]float64, n*c)
+	var o, p mat.Dense
+	o.SetRawMatrix(blas64.General{Rows: n, Cols: m.k, Stride: m.k, Data: outs[:n*m.k]})
+	p.SetRawMatrix(blas64.General{Rows: n, Cols: c, Stride: c, Data: prob})
+	if err := m.p.Probabilities(&p, &o); err != nil {
+		return nil, fmt.Errorf("probabilities failed: %w", err)
+	}
+	return prob, nil
 }
 
 // handleReload answers POST /v1/reload: 200 with the new model, or 422 with
@@ -618,6 +663,9 @@ func (s *Server) metaOf(m *model) v2Meta {
 			{Name: outOutputs, Datatype: "FP64", Shape: []int64{-1, int64(m.k)}},
 		},
 	}
+	if m.p.HasProbabilities() {
+		md.Outputs = append(md.Outputs, v2MetaItem{Name: outProbabilities, Datatype: "FP64", Shape: []int64{-1, int64(m.p.Classes())}})
+	}
 	if s.opts.Version != "" {
 		md.Versions = []string{s.opts.Version}
 	}
@@ -674,6 +722,9 @@ func (s *Server) serveV2(w http.ResponseWriter, r *http.Request, st *stage) erro
 	if s.batch != nil {
 		s.batch.arriving.Add(-1)
 	}
+	if err == nil && c.proba {
+		err = checkProba(m)
+	}
 	if err != nil {
 		return err
 	}
@@ -720,11 +771,20 @@ func (s *Server) appendV2Answer(b []byte, c *v2Call, m *model, labels, outs []fl
 		}
 		b, err = appendTensor(b, outOutputs, dt, outs, c.binOuts, c.elemSize(), bits, c.n, m.k)
 	}
+	var prob []float64
+	if c.proba && err == nil {
+		if prob, err = probabilities(m, outs, c.n); err == nil {
+			if c.predictions || c.outputs {
+				b = append(b, ',')
+			}
+			b, err = appendTensor(b, outProbabilities, dt, prob, c.binProba, c.elemSize(), bits, c.n, m.p.Classes())
+		}
+	}
 	b = append(b, "]}"...)
 	if err != nil {
 		return b, -1, err
 	}
-	if !(c.predictions && c.binPred) && !(c.outputs && c.binOuts) {
+	if !(c.predictions && c.binPred) && !(c.outputs && c.binOuts) && !(c.proba && c.binProba) {
 		return append(b, '\n'), -1, nil
 	}
 	jsonLen = len(b)
@@ -735,6 +795,11 @@ func (s *Server) appendV2Answer(b []byte, c *v2Call, m *model, labels, outs []fl
 	}
 	if c.outputs && c.binOuts {
 		if b, err = appendBinary(b, outs, c.fp32); err != nil {
+			return b, -1, err
+		}
+	}
+	if c.proba && c.binProba {
+		if b, err = appendBinary(b, prob, c.fp32); err != nil {
 			return b, -1, err
 		}
 	}
