@@ -442,18 +442,6 @@ func textDesc(o dataset.TextOptions) string {
 	return strings.Join(parts, ", then ")
 }
 
-// metricsJSON are the test metrics in -json (null where they do not apply).
-type metricsJSON struct {
-	RMSE     *float64 `json:"rmse"`
-	MAE      *float64 `json:"mae"`
-	R2       *float64 `json:"r2"`
-	Accuracy *float64 `json:"accuracy"`
-}
-
-func newMetricsJSON(m solvers.Metrics) metricsJSON {
-	return metricsJSON{finite(m.RMSE), finite(m.MAE), finite(m.R2), finite(m.Accuracy)}
-}
-
 // finite maps nil and NaN to nil (JSON null).
 func finite(p *float64) *float64 {
 	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {

@@ -83,8 +83,24 @@ same model file). -dry-run prints what would be chosen, without fitting.
               caches K_nM below it and streams it above.
 -tfidf, -normalize  text transforms fitted on the training rows, stored in
               the model.
+-calibration  classifiers: auto (default) stores a calibration of the scores
+              into class probabilities (zonal predict -proba), fitted on the
+              out-of-fold scores of the same model refitted on %d
+              stratified folds (at most %d rows): Platt scaling while the
+              smallest class has fewer than %d rows, isotonic regression
+              from there; or platt, isotonic, none (no refits, no
+              probabilities).
+-threshold    calibrated binary classifiers: the test decisions predict the
+              larger label when its probability exceeds P (default 0.5);
+              not stored in the model (zonal predict -threshold).
+The report gives every test metric that applies: accuracy, balanced
+accuracy, F1, precision and recall (of the larger label with two classes,
+macro means with more), and with a calibration AUC, log loss and Brier
+score, and the confusion matrix (up to 20 classes); RMSE, MAE, R^2 and the
+Poisson deviance (non-negative targets) for regression.
 `, fitSynopsis, estimator.GoldenSpread, estimator.GoldenSpread, estimator.GoldenEvaluations,
-		tune.AutoRows, estimator.ExactTuneRows, estimator.ExactLOORows, 100*estimator.RawMargin, 100*estimator.SparseDensity)
+		tune.AutoRows, estimator.ExactTuneRows, estimator.ExactLOORows, 100*estimator.RawMargin, 100*estimator.SparseDensity,
+		estimator.CalibrationFolds, estimator.CalibrationRows, estimator.IsotonicMinRows)
 }
 
 func tuneHelp() string {
@@ -100,6 +116,14 @@ lambda path of a (sigma, size) pair costs one eigendecomposition per fold.
 evaluations. -rows N tunes on a seeded subsample of N rows and refits the
 best setting on all of them. The data flags and -standardize, -sparse and
 -task mean what they mean for zonal fit (zonal help fit).
+
+-metric chooses what the search maximises or minimises: the tuner scores
+every setting by accuracy (classification) or RMSE (regression) only, from
+the decoded predictions of each fold, so -metric takes auto, accuracy or
+rmse; balanced_accuracy, auc, logloss, f1, mae and r2 are refused (the
+tuner does not compute them per setting), and the refitted model's test
+rows report every metric that applies. The refit has no calibration: fit
+with zonal fit for probabilities.
 `, tuneSynopsis)
 }
 

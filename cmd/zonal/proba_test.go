@@ -255,3 +255,29 @@ func TestPredictProbaErrors(t *testing.T) {
 		t.Errorf("-proba -scores: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// zonal tune -metric takes the scores the tuner computes (accuracy for
+// classification, rmse for regression) and refuses the others and those
+// of the other task; its report carries every test metric.
+func TestTuneMetric(t *testing.T) {
+	dir := t.TempDir()
+	train := writeBinaryCSV(t, dir, 160)
+	base := []string{"tune", "-train", train, "-method", "exact", "-sigmas", "0.5", "-lambdas", "1e-3,1e-2", "-folds", "3"}
+	out, errs, code := runCmd(append(base, "-metric", "accuracy", "-json")...)
+	var res map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("-metric accuracy: exit %d %s", code, errs)
+	}
+	if res["metric"] != "accuracy" || res["balanced_accuracy"] == nil || res["f1"] == nil {
+		t.Errorf("-metric accuracy: metric %v, balanced_accuracy %v, f1 %v", res["metric"], res["balanced_accuracy"], res["f1"])
+	}
+	for _, m := range []string{"auc", "logloss", "balanced_accuracy", "rmse", "nope"} {
+		if _, errs, code := runCmd(append(base, "-metric", m)...); code != exitUsage {
+			t.Errorf("-metric %s: exit %d, want %d: %s", m, code, exitUsage, errs)
+		}
+	}
+	reg := writeRegressionCSV(t, dir, "reg.csv", 80, 3)
+	if _, errs, code := runCmd("tune", "-train", reg, "-method", "exact", "-sigmas", "1", "-lambdas", "1e-3", "-metric", "rmse"); code != 0 {
+		t.Errorf("regression -metric rmse: exit %d %s", code, errs)
+	}
+}

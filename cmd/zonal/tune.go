@@ -18,13 +18,14 @@ import (
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/metrics"
 	"github.com/zonal-ml/zonal/solvers"
 	"github.com/zonal-ml/zonal/tune"
 )
 
 const tuneSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-standardize=false] [-task auto|regression|classification] " +
 	"[-method exact|ridge|falkon|park] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-cells Q] [-partition NAME] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
-	"[-folds K | -criterion kfold|split|loo|gcv] [-golden N] [-rows N] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
+	"[-folds K | -criterion kfold|split|loo|gcv] [-metric auto|accuracy|rmse] [-golden N] [-rows N] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
 
 func init() {
 	addCommand(command{name: "tune", summary: "choose sigma, lambda and centres by cross-validation, refit the best and report its test metric", run: tuneCommand})
@@ -51,6 +52,7 @@ type tuneConfig struct {
 	lambdas     []float64 // nil: auto
 	sizes       []int     // nil: auto
 	criterion   string    // -criterion value
+	metric      metrics.Name
 	folds       int
 	validation  float64
 	golden      int
@@ -84,14 +86,13 @@ type tuneResult struct {
 	TuneSeconds float64       `json:"tune_seconds"`
 	RefitNote   string        `json:"refit_note,omitempty"`
 	RefitSecs   float64       `json:"refit_seconds"`
-	metricsJSON
+	evaluation
 }
 
 // tuneOutcome is what runTune hands to reportTune.
 type tuneOutcome struct {
 	res        tuneResult
 	table      *tune.Result
-	metrics    solvers.Metrics
 	modelSaved bool
 }
 
@@ -121,6 +122,8 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	fs.StringVar(&lambdas, "lambdas", autoValue, "ridge parameters (as in fit -lambda): a comma-separated list, or auto (1e-10, 1e-9, ..., 1e-1)")
 	fs.StringVar(&c.criterion, "criterion", "kfold", "score of a setting: kfold (-folds K), split (one -validation hold-out), loo (closed-form leave-one-out) or gcv")
 	fs.IntVar(&c.folds, "folds", 5, "k of k-fold cross-validation, at least 2")
+	fs.TextVar(&c.metric, "metric", metrics.NameAuto, "what the search chooses by: auto, accuracy (classification) or rmse (regression), the scores the tuner computes for every setting "+
+		"(balanced_accuracy, auc, logloss, f1, mae and r2 are refused: the tuner does not compute them); the test rows report every metric")
 	fs.Float64Var(&c.validation, "validation", 0.2, "fraction held out by -criterion split, in (0, 1)")
 	fs.IntVar(&c.golden, "golden", 0, "golden-section search on log sigma with this many evaluations (at least 2) instead of the -sigmas grid (see `zonal help tune`)")
 	fs.IntVar(&c.rows, "rows", 0, "tune on a seeded subsample of this many training rows (the refit uses all); 0 = all")
@@ -152,6 +155,12 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	}
 	if !slices.Contains(tuneCriteria, c.criterion) {
 		return c, usagef("unknown -criterion %q (%s)", c.criterion, strings.Join(tuneCriteria, ", "))
+	}
+	switch {
+	case c.metric != metrics.NameAuto && c.criterion == "gcv":
+		return c, usagef("-metric %s: -criterion gcv scores every setting by the GCV criterion, not by a metric", c.metric)
+	case c.metric != metrics.NameAuto && c.metric != metrics.NameAccuracy && c.metric != metrics.NameRMSE:
+		return c, usagef("-metric %s: the tuner scores every setting by accuracy (classification) or rmse (regression) only; choose by one of those (the test rows report %s)", c.metric, c.metric)
 	}
 	if c.sigmas, err = parseFloatList("sigmas", sigmas); err != nil {
 		return c, err
@@ -337,6 +346,11 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 			return nil, fmt.Errorf("%s: %w", c.train, err)
 		}
 	}
+	if enc, err := solvers.NewEncoding(train.Y, c.task); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.train, err)
+	} else if err := c.metric.CheckTask(enc.Task == solvers.TaskClassification); err != nil {
+		return nil, usagef("-metric %s does not apply to a %s task", c.metric, enc.Task)
+	}
 	var st *dataset.Standardizer
 	var xtr mat.Matrix = train.Sparse
 	if !sparse {
@@ -384,16 +398,14 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	pred := make([]float64, nte)
+	var xte mat.Matrix = test.X
 	if sparse {
-		err = pipe.PredictLabels(pred, test.Sparse)
-	} else {
-		err = pipe.PredictLabels(pred, test.X)
+		xte = test.Sparse
 	}
+	_, ev, err := evaluate(pipe, xte, test.Y, thresholdFlag{})
 	if err != nil {
 		return nil, err
 	}
-	m := pipe.Encoding.Evaluate(pred, test.Y)
 	res := tuneResult{Method: tr.Method.String(), Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric,
 		Task: tr.Encoding.Task.String(), Standardize: c.standardize, Seed: c.seed, Backend: be.Name(),
 		NTrain: ntr, NTest: nte, D: d, TuneRows: tuneRows, Best: newTuneRowJSON(tr.Best), Groups: tr.Groups,
@@ -404,11 +416,11 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if c.criterion == "kfold" {
 		res.Folds = &c.folds
 	}
-	res.metricsJSON = newMetricsJSON(m)
+	res.evaluation = ev
 	for _, r := range tr.Rows {
 		res.Settings = append(res.Settings, newTuneRowJSON(r))
 	}
-	out := &tuneOutcome{res: res, table: tr, metrics: m}
+	out := &tuneOutcome{res: res, table: tr}
 	if c.model != "" {
 		if err := saveModel(e, c.model, pipe); err != nil {
 			return nil, err
@@ -439,7 +451,7 @@ func newTuneRowJSON(r tune.Row) tuneRowJSON {
 // reportTune prints the table and the refitted model's test metric, or one
 // JSON object.
 func reportTune(w io.Writer, c tuneConfig, out *tuneOutcome) error {
-	res, m := out.res, out.metrics
+	res := out.res
 	if c.json {
 		return json.NewEncoder(w).Encode(res)
 	}
@@ -461,12 +473,8 @@ func reportTune(w io.Writer, c tuneConfig, out *tuneOutcome) error {
 	if res.RefitNote != "" {
 		fmt.Fprintf(w, "note: %s\n", res.RefitNote)
 	}
-	if m.Accuracy != nil {
-		fmt.Fprintf(w, "test accuracy %.4f (%d test rows)\n", *m.Accuracy, res.NTest)
-	}
-	if m.RMSE != nil {
-		fmt.Fprintf(w, "test RMSE %.6g  MAE %.6g  R^2 %.4f (%d test rows)\n", *m.RMSE, *m.MAE, *m.R2, res.NTest)
-	}
+	fmt.Fprintf(w, "on the %d test rows:\n", res.NTest)
+	writeEvaluation(w, res.evaluation)
 	if out.modelSaved {
 		fmt.Fprintf(w, "model written to %s\n", c.model)
 	}
