@@ -181,6 +181,14 @@ func FuzzLoad(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	bin, multi, _ := calibratedPipelines(f)
+	for _, p := range []*Pipeline{bin, multi} {
+		b, err := MarshalPipeline(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Add([]byte("ZONALMDL\x01\x00"))
 	row := xt.Slice(0, 1, 0, 3).(*mat.Dense)
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -201,6 +209,9 @@ func FuzzLoad(f *testing.F) {
 			if p.InputDim() == 3 {
 				out := make([]float64, 1)
 				_ = p.PredictLabels(out, row)
+				if p.HasProbabilities() {
+					_ = p.PredictProba(mat.NewDense(1, p.Classes(), nil), row)
+				}
 			}
 		}
 	})

@@ -18,7 +18,7 @@ import (
 // rows. The calibrators are fitted on the training rows' own outputs: that
 // is wrong for a real model (see package calibrate) but enough to give
 // valid calibrators of both kinds for these tests.
-func calibratedPipelines(t *testing.T) (bin, multi *Pipeline, xt *mat.Dense) {
+func calibratedPipelines(t testing.TB) (bin, multi *Pipeline, xt *mat.Dense) {
 	t.Helper()
 	ps, xt := fittedPipelines(t)
 	x, y := synth(90, 3, 21)
@@ -272,5 +272,24 @@ func TestModelFileBadCalibration(t *testing.T) {
 	bad[off-1] = 7 // method
 	if _, err := UnmarshalPipeline(fixCRC(bad), Options{}); !errors.Is(err, zonal.ErrFormat) {
 		t.Errorf("method 7: %v, want ErrFormat", err)
+	}
+}
+
+// A calibrated pipeline's labels of a small batch still allocate nothing
+// after warm-up (the calibrated decision is applied in place).
+func TestPipelineProbaLabelsAllocFree(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items on purpose under -race; allocation counts are checked without it")
+	}
+	bin, multi, xt := calibratedPipelines(t)
+	for name, p := range map[string]*Pipeline{"binary": bin, "3 classes": multi} {
+		x := xt.Slice(0, 8, 0, 3).(*mat.Dense)
+		labels := make([]float64, 8)
+		if err := p.PredictLabels(labels, x); err != nil { // warm-up
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(50, func() { _ = p.PredictLabels(labels, x) }); a != 0 {
+			t.Errorf("%s: PredictLabels allocates %g times", name, a)
+		}
 	}
 }
