@@ -55,17 +55,7 @@ func testModels(t testing.TB) map[string]*solvers.Pipeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels := make([]float64, len(y))
-	for i, v := range y {
-		switch {
-		case v < -0.5:
-			labels[i] = 3
-		case v < 0.5:
-			labels[i] = 5
-		default:
-			labels[i] = 7
-		}
-	}
+	labels := tercileLabels(y)
 	enc3, err := solvers.NewEncoding(labels, solvers.TaskClassification)
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +98,23 @@ func testModels(t testing.TB) map[string]*solvers.Pipeline {
 	kb, err := solvers.FitKRR(bg, k, xb, mat.NewDense(len(yb), 1, yb), 1e-2, solvers.Options{})
 	add("b", nil, reg, kb, err)
 	return out
+}
+
+// tercileLabels are 3-class labels of targets y: 3 below -0.5, 5 below
+// 0.5, 7 above (the classes of testModels' classifiers).
+func tercileLabels(y []float64) []float64 {
+	labels := make([]float64, len(y))
+	for i, v := range y {
+		switch {
+		case v < -0.5:
+			labels[i] = 3
+		case v < 0.5:
+			labels[i] = 5
+		default:
+			labels[i] = 7
+		}
+	}
+	return labels
 }
 
 // writeModel saves p to a file in dir and returns its path.

@@ -48,17 +48,7 @@ func probaModels(t testing.TB) (multi, bin, plain *solvers.Pipeline, xt *mat.Den
 	t.Helper()
 	ms := testModels(t)
 	x, y := synth(120, 4, 1)
-	labels := make([]float64, len(y))
-	for i, v := range y {
-		switch {
-		case v < -0.5:
-			labels[i] = 3
-		case v < 0.5:
-			labels[i] = 5
-		default:
-			labels[i] = 7
-		}
-	}
+	labels := tercileLabels(y)
 	plain = ms["falkon"]
 	multi = calibrated(t, plain, x, labels)
 	b := make([]float64, len(y))

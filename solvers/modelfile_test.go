@@ -19,18 +19,7 @@ func fittedPipelines(t testing.TB) (map[string]*Pipeline, *mat.Dense) {
 	x, y := synth(90, 3, 21)
 	xt, _ := synth(40, 3, 22)
 	k := testGauss{1.2}
-	// three classes from y's terciles
-	labels := make([]float64, 90)
-	for i := range labels {
-		switch v := y.At(i, 0); {
-		case v < 0:
-			labels[i] = 3
-		case v < 0.6:
-			labels[i] = 5
-		default:
-			labels[i] = 7
-		}
-	}
+	labels := tercileLabels(y)
 	enc3, err := NewEncoding(labels, TaskAuto)
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +57,24 @@ func fittedPipelines(t testing.TB) (map[string]*Pipeline, *mat.Dense) {
 	p, err := FitParK(bg, k, x, y, 1e-4, ParKOptions{Cells: 3, Centers: 30})
 	add("park", sc, reg, p, err)
 	return out, xt
+}
+
+// tercileLabels are three classes from the targets y (n x 1): 3 below 0,
+// 5 below 0.6, 7 above (those of fittedPipelines' classifiers).
+func tercileLabels(y *mat.Dense) []float64 {
+	n, _ := y.Dims()
+	labels := make([]float64, n)
+	for i := range labels {
+		switch v := y.At(i, 0); {
+		case v < 0:
+			labels[i] = 3
+		case v < 0.6:
+			labels[i] = 5
+		default:
+			labels[i] = 7
+		}
+	}
+	return labels
 }
 
 func TestSaveLoadRoundTrip(t *testing.T) {

@@ -252,6 +252,12 @@ func (p *Pipeline) predictSparse(dst *mat.Dense, x *dataset.CSR) error {
 // Errors: zonal.ErrShape unless x is n x d and dst has n entries; the
 // model's Predict errors (zonal.ErrNonFinite for NaN or Inf in x).
 func (p *Pipeline) PredictLabels(dst []float64, x mat.Matrix) error {
+	return p.predictLabels(dst, x, false, 0)
+}
+
+// predictLabels is PredictLabels, decoding at the threshold (DecodeAt)
+// when at is set.
+func (p *Pipeline) predictLabels(dst []float64, x mat.Matrix, at bool, threshold float64) error {
 	if x == nil {
 		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
 	}
@@ -282,6 +288,9 @@ func (p *Pipeline) PredictLabels(dst []float64, x mat.Matrix) error {
 	}
 	if err := p.PredictOutputs(out, x); err != nil {
 		return err
+	}
+	if at {
+		return p.DecodeAt(dst, out, threshold)
 	}
 	return p.DecodeOutputs(dst, out)
 }

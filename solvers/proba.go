@@ -215,14 +215,8 @@ func (p *Pipeline) DecodeOutputs(dst []float64, out *mat.Dense) error {
 // is n x 1 and dst has n entries; zonal.ErrNonFinite for a NaN output.
 // Nothing is written then.
 func (p *Pipeline) DecodeAt(dst []float64, out *mat.Dense, threshold float64) error {
-	if err := p.probaState(); err != nil {
+	if err := p.checkThreshold(threshold); err != nil {
 		return err
-	}
-	if p.Calibration.Binary == nil {
-		return fmt.Errorf("%w: a decision threshold needs two classes, the model has %d", zonal.ErrState, p.Classes())
-	}
-	if !(threshold >= 0 && threshold <= 1) {
-		return fmt.Errorf("%w: threshold %g outside [0, 1]", zonal.ErrParam, threshold)
 	}
 	if out == nil {
 		return fmt.Errorf("%w: nil outputs", zonal.ErrShape)
@@ -246,27 +240,27 @@ func (p *Pipeline) DecodeAt(dst []float64, out *mat.Dense, threshold float64) er
 	return nil
 }
 
-// PredictLabelsAt is PredictLabels of a calibrated binary pipeline at a
-// decision threshold other than DefaultThreshold (see DecodeAt).
-//
-// Errors: those of DecodeAt and PredictOutputs.
-func (p *Pipeline) PredictLabelsAt(dst []float64, x mat.Matrix, threshold float64) error {
+// checkThreshold is the error of deciding at threshold with p, if any.
+func (p *Pipeline) checkThreshold(threshold float64) error {
 	if err := p.probaState(); err != nil {
 		return err
 	}
-	if x == nil {
-		return fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+	if p.Calibration.Binary == nil {
+		return fmt.Errorf("%w: a decision threshold needs two classes, the model has %d", zonal.ErrState, p.Classes())
 	}
-	n, _ := x.Dims()
-	if len(dst) != n {
-		return fmt.Errorf("%w: dst has %d entries for %d rows", zonal.ErrShape, len(dst), n)
+	if !(threshold >= 0 && threshold <= 1) {
+		return fmt.Errorf("%w: threshold %g outside [0, 1]", zonal.ErrParam, threshold)
 	}
-	if n == 0 {
-		return nil
-	}
-	out := mat.NewDense(n, p.Outputs(), nil)
-	if err := p.PredictOutputs(out, x); err != nil {
+	return nil
+}
+
+// PredictLabelsAt is PredictLabels of a calibrated binary pipeline at a
+// decision threshold other than DefaultThreshold (see DecodeAt).
+//
+// Errors: those of DecodeAt and PredictLabels.
+func (p *Pipeline) PredictLabelsAt(dst []float64, x mat.Matrix, threshold float64) error {
+	if err := p.checkThreshold(threshold); err != nil {
 		return err
 	}
-	return p.DecodeAt(dst, out, threshold)
+	return p.predictLabels(dst, x, true, threshold)
 }

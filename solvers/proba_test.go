@@ -61,21 +61,7 @@ func calibratedPipelines(t testing.TB) (bin, multi *Pipeline, xt *mat.Dense) {
 	if err := multi.PredictOutputs(out3, x); err != nil {
 		t.Fatal(err)
 	}
-	lab3 := make([]float64, 90)
-	if err := multi.PredictLabels(lab3, x); err != nil {
-		t.Fatal(err)
-	}
-	// The true labels of fittedPipelines' 3-class encoding.
-	for i := range lab3 {
-		switch v := y.At(i, 0); {
-		case v < 0:
-			lab3[i] = 3
-		case v < 0.6:
-			lab3[i] = 5
-		default:
-			lab3[i] = 7
-		}
-	}
+	lab3 := tercileLabels(y) // the true labels of fittedPipelines' 3-class encoding
 	mc, err := calibrate.FitMulticlass(calibrate.MethodIsotonic, out3, multi.Encoding.Classes, lab3, nil)
 	if err != nil {
 		t.Fatal(err)

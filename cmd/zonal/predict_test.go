@@ -16,22 +16,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/dataset"
-	"github.com/zonal-ml/zonal/solvers"
 )
 
 // wholePredict is `zonal predict` as it was before blocks: the whole file
 // read into memory, one prediction call, the lines and the metric line.
 func wholePredict(t *testing.T, model, path string, scores bool) (stdout, stderr string) {
 	t.Helper()
-	f, err := os.Open(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pipe, err := solvers.Load(f, solvers.Options{})
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pipe := loadModel(t, model)
 	d := pipe.InputDim()
 	libsvm := !strings.Contains(path, ".csv")
 	data, err := dataset.ReadFile(path, dataset.Options{MinCols: d, MaxCols: d, NoDense: libsvm})

@@ -99,6 +99,21 @@ func TestFitReportsEveryMetric(t *testing.T) {
 	}
 }
 
+// loadModel reads the model file at path.
+func loadModel(t *testing.T, path string) *solvers.Pipeline {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pipe, err := solvers.Load(f, solvers.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipe
+}
+
 // parseRows parses lines of sep-separated numbers.
 func parseRows(t *testing.T, lines []string, sep string) [][]float64 {
 	t.Helper()
@@ -150,15 +165,7 @@ func TestPredictProbaAndThreshold(t *testing.T) {
 				t.Fatalf("header %q, want %q", lines[0], c.classes)
 			}
 			prob := parseRows(t, lines[1:], ",")
-			f, err := os.Open(model)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pipe, err := solvers.Load(f, solvers.Options{})
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			pipe := loadModel(t, model)
 			d, err := dataset.ReadFile(data, dataset.Options{})
 			if err != nil {
 				t.Fatal(err)
