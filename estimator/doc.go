@@ -50,32 +50,34 @@
 //   - Task: classes when the labels are two integer values, or integer
 //     values each seen at least 5 times (solvers.DetectTask); a forced
 //     classification of a target that looks continuous is refused.
-//   - Calibration (classification): the pipeline carries a calibrator of
-//     its scores into class probabilities (package calibrate), fitted on
-//     held-out scores, never on the training rows' own: in-sample scores
-//     of a kernel model are overconfident (exact KRR with a small lambda
-//     interpolates its training labels), and a calibrator fitted on them
-//     would be too. The plan's model (the same kernel, sigma, lambda,
-//     method and map; the same centre count, at most the fold's rows) is
-//     refitted on CalibrationFolds (3) stratified folds, each scoring the
-//     rows it left out, and the calibrator is fitted on those out-of-fold
-//     scores (calibrate.FitCV, FitMulticlassCV one versus rest). That
-//     costs about two model fits on the calibration rows: all rows up to
-//     CalibrationRows (10000), above it a seeded stratified subsample of
-//     that many, where the fold models also take at most
-//     tune.AutoCenters of their rows as centres, so that calibration
-//     costs about 2 x 10^4 / n of the model fit (a minor part from a few
-//     10^4 rows on; below that the fit is dominated by choosing sigma and
-//     lambda). CalibrationAuto is Platt scaling when the smallest class
-//     has fewer than IsotonicMinRows (1000) calibration rows and isotonic
-//     regression from there: Platt's two parameters cannot overfit but
-//     assume a sigmoid, isotonic regression assumes only monotonicity but
-//     fits a step per few rows, and the comparisons of Niculescu-Mizil and
-//     Caruana (ICML 2005) and scikit-learn's guidance put the cross-over
-//     near a thousand rows. The smallest class decides because each
-//     one-vs-rest calibrator is fitted to its class's few positives. A
-//     class with fewer rows than folds leaves the pipeline uncalibrated
-//     (with a note); CalibrationNone skips the refits.
+//   - Calibration (classification): the pipeline carries a calibrator of its
+//     scores into class probabilities (package calibrate), fitted on held-out
+//     scores, never on the training rows' own: in-sample scores of a kernel
+//     model are overconfident (exact KRR with a small lambda interpolates its
+//     training labels), and a calibrator fitted on them would be too. The
+//     plan's model (the same kernel, sigma, lambda, method and map; the same
+//     centre count, at most the fold's rows) is refitted on CalibrationFolds
+//     (3) stratified folds, each scoring the rows it left out, and the
+//     calibrator is fitted on those out-of-fold scores (calibrate.FitCV,
+//     FitMulticlassCV one versus rest). That costs about two model fits on the
+//     calibration rows: all rows up to CalibrationRows (5000, the scale of the
+//     4000 rows lambda is tuned on), above it a seeded stratified subsample of
+//     that many, where the fold models also take at most tune.AutoCenters of
+//     their rows as centres, so that calibration costs about 10^4 / n of the
+//     model fit for the methods linear in n (FALKON, ParK, ridge): a minor
+//     part from a few 10^4 rows on, and below that the fit is dominated by
+//     choosing sigma and lambda. CalibrationAuto is Platt scaling when the
+//     smallest class has fewer than IsotonicMinRows (1000) calibration rows
+//     and isotonic regression from there: Platt's two parameters cannot
+//     overfit but assume a sigmoid, isotonic regression assumes only
+//     monotonicity but fits a step per few rows, and the comparisons of
+//     Niculescu-Mizil and Caruana (ICML 2005) and scikit-learn's guidance put
+//     the cross-over near a thousand rows. The smallest class decides because
+//     each one-vs-rest calibrator is fitted to its class's few positives. A
+//     class with fewer rows than folds leaves the pipeline uncalibrated (with
+//     a note); CalibrationNone skips the refits. A calibrated binary
+//     pipeline's labels are its decisions at probability 0.5
+//     (solvers.Pipeline.DecodeOutputs).
 //
 // No rule looks at a data set's name or is fitted to one data set.
 //
