@@ -83,12 +83,25 @@
 // a caller buffer without allocating after warm-up (scratch space comes from a
 // sync.Pool) and is safe for concurrent use by many goroutines.
 //
-// # Model files and adding a solver
+// # Model files
 //
 // A model file (Save, Load) holds a Pipeline: the model's kind, the task and
-// label encoding, the optional scaler, then the model's own bytes. Each model
-// kind lives in one file: its type implements PersistentModel (Kind,
-// InputDim, Outputs, Predict, MarshalBinary) and an init function registers
-// its decoder with RegisterModel. A new solver does the same in its own file;
-// no switch statement elsewhere names the kinds.
+// label encoding, the optional scaler, text transform and (classification)
+// calibration, then the model's own bytes.
+//
+// # Probabilities
+//
+// A classification pipeline may hold a Calibration (WithCalibration; the
+// estimator fits one on held-out scores): PredictProba then gives one
+// probability per class, rows summing to 1, and a binary pipeline decides
+// by its probability (Classes[1] above DefaultThreshold, 0.5, or the
+// threshold of PredictLabelsAt) instead of the sign of its score. Without
+// a calibration, and for regression, PredictProba is zonal.ErrState.
+//
+// # Adding a solver
+//
+// Each model kind lives in one file: its type implements PersistentModel
+// (Kind, InputDim, Outputs, Predict, MarshalBinary) and an init function
+// registers its decoder with RegisterModel. A new solver does the same in
+// its own file; no switch statement elsewhere names the kinds.
 package solvers
