@@ -254,6 +254,9 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	if c.threshold.set && c.opts.Calibration == estimator.CalibrationNone {
 		return c, usagef("-threshold is a probability: it needs a calibration, not -calibration none")
 	}
+	if c.threshold.set && c.opts.Task == solvers.TaskRegression {
+		return c, usagef("-threshold applies to binary classification, not -task regression")
+	}
 	return c, countAtLeast("subsample", c.subsample, 0)
 }
 
