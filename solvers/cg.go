@@ -79,7 +79,9 @@ func (o DenseOperator) Apply(_ context.Context, dst, x blas64.General) error {
 // and axpys; the operator uses its own), MemoryBudget bounds CG's work
 // arrays (3 n x k matrices, 4 with a preconditioner), and Progress receives
 // one report per iteration: Stage "cg", Done the iteration, Total the
-// iteration bound, Residual the largest relative residual over the columns.
+// iteration bound in force (with AutoCap it moves as the estimate of the
+// condition number grows), Residual the largest relative residual over the
+// columns.
 type CGOptions struct {
 	Options
 	// Tol is the relative-residual tolerance: column j has converged when
@@ -88,23 +90,44 @@ type CGOptions struct {
 	// MaxIter bounds the iterations; zero means n (exact arithmetic converges
 	// in at most n steps).
 	MaxIter int
+	// AutoCap (ignored with FixedIter) also stops an unconverged run at the iteration count that
+	// CG's error bound predicts for the condition number CG estimates from
+	// its own coefficients, with a margin (see "Iteration caps" in the
+	// package doc): a run that falls that far behind its own worst-case
+	// bound has stalled at the accuracy rounding allows. MaxIter stays the
+	// hard ceiling.
+	AutoCap bool
 	// Precond, if set, applies the inverse of an SPD preconditioner P ~ A.
 	Precond Operator
 	// RecomputeEvery replaces the recursively updated residual by the true
 	// residual b - A x every so many iterations (it drifts in floating
-	// point); zero means 50, negative never.
+	// point); zero means 50, negative never (the final check below still
+	// runs).
 	RecomputeEvery int
 	// FixedIter runs exactly MaxIter iterations (stopping early only when
-	// every residual is exactly zero) instead of stopping at Tol; FALKON's
-	// usual mode.
+	// every residual is exactly zero) instead of stopping at Tol.
 	FixedIter bool
 }
 
 // CGResult reports a CG run.
 type CGResult struct {
 	Iterations int
-	// Converged is true when every column met Tol.
+	// Converged is true when every column's true residual b_j - A x_j met
+	// Tol at the end.
 	Converged bool
+	// Cap is the iteration bound in force when CG stopped: MaxIter's value,
+	// or the smaller automatic cap of CGOptions.AutoCap.
+	Cap int
+	// Residual is the final largest relative residual over the columns,
+	// of the true residual b - A x (not the recursively updated one).
+	Residual float64
+	// Tol is the tolerance used.
+	Tol float64
+	// Condition is the largest over the columns of the condition number of
+	// the Lanczos tridiagonal built from CG's coefficients: an estimate
+	// from below of the condition number of the (preconditioned) operator
+	// on the Krylov space explored; 0 before two iterations.
+	Condition float64
 	// History holds, after every iteration, the largest relative residual
 	// over the columns (index 0 is the starting point).
 	History []float64
@@ -117,11 +140,16 @@ type CGResult struct {
 // the solution on return; it is n x k like b.
 //
 // The relative residual of column j is ||b_j - A x_j|| / ||b_j|| (columns with
-// b_j = 0 are solved by x_j = 0). A direction p with p^T A p <= 0 proves A is
-// not positive definite and CG stops with an error wrapping zonal.ErrNotPositiveDefinite;
-// likewise r^T P^{-1} r <= 0 for a nonzero r and the preconditioner. Not
-// reaching Tol within MaxIter is not an error: the result says Converged =
-// false. ctx is checked every iteration.
+// b_j = 0 are solved by x_j = 0). When the recursively updated residuals all
+// meet Tol, CG recomputes the true residuals (one more application of A,
+// unless a periodic recomputation just did) and goes on with the columns
+// whose true residual does not, restarting their recurrences; Converged and
+// Residual describe the true residual. A direction p with p^T A p <= 0
+// proves A is not positive definite and CG stops with an error wrapping
+// zonal.ErrNotPositiveDefinite; likewise r^T P^{-1} r <= 0 for a nonzero r
+// and the preconditioner. Not reaching Tol within the bound (MaxIter, or the
+// automatic cap) is not an error: the result says Converged = false. ctx is
+// checked every iteration.
 //
 // Errors: zonal.ErrParam for a nil operator; zonal.ErrShape when b and x are
 // nil or not both n x k; zonal.ErrNonFinite for NaN or Inf in b;
@@ -161,6 +189,7 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 	if maxIter <= 0 {
 		maxIter = n
 	}
+	res.Tol, res.Cap = tol, maxIter
 	every := opts.RecomputeEvery
 	if every == 0 {
 		every = 50
@@ -189,15 +218,19 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 		return res, err
 	}
 	done := make([]bool, k)
+	relErr := func(j int) (e float64, zero bool) {
+		rn := colNorm(be, r, j)
+		if bnorm[j] > 0 {
+			return rn / bnorm[j], rn == 0
+		}
+		return rn, rn == 0
+	}
+	// rel marks the columns meeting Tol done and returns the worst residual.
 	rel := func() float64 {
 		worst := 0.0
 		for j := 0; j < k; j++ {
-			rn := colNorm(be, r, j)
-			e := rn
-			if bnorm[j] > 0 {
-				e = rn / bnorm[j]
-			}
-			if (!opts.FixedIter && e <= tol) || rn == 0 {
+			e, zero := relErr(j)
+			if (!opts.FixedIter && e <= tol) || zero {
 				done[j] = true
 			}
 			worst = math.Max(worst, e)
@@ -210,23 +243,29 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 		}
 		return opts.Precond.Apply(ctx, z.RawMatrix(), r.RawMatrix())
 	}
-	res.History = append(res.History, rel())
-	if err := applyPrec(); err != nil {
-		return res, err
-	}
 	rz := make([]float64, k)
-	for j := 0; j < k; j++ {
-		rz[j] = colDot(be, r, z, j)
-		if opts.Precond != nil && rz[j] < 0 {
-			return res, fmt.Errorf("%w: preconditioner gives r^T P^-1 r = %g < 0", zonal.ErrNotPositiveDefinite, rz[j])
+	lz := make([]lanczos, k)
+	// start (re)starts the recurrence of every column not done from the
+	// current r: z = P^-1 r, rz = r^T z, p = z (zero for done columns).
+	start := func() error {
+		if err := applyPrec(); err != nil {
+			return err
 		}
-	}
-	p.Copy(z)
-	for j := 0; j < k; j++ {
-		if done[j] {
-			zeroCol(p, j)
+		for j := 0; j < k; j++ {
+			if done[j] {
+				zeroCol(p, j)
+				continue
+			}
+			rz[j] = colDot(be, r, z, j)
+			if opts.Precond != nil && !(rz[j] > 0) {
+				return fmt.Errorf("%w: preconditioner gives r^T P^-1 r = %g", zonal.ErrNotPositiveDefinite, rz[j])
+			}
+			copyCol(p, z, j)
+			lz[j].restart()
 		}
+		return nil
 	}
+	res.History = append(res.History, rel())
 	allDone := func() bool {
 		for _, d := range done {
 			if !d {
@@ -235,13 +274,37 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 		}
 		return true
 	}
+	// finish records the true residual (recomputing it unless fresh) and
+	// whether every column meets Tol.
+	finish := func(fresh bool) error {
+		if !fresh {
+			if err := trueResidual(); err != nil {
+				return err
+			}
+		}
+		res.Residual, res.Converged = 0, true
+		for j := 0; j < k; j++ {
+			e, zero := relErr(j)
+			res.Residual = math.Max(res.Residual, e)
+			if e > tol && !zero {
+				res.Converged = false
+			}
+		}
+		for j := range lz {
+			res.Condition = math.Max(res.Condition, lz[j].kappa)
+		}
+		return nil
+	}
 	if allDone() {
-		res.Converged = true
-		return res, nil
+		return res, finish(true)
+	}
+	if err := start(); err != nil {
+		return res, err
 	}
 
 	pr, qr := p.RawMatrix(), q.RawMatrix()
-	for it := 1; it <= maxIter; it++ {
+	fresh := true // r is the true residual of x
+	for it := 1; it <= res.Cap; it++ {
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("solvers: CG canceled at iteration %d: %w", it, err)
 		}
@@ -257,19 +320,35 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 				return res, fmt.Errorf("%w: CG iteration %d, column %d: p^T A p = %g", zonal.ErrNotPositiveDefinite, it, j, pq)
 			}
 			alpha := rz[j] / pq
+			lz[j].alpha = append(lz[j].alpha, alpha)
 			colAxpy(be, alpha, p, x, j)
 			colAxpy(be, -alpha, q, r, j)
 		}
+		fresh = false
 		if every > 0 && it%every == 0 {
 			if err := trueResidual(); err != nil {
 				return res, err
 			}
+			fresh = true
 		}
 		res.Iterations = it
 		worst := rel()
+		reopened := false
+		if allDone() && !opts.FixedIter {
+			// Accept only what the true residual confirms; reopen the rest.
+			if !fresh {
+				if err := trueResidual(); err != nil {
+					return res, err
+				}
+				fresh = true
+			}
+			clear(done)
+			worst = rel()
+			reopened = !allDone()
+		}
 		res.History = append(res.History, worst)
-		opts.report(zonal.Progress{Stage: "cg", Done: it, Total: maxIter, Residual: worst})
 		if allDone() {
+			opts.report(zonal.Progress{Stage: "cg", Done: it, Total: res.Cap, Residual: worst})
 			break
 		}
 		if err := applyPrec(); err != nil {
@@ -284,23 +363,31 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 			if opts.Precond != nil && !(rzNew > 0) {
 				return res, fmt.Errorf("%w: preconditioner gives r^T P^-1 r = %g", zonal.ErrNotPositiveDefinite, rzNew)
 			}
+			if reopened {
+				// Reopened by the true-residual check: restart from r.
+				rz[j] = rzNew
+				copyCol(p, z, j)
+				lz[j].restart()
+				continue
+			}
 			beta := rzNew / rz[j]
 			rz[j] = rzNew
+			lz[j].beta = append(lz[j].beta, beta)
 			// p = z + beta p
 			colScaleAdd(p, z, beta, j)
 		}
-	}
-	res.Converged = true
-	for j := 0; j < k; j++ {
-		e := colNorm(be, r, j)
-		if bnorm[j] > 0 {
-			e /= bnorm[j]
+		if opts.AutoCap && !opts.FixedIter {
+			auto := 0
+			for j := 0; j < k; j++ {
+				if !done[j] {
+					auto = max(auto, autoCap(lz[j].estimate(), tol))
+				}
+			}
+			res.Cap = max(it, min(maxIter, auto))
 		}
-		if e > tol {
-			res.Converged = false
-		}
+		opts.report(zonal.Progress{Stage: "cg", Done: it, Total: res.Cap, Residual: worst})
 	}
-	return res, nil
+	return res, finish(fresh)
 }
 
 func colVec(m *mat.Dense, j int) blas64.Vector {
@@ -334,5 +421,13 @@ func zeroCol(m *mat.Dense, j int) {
 	r := m.RawMatrix()
 	for i := 0; i < r.Rows; i++ {
 		r.Data[i*r.Stride+j] = 0
+	}
+}
+
+// copyCol: p[:,j] = z[:,j].
+func copyCol(p, z *mat.Dense, j int) {
+	pr, zr := p.RawMatrix(), z.RawMatrix()
+	for i := 0; i < pr.Rows; i++ {
+		pr.Data[i*pr.Stride+j] = zr.Data[i*zr.Stride+j]
 	}
 }

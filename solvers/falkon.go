@@ -28,10 +28,15 @@ type FalkonOptions struct {
 	Centers int
 	// Sampling is SamplingUniform (default) or SamplingRLS.
 	Sampling string
-	// Iterations bounds the CG iterations; zero means 20.
+	// Iterations is a hard cap on the CG iterations. Zero means automatic:
+	// CG runs until Tol is met, stopping short only at the cap it derives
+	// from the problem (the condition number it estimates, Tol, and the
+	// ceiling M + 20; see "Iteration caps" in the package doc). Either way
+	// the model's Diagnostics say whether Tol was met.
 	Iterations int
 	// Tol is CG's relative-residual tolerance on the preconditioned system;
-	// zero means 1e-9.
+	// zero means 1e-9 (see "Iteration caps" in the package doc for what it
+	// guarantees about the training objective).
 	Tol float64
 	// Seed drives the centre sampling.
 	Seed uint64
@@ -59,6 +64,7 @@ type Falkon struct {
 	lambda  float64
 	idx     []int
 	cg      CGResult
+	auto    bool // the fit's iteration cap was automatic
 	kmmJit  float64
 	caching bool
 }
@@ -156,10 +162,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		return nil, fmt.Errorf("%w: FALKON with %d centres needs %s for its M x M factors, the memory budget is %s",
 			zonal.ErrTooLarge, M, budget.Format(fixed+int64(M)*8), budget.Format(limit))
 	}
-	iters := opts.Iterations
-	if iters <= 0 {
-		iters = 20
-	}
+	iters, auto := falkonIterCap(opts.Iterations, M)
 	tol := opts.Tol
 	if tol <= 0 {
 		tol = 1e-9
@@ -275,6 +278,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		Options: Options{Backend: be, MemoryBudget: limit, Progress: opts.Progress},
 		Tol:     tol,
 		MaxIter: iters,
+		AutoCap: auto,
 	})
 	if err != nil {
 		return nil, err
@@ -284,8 +288,24 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	fac.solveT(blas.NoTrans, br)
 	return &Falkon{
 		exp: withPrecision(newExpansion(be, k, centers, beta, mean), opts.Precision), lambda: lambda, idx: idx,
-		cg: res, kmmJit: jit, caching: knm != nil || k32.isCached(),
+		cg: res, auto: auto, kmmJit: jit, caching: knm != nil || k32.isCached(),
 	}, nil
+}
+
+// falkonCeiling is the hard ceiling of automatic FALKON iterations on M
+// centres: CG on the M-dimensional system converges in at most M steps in
+// exact arithmetic; the 20 more absorb the delay rounding causes on small
+// systems (on large ones the prediction of autoCap stops a stalled run long
+// before).
+func falkonCeiling(M int) int { return M + 20 }
+
+// falkonIterCap resolves FalkonOptions.Iterations for M centres: the hard
+// cap, and whether the automatic cap applies below it.
+func falkonIterCap(iterations, M int) (int, bool) {
+	if iterations > 0 {
+		return iterations, false
+	}
+	return falkonCeiling(M), true
 }
 
 // passBlockBytes is the size of the K_nM row blocks of a cached CG pass.

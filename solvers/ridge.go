@@ -31,6 +31,7 @@ type Ridge struct {
 	lambda float64
 	prec   zonal.Precision // of the features, at fit and prediction time
 	be     backend.Backend // large-batch prediction; never nil
+	fitted bool            // fitted here (Diagnostics known), not loaded
 	pool   sync.Pool       // *ridgeScratch
 }
 
@@ -258,7 +259,7 @@ func checkFinite32(what string, g blas32.General, i0 int) error {
 }
 
 func newRidge(be backend.Backend, fm kernels.FeatureMap, w *mat.Dense, mean []float64, lambda float64) *Ridge {
-	r := &Ridge{fm: fm, w: w, mean: mean, lambda: lambda, be: be}
+	r := &Ridge{fm: fm, w: w, mean: mean, lambda: lambda, be: be, fitted: true}
 	r.pool.New = func() any { return new(ridgeScratch) }
 	return r
 }
