@@ -77,7 +77,8 @@ func (o DenseOperator) Apply(_ context.Context, dst, x blas64.General) error {
 //
 // Of the shared Options, Backend does the vector operations (dot products
 // and axpys; the operator uses its own), MemoryBudget bounds CG's work
-// arrays (3 n x k matrices, 4 with a preconditioner), and Progress receives
+// arrays (3 n x k matrices, one more with a preconditioner, two more with
+// AutoCap), and Progress receives
 // one report per iteration: Stage "cg", Done the iteration, Total the
 // iteration bound in force (with AutoCap it moves as the estimate of the
 // condition number grows), Residual the largest relative residual over the
@@ -90,12 +91,15 @@ type CGOptions struct {
 	// MaxIter bounds the iterations; zero means n (exact arithmetic converges
 	// in at most n steps).
 	MaxIter int
-	// AutoCap (ignored with FixedIter) also stops an unconverged run at the iteration count that
-	// CG's error bound predicts for the condition number CG estimates from
-	// its own coefficients, with a margin (see "Iteration caps" in the
-	// package doc): a run that falls that far behind its own worst-case
-	// bound has stalled at the accuracy rounding allows. MaxIter stays the
-	// hard ceiling.
+	// AutoCap (ignored with FixedIter) stops an unconverged run before
+	// MaxIter, the hard ceiling, in two cases (see "Iteration caps" in the
+	// package doc): at twice the iteration count that CG's error bound
+	// predicts for the condition number CG estimates from its own
+	// coefficients, plus 10; and as soon as a column's objective
+	// x^T A x - 2 b^T x has not decreased between two computations of the
+	// true residual (Stalled: the accuracy rounding allows is reached), in
+	// which case every unconverged column returns its best iterate. It
+	// costs two more n x k work arrays.
 	AutoCap bool
 	// Precond, if set, applies the inverse of an SPD preconditioner P ~ A.
 	Precond Operator
@@ -121,6 +125,10 @@ type CGResult struct {
 	// Residual is the final largest relative residual over the columns,
 	// of the true residual b - A x (not the recursively updated one).
 	Residual float64
+	// Stalled is true when AutoCap stopped the run early because every
+	// unconverged column had reached the accuracy rounding allows (see
+	// "Iteration caps" in the package doc); Cap is then Iterations.
+	Stalled bool
 	// Tol is the tolerance used.
 	Tol float64
 	// Condition is the largest over the columns of the condition number of
@@ -175,7 +183,10 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 	}
 	work := 3
 	if opts.Precond != nil {
-		work = 4
+		work++
+	}
+	if opts.AutoCap && !opts.FixedIter {
+		work += 2 // the best iterate and its residual
 	}
 	if err := budget.Check(fmt.Sprintf("CG on %d x %d right-hand sides", n, k), budget.Floats(work, n, k), opts.MemoryBudget); err != nil {
 		return res, err
@@ -245,6 +256,43 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 	}
 	rz := make([]float64, k)
 	lz := make([]lanczos, k)
+	recNorm := make([]float64, k)
+	restartCol := make([]bool, k)
+	// The objective rule (AutoCap): CG minimises J(x_j) = x_j^T A x_j -
+	// 2 b_j^T x_j = -x_j^T (b_j + r_j) over a growing Krylov space, so in
+	// exact arithmetic J falls at every step. At every computation of the
+	// true residual J is evaluated; a column whose J has not fallen since
+	// the previous evaluation has reached the accuracy rounding allows
+	// (stalled), and the iterate with the lowest J is kept (xBest, rBest)
+	// and returned in the end.
+	bestJ := make([]float64, k)
+	stalled := make([]bool, k)
+	var xBest, rBest *mat.Dense
+	if opts.AutoCap && !opts.FixedIter {
+		xBest, rBest = mat.DenseCopyOf(x), mat.DenseCopyOf(r)
+		for j := range bestJ {
+			bestJ[j] = objective(be, x, b, r, j)
+		}
+	}
+	// checkObjective runs after every true residual.
+	checkObjective := func() {
+		if xBest == nil {
+			return
+		}
+		for j := range bestJ {
+			if done[j] {
+				continue
+			}
+			jv := objective(be, x, b, r, j)
+			if !(jv < bestJ[j]) {
+				stalled[j] = true
+				continue
+			}
+			bestJ[j] = jv
+			copyCol(xBest, x, j)
+			copyCol(rBest, r, j)
+		}
+	}
 	// start (re)starts the recurrence of every column not done from the
 	// current r: z = P^-1 r, rz = r^T z, p = z (zero for done columns).
 	start := func() error {
@@ -280,6 +328,15 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 		if !fresh {
 			if err := trueResidual(); err != nil {
 				return err
+			}
+		}
+		if xBest != nil {
+			// Return the best iterate of every unconverged column.
+			for j := 0; j < k; j++ {
+				if e, _ := relErr(j); e > tol && !(objective(be, x, b, r, j) < bestJ[j]) {
+					copyCol(x, xBest, j)
+					copyCol(r, rBest, j)
+				}
 			}
 		}
 		res.Residual, res.Converged = 0, true
@@ -326,14 +383,27 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 		}
 		fresh = false
 		if every > 0 && it%every == 0 {
+			for j := range recNorm {
+				recNorm[j] = colNorm(be, r, j)
+			}
 			if err := trueResidual(); err != nil {
 				return res, err
 			}
 			fresh = true
+			checkObjective()
+			for j := range recNorm {
+				// A true residual twice the recursive one: the recurrence
+				// has reached the accuracy rounding allows and the next
+				// coefficients would not describe the operator, so the
+				// column restarts from the true residual (its condition
+				// estimate keeping what it had).
+				if !done[j] && colNorm(be, r, j) > 2*recNorm[j] {
+					restartCol[j] = true
+				}
+			}
 		}
 		res.Iterations = it
 		worst := rel()
-		reopened := false
 		if allDone() && !opts.FixedIter {
 			// Accept only what the true residual confirms; reopen the rest.
 			if !fresh {
@@ -344,10 +414,20 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 			}
 			clear(done)
 			worst = rel()
-			reopened = !allDone()
+			checkObjective()
+			for j, d := range done {
+				if !d {
+					restartCol[j] = true
+				}
+			}
 		}
 		res.History = append(res.History, worst)
 		if allDone() {
+			opts.report(zonal.Progress{Stage: "cg", Done: it, Total: res.Cap, Residual: worst})
+			break
+		}
+		if opts.AutoCap && !opts.FixedIter && allStalled(done, stalled) {
+			res.Stalled, res.Cap = true, it
 			opts.report(zonal.Progress{Stage: "cg", Done: it, Total: res.Cap, Residual: worst})
 			break
 		}
@@ -363,8 +443,10 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 			if opts.Precond != nil && !(rzNew > 0) {
 				return res, fmt.Errorf("%w: preconditioner gives r^T P^-1 r = %g", zonal.ErrNotPositiveDefinite, rzNew)
 			}
-			if reopened {
-				// Reopened by the true-residual check: restart from r.
+			if restartCol[j] {
+				// Reopened by the true-residual check, or at the limit of
+				// its recurrence: restart from r.
+				restartCol[j] = false
 				rz[j] = rzNew
 				copyCol(p, z, j)
 				lz[j].restart()
@@ -376,13 +458,13 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 			// p = z + beta p
 			colScaleAdd(p, z, beta, j)
 		}
-		if opts.AutoCap && !opts.FixedIter {
-			auto := 0
-			for j := 0; j < k; j++ {
-				if !done[j] {
-					auto = max(auto, autoCap(lz[j].estimate(), tol))
-				}
+		auto := 0
+		for j := 0; j < k; j++ {
+			if !done[j] {
+				auto = max(auto, autoCap(lz[j].estimate(), tol))
 			}
+		}
+		if opts.AutoCap && !opts.FixedIter {
 			res.Cap = max(it, min(maxIter, auto))
 		}
 		opts.report(zonal.Progress{Stage: "cg", Done: it, Total: res.Cap, Residual: worst})
@@ -430,4 +512,20 @@ func copyCol(p, z *mat.Dense, j int) {
 	for i := 0; i < pr.Rows; i++ {
 		pr.Data[i*pr.Stride+j] = zr.Data[i*zr.Stride+j]
 	}
+}
+
+// allStalled reports whether every column not done has stalled.
+func allStalled(done, stalled []bool) bool {
+	for j, d := range done {
+		if !d && !stalled[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// objective is J(x_j) = x_j^T A x_j - 2 b_j^T x_j = -x_j^T (b_j + r_j)
+// for the true residual r = b - A x.
+func objective(be backend.Backend, x, b, r *mat.Dense, j int) float64 {
+	return -(colDot(be, x, b, j) + colDot(be, x, r, j))
 }

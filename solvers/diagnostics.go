@@ -36,6 +36,11 @@ type Diagnostics struct {
 	Residual, Tol float64
 	// Converged is true when Residual <= Tol (always for a direct solve).
 	Converged bool
+	// Stalled is true when an automatic run stopped before its cap because
+	// the objective CG minimises had stopped decreasing: Tol is below the
+	// accuracy rounding allows for this system, the model is the best
+	// iterate found (Converged is false). For ParK: some cell stalled.
+	Stalled bool
 	// Condition estimates the condition number of the preconditioned
 	// system from CG's own coefficients (a lower bound; 0 when unknown).
 	Condition float64
@@ -62,9 +67,12 @@ func (d Diagnostics) String() string {
 		return "direct solve (Cholesky)"
 	}
 	var b strings.Builder
-	if d.Converged {
+	switch {
+	case d.Converged:
 		fmt.Fprintf(&b, "CG converged in %d iterations", d.Iterations)
-	} else {
+	case d.Stalled:
+		fmt.Fprintf(&b, "CG NOT converged: stalled at the accuracy rounding allows after %d iterations (the objective stopped decreasing)", d.Iterations)
+	default:
 		fmt.Fprintf(&b, "CG NOT converged: stopped at the %s cap of %d iterations", capKind(d.Automatic), d.Cap)
 	}
 	fmt.Fprintf(&b, ", relative residual %.3g (tol %.3g)", d.Residual, d.Tol)
@@ -95,7 +103,7 @@ func cgDiagnostics(r CGResult, auto bool) Diagnostics {
 	}
 	return Diagnostics{
 		Solver: SolverCG, Iterations: r.Iterations, Cap: r.Cap, Automatic: auto,
-		Residual: r.Residual, Tol: r.Tol, Converged: r.Converged, Condition: r.Condition,
+		Residual: r.Residual, Tol: r.Tol, Converged: r.Converged, Stalled: r.Stalled, Condition: r.Condition,
 	}
 }
 
@@ -114,6 +122,7 @@ func aggregateDiagnostics(cells []Diagnostics) Diagnostics {
 		a.Iterations = max(a.Iterations, c.Iterations)
 		a.Cap = max(a.Cap, c.Cap)
 		a.Automatic = a.Automatic || c.Automatic
+		a.Stalled = a.Stalled || c.Stalled
 		a.Tol = math.Max(a.Tol, c.Tol)
 		a.Condition = math.Max(a.Condition, c.Condition)
 		if !c.Converged {

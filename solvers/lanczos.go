@@ -33,18 +33,23 @@ import "math"
 type lanczos struct {
 	alpha, beta []float64
 	kappa       float64
+	last        int // len(alpha) at the last computation of the extremes
 }
 
 // restart forgets the coefficients (the recurrence starts again) and keeps
 // kappa: the old Krylov space's Ritz values still bound the spectrum.
-func (l *lanczos) restart() { l.alpha, l.beta = l.alpha[:0], l.beta[:0] }
+func (l *lanczos) restart() { l.alpha, l.beta, l.last = l.alpha[:0], l.beta[:0], 0 }
 
-// estimate updates and returns kappa from the current coefficients.
+// estimate updates and returns kappa from the current coefficients. It
+// recomputes the extremes (about 30 Sturm counts of O(m) each) only when m
+// has grown by a sixteenth since the last time (every step up to m = 16),
+// which keeps the total cost over m steps at O(m) Sturm counts.
 func (l *lanczos) estimate() float64 {
 	m := len(l.alpha)
-	if m < 2 {
+	if m < 2 || m < l.last+max(1, l.last/16) {
 		return math.Max(l.kappa, 1)
 	}
+	l.last = m
 	d := make([]float64, m)
 	e2 := make([]float64, m-1)
 	for i := 0; i < m; i++ {

@@ -51,7 +51,7 @@ type ParKOptions struct {
 	Budget string
 	// Iterations is a hard cap on each cell's CG iterations; zero means
 	// automatic, per cell (see FalkonOptions.Iterations: the cell's ceiling
-	// is M_q + 20).
+	// is 3 M_q + 50).
 	Iterations int
 	// CellIterations, if set, gives the iteration bound of a cell from its
 	// index, training rows and centres, overriding Iterations for it

@@ -186,6 +186,7 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x mat.Matrix, y *mat.D
 	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
 	be.CholSolve(ztz.RawMatrix(), zty.RawMatrix())
 	r := newRidge(be, fm, zty, mean, lambda)
+	r.fitted = true
 	r.prec = opts.Precision
 	return r, nil
 }
@@ -259,7 +260,7 @@ func checkFinite32(what string, g blas32.General, i0 int) error {
 }
 
 func newRidge(be backend.Backend, fm kernels.FeatureMap, w *mat.Dense, mean []float64, lambda float64) *Ridge {
-	r := &Ridge{fm: fm, w: w, mean: mean, lambda: lambda, be: be, fitted: true}
+	r := &Ridge{fm: fm, w: w, mean: mean, lambda: lambda, be: be}
 	r.pool.New = func() any { return new(ridgeScratch) }
 	return r
 }
