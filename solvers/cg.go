@@ -78,7 +78,7 @@ func (o DenseOperator) Apply(_ context.Context, dst, x blas64.General) error {
 // Of the shared Options, Backend does the vector operations (dot products
 // and axpys; the operator uses its own), MemoryBudget bounds CG's work
 // arrays (3 n x k matrices, one more with a preconditioner, two more with
-// AutoCap), and Progress receives
+// StopStalled or AutoCap), and Progress receives
 // one report per iteration: Stage "cg", Done the iteration, Total the
 // iteration bound in force (with AutoCap it moves as the estimate of the
 // condition number grows), Residual the largest relative residual over the
@@ -92,15 +92,19 @@ type CGOptions struct {
 	// in at most n steps).
 	MaxIter int
 	// AutoCap (ignored with FixedIter) stops an unconverged run before
-	// MaxIter, the hard ceiling, in two cases (see "Iteration caps" in the
-	// package doc): at twice the iteration count that CG's error bound
-	// predicts for the condition number CG estimates from its own
-	// coefficients, plus 10; and as soon as a column's objective
-	// x^T A x - 2 b^T x has not decreased between two computations of the
-	// true residual (Stalled: the accuracy rounding allows is reached), in
-	// which case every unconverged column returns its best iterate. It
-	// costs two more n x k work arrays.
+	// MaxIter, the hard ceiling, at twice the iteration count that CG's
+	// error bound predicts for the condition number CG estimates from its
+	// own coefficients, plus 10 (see "Iteration caps" in the package doc).
+	// It implies StopStalled.
 	AutoCap bool
+	// StopStalled (ignored with FixedIter) stops the run as soon as every
+	// unconverged column has stalled: neither its objective
+	// x^T A x - 2 b^T x nor its true residual has decreased since the
+	// previous computation of the true residual (in exact arithmetic the
+	// objective falls at every step, so rounding has won); each
+	// unconverged column then returns its best iterate (lowest objective).
+	// It costs two more n x k work arrays.
+	StopStalled bool
 	// Precond, if set, applies the inverse of an SPD preconditioner P ~ A.
 	Precond Operator
 	// RecomputeEvery replaces the recursively updated residual by the true
@@ -125,9 +129,10 @@ type CGResult struct {
 	// Residual is the final largest relative residual over the columns,
 	// of the true residual b - A x (not the recursively updated one).
 	Residual float64
-	// Stalled is true when AutoCap stopped the run early because every
-	// unconverged column had reached the accuracy rounding allows (see
-	// "Iteration caps" in the package doc); Cap is then Iterations.
+	// Stalled is true when StopStalled (or AutoCap) stopped the run early
+	// because every unconverged column had reached the accuracy rounding
+	// allows (see "Iteration caps" in the package doc); Cap is then
+	// Iterations.
 	Stalled bool
 	// Tol is the tolerance used.
 	Tol float64
@@ -185,7 +190,8 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 	if opts.Precond != nil {
 		work++
 	}
-	if opts.AutoCap && !opts.FixedIter {
+	stopStalled := (opts.StopStalled || opts.AutoCap) && !opts.FixedIter
+	if stopStalled {
 		work += 2 // the best iterate and its residual
 	}
 	if err := budget.Check(fmt.Sprintf("CG on %d x %d right-hand sides", n, k), budget.Floats(work, n, k), opts.MemoryBudget); err != nil {
@@ -258,20 +264,24 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 	lz := make([]lanczos, k)
 	recNorm := make([]float64, k)
 	restartCol := make([]bool, k)
-	// The objective rule (AutoCap): CG minimises J(x_j) = x_j^T A x_j -
+	// The stall rule (StopStalled): CG minimises J(x_j) = x_j^T A x_j -
 	// 2 b_j^T x_j = -x_j^T (b_j + r_j) over a growing Krylov space, so in
 	// exact arithmetic J falls at every step. At every computation of the
-	// true residual J is evaluated; a column whose J has not fallen since
-	// the previous evaluation has reached the accuracy rounding allows
-	// (stalled), and the iterate with the lowest J is kept (xBest, rBest)
-	// and returned in the end.
+	// true residual J and the residual are compared with their best
+	// values; a column where neither improved has reached the accuracy
+	// rounding allows (stalled). The residual is part of the rule because
+	// J resolves changes only down to its own rounding, about 1e-16 |J|,
+	// which the last factors of the residual near Tol may not reach. The
+	// iterate with the lowest J is kept (xBest, rBest) and returned.
 	bestJ := make([]float64, k)
+	bestE := make([]float64, k)
 	stalled := make([]bool, k)
 	var xBest, rBest *mat.Dense
-	if opts.AutoCap && !opts.FixedIter {
+	if stopStalled {
 		xBest, rBest = mat.DenseCopyOf(x), mat.DenseCopyOf(r)
 		for j := range bestJ {
 			bestJ[j] = objective(be, x, b, r, j)
+			bestE[j], _ = relErr(j)
 		}
 	}
 	// checkObjective runs after every true residual.
@@ -284,8 +294,12 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 				continue
 			}
 			jv := objective(be, x, b, r, j)
-			if !(jv < bestJ[j]) {
+			e, _ := relErr(j)
+			if !(jv < bestJ[j]) && !(e < bestE[j]) {
 				stalled[j] = true
+			}
+			bestE[j] = math.Min(bestE[j], e)
+			if !(jv < bestJ[j]) {
 				continue
 			}
 			bestJ[j] = jv
@@ -426,7 +440,7 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 			opts.report(zonal.Progress{Stage: "cg", Done: it, Total: res.Cap, Residual: worst})
 			break
 		}
-		if opts.AutoCap && !opts.FixedIter && allStalled(done, stalled) {
+		if stopStalled && allStalled(done, stalled) {
 			res.Stalled, res.Cap = true, it
 			opts.report(zonal.Progress{Stage: "cg", Done: it, Total: res.Cap, Residual: worst})
 			break

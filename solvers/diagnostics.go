@@ -36,10 +36,11 @@ type Diagnostics struct {
 	Residual, Tol float64
 	// Converged is true when Residual <= Tol (always for a direct solve).
 	Converged bool
-	// Stalled is true when an automatic run stopped before its cap because
-	// the objective CG minimises had stopped decreasing: Tol is below the
-	// accuracy rounding allows for this system, the model is the best
-	// iterate found (Converged is false). For ParK: some cell stalled.
+	// Stalled is true when the run stopped before its cap because neither
+	// the objective CG minimises nor the true residual was still
+	// decreasing: Tol is below the accuracy rounding allows for this
+	// system, and the model is the best iterate found (Converged is
+	// false). For ParK: some cell stalled.
 	Stalled bool
 	// Condition estimates the condition number of the preconditioned
 	// system from CG's own coefficients (a lower bound; 0 when unknown).
@@ -71,7 +72,7 @@ func (d Diagnostics) String() string {
 	case d.Converged:
 		fmt.Fprintf(&b, "CG converged in %d iterations", d.Iterations)
 	case d.Stalled:
-		fmt.Fprintf(&b, "CG NOT converged: stalled at the accuracy rounding allows after %d iterations (the objective stopped decreasing)", d.Iterations)
+		fmt.Fprintf(&b, "CG NOT converged: stalled at the accuracy rounding allows after %d iterations (neither the objective nor the residual still decreasing)", d.Iterations)
 	default:
 		fmt.Fprintf(&b, "CG NOT converged: stopped at the %s cap of %d iterations", capKind(d.Automatic), d.Cap)
 	}

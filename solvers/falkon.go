@@ -276,10 +276,11 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	}
 	beta := mat.NewDense(M, kout, nil)
 	res, err := CG(ctx, op, r, beta, CGOptions{
-		Options: Options{Backend: be, MemoryBudget: limit, Progress: opts.Progress},
-		Tol:     tol,
-		MaxIter: iters,
-		AutoCap: auto,
+		Options:     Options{Backend: be, MemoryBudget: limit, Progress: opts.Progress},
+		Tol:         tol,
+		MaxIter:     iters,
+		AutoCap:     auto,
+		StopStalled: true,
 	})
 	if err != nil {
 		return nil, err
@@ -299,7 +300,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 // orthogonality and delays convergence (measured: 61 iterations for
 // M = 40, lambda 1e-6; plain CG on an 80 x 80 system of condition 1e4
 // needs 339), so the ceiling is 3 M + 50. It is a backstop: the predicted
-// cap and the objective rule of CG's AutoCap stop a run that cannot
+// cap of CG's AutoCap and its stall rule stop a run that cannot
 // converge long before it (see "Iteration caps" in the package doc).
 func falkonCeiling(M int) int { return 3*M + 50 }
 
