@@ -31,9 +31,9 @@ type FalkonOptions struct {
 	// Iterations is a hard cap on the CG iterations. Zero means automatic:
 	// CG runs until Tol is met, stopping short only at the cap it derives
 	// from the problem (the condition number it estimates, Tol, and the
-	// ceiling 3 M + 50) or when rounding stops it from making progress (see
-	// "Iteration caps" in the package doc). Either way
-	// the model's Diagnostics say whether Tol was met.
+	// ceiling 3 M + 50). With either, CG also stops when rounding keeps it
+	// from making progress (the stall rule; see "Iteration caps" in the
+	// package doc), and the model's Diagnostics say whether Tol was met.
 	Iterations int
 	// Tol is CG's relative-residual tolerance on the preconditioned system;
 	// zero means 1e-9 (see "Iteration caps" in the package doc for what it
