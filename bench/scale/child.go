@@ -70,8 +70,9 @@ type result struct {
 	// (-1 when fewer than two, and for ParK, whose cells run in parallel).
 	KnMEntries  float64 `json:"knm_entries"` // n M; ParK: sum of n_q M_q
 	DataBytes   int64   `json:"data_bytes"`
-	FactorBytes int64   `json:"factor_bytes"` // M x M float64; ParK: the cells that can run at once
-	PeakRSS     int64   `json:"peak_rss_bytes"`
+	FactorBytes int64   `json:"factor_bytes"`    // M x M float64; ParK: the cells that can run at once
+	PeakRSS     int64   `json:"peak_rss_bytes"`  // VmHWM at the end of the child
+	StartRSS    int64   `json:"start_rss_bytes"` // VmRSS when the child starts: the runtime and the binary
 	Metric      string  `json:"metric"`
 	Value       float64 `json:"metric_value"`
 	Imbalance   float64 `json:"park_imbalance,omitempty"`
@@ -88,11 +89,11 @@ type result struct {
 
 // runChild does one fit; any failure is reported in the result's Error.
 func runChild(s spec) result {
-	r := result{spec: s, IterSeconds: -1, PeakRSS: vmHWM()}
+	r := result{spec: s, IterSeconds: -1, StartRSS: procStatus("VmRSS:")}
 	if err := fit(&r); err != nil {
 		r.Error = err.Error()
 	}
-	r.PeakRSS = vmHWM()
+	r.PeakRSS = procStatus("VmHWM:")
 	return r
 }
 
@@ -287,9 +288,10 @@ func standardise(a, b *mat.Dense) {
 	}
 }
 
-// vmHWM is the process's peak resident set size (VmHWM of
-// /proc/self/status), in bytes; 0 when it cannot be read.
-func vmHWM() int64 {
+// procStatus reads a size field of /proc/self/status (VmHWM: the peak
+// resident set size; VmRSS: the current one) in bytes; 0 when it cannot be
+// read.
+func procStatus(field string) int64 {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0
@@ -297,7 +299,7 @@ func vmHWM() int64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			if err != nil {
 				return 0

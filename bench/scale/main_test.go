@@ -130,6 +130,9 @@ func TestQuick(t *testing.T) {
 		if r.PeakRSS < r.DataBytes || r.PeakRSS <= 0 {
 			t.Errorf("%s: VmHWM %d bytes, below the data's %d", name, r.PeakRSS, r.DataBytes)
 		}
+		if r.StartRSS <= 0 || r.StartRSS > r.PeakRSS {
+			t.Errorf("%s: RSS at start %d bytes, peak %d: want 0 < start <= peak", name, r.StartRSS, r.PeakRSS)
+		}
 		if r.RusageMaxRSS < r.PeakRSS/2 || r.RusageMaxRSS > 2*r.PeakRSS {
 			t.Errorf("%s: rusage max RSS %d against VmHWM %d", name, r.RusageMaxRSS, r.PeakRSS)
 		}

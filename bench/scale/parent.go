@@ -61,7 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fert := fs.String("fertility-sizes", "1e4,3e4,1e5,all", "training rows of Fertility (all: every row not held out for testing)")
 	sets := fs.String("sets", "regression,fertility", "data sets: regression, classification (synthetic), fertility")
 	methods := fs.String("methods", "falkon64,falkon32,park", "methods: falkon64, falkon32 (FALKON with K_nM in float32), park")
-	memory := fs.String("memory", "4G", "memory budget of every fit (solvers.Options.MemoryBudget), e.g. 4G, 512M or bytes")
+	memory := fs.String("memory", "8G", "memory budget of every fit (solvers.Options.MemoryBudget), e.g. 4G, 512M or bytes")
 	fs.IntVar(&c.m, "m", 10000, "FALKON's centres M (capped at n)")
 	fs.IntVar(&c.cells, "cells", 4, "ParK's cells Q")
 	fs.IntVar(&c.cellM, "cell-centers", 0, "ParK's centres per cell (0: M; the total Q x this is capped at n)")
@@ -76,7 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.data, "data", benchdata.Dir(), "folder with Fertility.csv.gz")
 	fs.StringVar(&c.out, "out", "", "write the calibration and every run as JSON lines to this file")
 	fs.StringVar(&c.fig, "fig", "", "write a log-log PNG of fit time and peak RSS against n to this file")
-	quick := fs.Bool("quick", false, "tiny sizes (synthetic 500, 1000; Fertility 500, 1000), M = 200, 3 iterations, a 256^3 calibration")
+	quick := fs.Bool("quick", false, "tiny defaults (sizes 500,1000 for both, M = 200, 3 iterations, 500 test rows) and a 256^3 calibration; flags given explicitly keep their values")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -89,8 +89,24 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	c.gemmN, c.expLen = 1024, 1<<22
 	if *quick {
-		*sizes, *fert = "500,1000", "500,1000"
-		c.m, c.iterations, c.testRows = 200, 3, 500
+		// Tiny defaults; a flag given explicitly keeps its value.
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["sizes"] {
+			*sizes = "500,1000"
+		}
+		if !set["fertility-sizes"] {
+			*fert = "500,1000"
+		}
+		for _, q := range []struct {
+			name string
+			p    *int
+			v    int
+		}{{"m", &c.m, 200}, {"iterations", &c.iterations, 3}, {"test-rows", &c.testRows, 500}} {
+			if !set[q.name] {
+				*q.p = q.v
+			}
+		}
 		c.gemmN, c.expLen = 256, 1<<16
 	}
 	if c.sizes, err = parseSizes(*sizes, false); err != nil {
