@@ -242,3 +242,15 @@ func TestFlags(t *testing.T) {
 		t.Errorf("parsed %+v", c)
 	}
 }
+
+// TestREADMETable keeps the README's results table in step with the program's.
+func TestREADMETable(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "| " + strings.Join(wantColumns, " | ") + " |"
+	if !strings.Contains(string(b), want+"\n") {
+		t.Errorf("README.md has no results table headed\n%s", want)
+	}
+}
