@@ -291,5 +291,10 @@ func runOne(self string, s spec, stderr io.Writer) result {
 			r.RusageMaxRSS = ru.Maxrss << 10 // Linux: kilobytes
 		}
 	}
+	if r.PeakRSS == 0 {
+		// A child that died (killed when out of memory, say) read no VmHWM;
+		// its peak is still the parent's rusage of it.
+		r.PeakRSS = r.RusageMaxRSS
+	}
 	return r
 }
