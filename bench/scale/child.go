@@ -68,15 +68,16 @@ type result struct {
 	IterSeconds float64 `json:"seconds_per_iteration"`
 	// IterSeconds is the mean time between successive CG progress reports
 	// (-1 when fewer than two, and for ParK, whose cells run in parallel).
-	KnMEntries  float64 `json:"knm_entries"` // n M; ParK: sum of n_q M_q
-	DataBytes   int64   `json:"data_bytes"`
-	FactorBytes int64   `json:"factor_bytes"`    // M x M float64; ParK: the cells that can run at once
-	PeakRSS     int64   `json:"peak_rss_bytes"`  // VmHWM at the end of the child
-	StartRSS    int64   `json:"start_rss_bytes"` // VmRSS when the child starts: the runtime and the binary
-	Metric      string  `json:"metric"`
-	Value       float64 `json:"metric_value"`
-	Imbalance   float64 `json:"park_imbalance,omitempty"`
-	Error       string  `json:"error,omitempty"`
+	KnMEntries       float64 `json:"knm_entries"` // n M; ParK: sum of n_q M_q
+	DataBytes        int64   `json:"data_bytes"`
+	FactorBytes      int64   `json:"factor_bytes"`    // M x M float64; ParK: the cells that can run at once
+	PeakRSS          int64   `json:"peak_rss_bytes"`  // VmHWM at the end of the child
+	StartRSS         int64   `json:"start_rss_bytes"` // VmRSS when the child starts: the runtime and the binary
+	Metric           string  `json:"metric"`
+	Value            float64 `json:"metric_value"`
+	Imbalance        float64 `json:"park_imbalance,omitempty"`         // largest cell over n / Q
+	PartitionSeconds float64 `json:"park_partition_seconds,omitempty"` // of FitSeconds
+	Error            string  `json:"error,omitempty"`
 	// Filled by the parent.
 	WallSeconds   float64 `json:"wall_seconds"`
 	RusageMaxRSS  int64   `json:"rusage_maxrss_bytes"`
@@ -171,7 +172,7 @@ func fit(r *result) error {
 		}
 		r.FitSeconds = time.Since(start).Seconds()
 		rep := p.Report()
-		r.Imbalance = rep.Imbalance
+		r.Imbalance, r.PartitionSeconds = rep.Imbalance, rep.PartitionSeconds
 		maxM := 0
 		for _, c := range rep.Cells {
 			r.CGIters = max(r.CGIters, c.Iterations)
