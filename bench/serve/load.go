@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -166,6 +167,7 @@ func runLoad(spec loadSpec, dir string) (*vegeta.Metrics, time.Duration, error) 
 	cmd := exec.CommandContext(ctx, exe, childFlag, f.Name())
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // the child ends with this process
 	if err := cmd.Run(); err != nil {
 		return nil, 0, fmt.Errorf("load child: %w", err)
 	}

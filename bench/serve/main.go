@@ -258,7 +258,11 @@ func run(c config, stdout io.Writer) (err error) {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "%s: %s (ready in %.1f s)\n", name, file, time.Since(start).Seconds())
+		acc, err := accuracy(p, ts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(os.Stderr, "%s: %s (ready in %.1f s), test accuracy %.4f\n", name, file, time.Since(start).Seconds(), acc)
 		runtime.GC()
 		if err := b.model(ts, name, p, file, i == 0); err != nil {
 			return fmt.Errorf("%s: %w", name, err)

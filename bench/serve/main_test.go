@@ -38,11 +38,12 @@ func TestQuick(t *testing.T) {
 	quick(t, modelFalkon, []string{"-search-duration", "300ms", "-soak", "1s", "-reload-every", "200ms"})
 }
 
-// TestQuickRidge does the same for ridge on Fourier features, over JSON
-// and gRPC only and without the searches and soaks, which TestQuick
-// covers: this checks the second model's fit, cache and serving.
+// TestQuickRidge does the same for ridge on Fourier features with FP32
+// tensors, over the protocols that have them and without the searches
+// and soaks, which TestQuick covers: this checks the second model's fit,
+// cache and serving, and the FP32 requests.
 func TestQuickRidge(t *testing.T) {
-	quick(t, modelRidge, []string{"-protocol", protoJSON + "," + protoGRPC, "-skip-search", "-skip-soak"})
+	quick(t, modelRidge, []string{"-fp32", "-protocol", protoBinary + "," + protoGRPC + "," + protoGRPCTyped, "-skip-search", "-skip-soak"})
 }
 
 func quick(t *testing.T, model string, args []string) {

@@ -27,6 +27,7 @@ const (
 type trainSet struct {
 	train, test *mat.Dense // raw values (MNIST: pixels 0..255)
 	trainY      []float64
+	testY       []float64
 	scale       float64 // the pipeline's scaler divides every column by it
 	tag         string  // part of the model file name
 }
@@ -58,7 +59,7 @@ func loadData(c config) (*trainSet, error) {
 			}
 			y[i] = float64(arg)
 		}
-		return &trainSet{train: x.Slice(0, 400, 0, d).(*mat.Dense), trainY: y[:400], test: x.Slice(400, n, 0, d).(*mat.Dense), scale: 255, tag: "synthetic"}, nil
+		return &trainSet{train: x.Slice(0, 400, 0, d).(*mat.Dense), trainY: y[:400], test: x.Slice(400, n, 0, d).(*mat.Dense), testY: y[400:], scale: 255, tag: "synthetic"}, nil
 	}
 	if c.data == "" {
 		return nil, fmt.Errorf("no data folder: pass -data DIR (with mnist_train.csv.gz and mnist_test.csv.gz), set ZONAL_DATA, or use -synthetic")
@@ -67,7 +68,7 @@ func loadData(c config) (*trainSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &trainSet{test: test.X, scale: 255, tag: fmt.Sprintf("mnist-n%d", c.trainRows)}, nil
+	return &trainSet{test: test.X, testY: test.Y, scale: 255, tag: fmt.Sprintf("mnist-n%d", c.trainRows)}, nil
 }
 
 // readTrain reads the MNIST training rows (a seeded subsample of
@@ -138,6 +139,18 @@ func model(c config, ts *trainSet, name string) (*solvers.Pipeline, string, erro
 		return nil, "", err
 	}
 	return p, file, os.Rename(file+".tmp", file)
+}
+
+// accuracy is p's accuracy on the first 2000 test rows (at most): a check
+// that the served model is the one meant.
+func accuracy(p *solvers.Pipeline, ts *trainSet) (float64, error) {
+	n, d := ts.test.Dims()
+	n = min(n, 2000)
+	pred := make([]float64, n)
+	if err := p.PredictLabels(pred, ts.test.Slice(0, n, 0, d).(*mat.Dense)); err != nil {
+		return 0, err
+	}
+	return solvers.Accuracy(pred, ts.testY[:n]), nil
 }
 
 func loadModel(path string) (*solvers.Pipeline, error) {
