@@ -269,6 +269,14 @@ func grpcLoad(spec loadSpec) (*vegeta.Metrics, error) {
 		}
 		defer cc.Close()
 		conns[i] = oip.NewGRPCInferenceServiceClient(cc)
+		// Connect before the clock starts (NewClient connects on the
+		// first call): the HTTP/2 handshake is not a request's latency.
+		ctx, cancel := context.WithTimeout(context.Background(), spec.Timeout)
+		_, err = conns[i].ServerLive(ctx, &oip.ServerLiveRequest{})
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("gRPC connection %d to %s: %w", i, spec.Target, err)
+		}
 	}
 	reqs := make([]*oip.ModelInferRequest, len(spec.Blocks))
 	for i, x := range spec.Blocks {
