@@ -144,21 +144,21 @@ func grpcRequest(p string, x []float64, d int, fp32 bool) *oip.ModelInferRequest
 }
 
 // runLoad runs the load child (this binary, re-executed) with spec and
-// returns its metrics and the child's CPU time; the caller reads the
-// server's CPU time around it.
-func runLoad(spec loadSpec, dir string) (*vegeta.Metrics, time.Duration, error) {
+// returns its metrics, the CPU time of this process (the server's) while
+// the child ran, and the child's.
+func runLoad(spec loadSpec, dir string) (m *vegeta.Metrics, server, client time.Duration, err error) {
 	f, err := os.CreateTemp(dir, "spec-*.gob")
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	defer os.Remove(f.Name())
 	err = gob.NewEncoder(f).Encode(spec)
 	if err = errors.Join(err, f.Close()); err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	// The child's own bound: the attack, then its timeout for the last
 	// requests, plus a margin for starting and connecting.
@@ -168,14 +168,17 @@ func runLoad(spec loadSpec, dir string) (*vegeta.Metrics, time.Duration, error) 
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // the child ends with this process
-	if err := cmd.Run(); err != nil {
-		return nil, 0, fmt.Errorf("load child: %w", err)
+	cpu0 := cpuTime()
+	err = cmd.Run()
+	server = cpuTime() - cpu0
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("load child: %w", err)
 	}
 	var res childResult
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return nil, 0, fmt.Errorf("load child output: %w", err)
+		return nil, 0, 0, fmt.Errorf("load child output: %w", err)
 	}
-	return &res.Metrics, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+	return &res.Metrics, server, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 // childFlag is the first argument that makes this binary the load child.

@@ -189,11 +189,11 @@ type result struct {
 	Rows     int    `json:"rows_per_request"`
 
 	ReqPerSec     int            `json:"req_per_sec,omitempty"`
-	Requests      uint64         `json:"requests,omitempty"`
+	Requests      uint64         `json:"requests"`
 	P50ms         float64        `json:"p50_ms,omitempty"`
 	P99ms         float64        `json:"p99_ms,omitempty"`
 	Maxms         float64        `json:"max_ms,omitempty"`
-	Success       float64        `json:"success,omitempty"`
+	Success       float64        `json:"success"`
 	StatusCodes   map[string]int `json:"status_codes,omitempty"`
 	Errors        []string       `json:"errors,omitempty"`
 	ServerCPUus   float64        `json:"server_cpu_us_per_req,omitempty"`
@@ -475,12 +475,10 @@ func (b *bench) load(srv *server, ts *trainSet, proto string, rows, rate int, du
 		}
 	}
 	blocks0, rows0 := blockStats(srv.s)
-	cpu0 := cpuTime()
-	m, client, err := runLoad(spec, b.tmp)
+	m, server, client, err := runLoad(spec, b.tmp)
 	if err != nil {
 		return point{}, err
 	}
-	server := cpuTime() - cpu0
 	blocks1, rows1 := blockStats(srv.s)
 	errs := m.Errors
 	if len(errs) > 5 {
@@ -622,6 +620,7 @@ func (b *bench) soak(srv *server, ts *trainSet, model, proto string) (result, er
 	}
 	runtime.GC()
 	rss1 := rss()
+	gMax, rssMax = max(gMax, g1), max(rssMax, rss1)
 	r := pt.result(model, proto, 1, "soak")
 	r.Reloads, r.ReloadErrors = reloads, reloadErrs
 	r.GoroutinesStart, r.GoroutinesEnd, r.GoroutinesMax = g0, g1, gMax
