@@ -64,7 +64,8 @@ const (
 )
 
 // fitCalibration fits the calibration of a classifier (see the package
-// documentation): the plan's model refitted on CalibrationFolds stratified
+// documentation): the plan's model, at the fitted model's lambda
+// (rep.Lambda, after any raise), refitted on CalibrationFolds stratified
 // folds of the calibration rows, each scoring its held-out rows, and the
 // calibrator fitted on those out-of-fold scores. It records what it did in
 // rep, and returns nil for CalibrationNone and, with a note, for
@@ -125,7 +126,7 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 			return nil, err
 		}
 		fold.Centers = foldCenters(plan, o, len(train), len(rows) < n)
-		m, err := fitModel(ctx, &fold, o, k, ch.lambda, xtr, denseRows(tc, train), sopts)
+		m, err := fitModel(ctx, &fold, o, k, rep.Lambda, xtr, denseRows(tc, train), sopts)
 		if err != nil {
 			return nil, err
 		}

@@ -86,9 +86,32 @@ type Report struct {
 	Calibration        Calibration
 	CalibrationRows    int
 	CalibrationSeconds float64
+	// Diagnostics is how the model's linear system was solved (CG
+	// iterations, cap, final relative residual; a direct solve for exact
+	// KRR and ridge). Solved says whether it counts as solved (see
+	// SolveFloor); when it does not, Fit still returns the model, and the
+	// caller should say so.
+	Diagnostics solvers.Diagnostics
+	Solved      bool
 	// Notes are decisions the user should hear of (see Plan.Notes).
 	Notes []string
 }
+
+// SolveFloor is the relative residual below which a CG solve that stalled
+// (rounding stopped improving it; solvers.Diagnostics.Stalled) counts as
+// solved: the test error stops changing at relative residuals around 1e-4
+// on FALKON's systems (solvers' package documentation), while the default
+// tolerance, 1e-9, is often below what rounding allows.
+const SolveFloor = 1e-4
+
+// solved reports whether d counts as a solved system.
+func solved(d solvers.Diagnostics) bool {
+	return !d.Known() || d.Converged || d.Stalled && d.Residual <= SolveFloor
+}
+
+// MaxLambdaRaises is how many times Fit raises a chosen lambda tenfold
+// when its solve does not count as solved (see Fit).
+const MaxLambdaRaises = 2
 
 // Line is the one-line summary of what was chosen ("" when nothing was).
 func (r *Report) Line() string {
@@ -192,16 +215,39 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 		return nil, nil, err
 	}
 	sopts := solvers.Options{Backend: be, MemoryBudget: opts.MemoryBudget, Progress: opts.Progress}
-	model, err := fitModel(ctx, plan, opts, k, ch.lambda, ch.x, targets, sopts)
+	fitAt := func(lambda float64) (solvers.Model, error) {
+		m, err := fitModel(ctx, plan, opts, k, lambda, ch.x, targets, sopts)
+		if err != nil {
+			return nil, err
+		}
+		switch m := m.(type) {
+		case *solvers.Ridge:
+			rep.Features = m.Map().Dim()
+		case *solvers.ParK:
+			rep.ParK, rep.CellSizes = m.Report(), slices.Clone(m.CellSizes())
+		}
+		return m, nil
+	}
+	model, err := fitAt(ch.lambda)
 	if err != nil {
 		return nil, nil, err
 	}
-	switch m := model.(type) {
-	case *solvers.Ridge:
-		rep.Features = m.Map().Dim()
-	case *solvers.ParK:
-		rep.ParK, rep.CellSizes = m.Report(), slices.Clone(m.CellSizes())
+	rep.Diagnostics = diagnosticsOf(model)
+	// A chosen lambda must be one the solver reaches within its automatic
+	// cap: when it does not, the lambda and the iteration budget were not
+	// chosen together, so the lambda is raised tenfold (a better
+	// conditioned system) and the model refitted, up to MaxLambdaRaises
+	// times. A lambda or cap the caller gave is used as given.
+	for raise := 0; raise < MaxLambdaRaises && !solved(rep.Diagnostics) && plan.TuneLambda && plan.Iterations == 0; raise++ {
+		from, d := rep.Lambda, rep.Diagnostics
+		next, err := fitAt(10 * from)
+		if err != nil {
+			return nil, nil, err
+		}
+		model, rep.Lambda, rep.Diagnostics = next, 10*from, diagnosticsOf(next)
+		rep.Chosen.Lambda += fmt.Sprintf("; raised to %.3g: at %.3g %s", rep.Lambda, from, d)
 	}
+	rep.Solved = solved(rep.Diagnostics)
 	var scaler *solvers.Scaler
 	if ch.scaler != nil {
 		if scaler, err = solvers.NewScaler(ch.scaler.Mean, ch.scaler.Scale); err != nil {
@@ -252,6 +298,14 @@ func fitModel(ctx context.Context, plan *Plan, opts Options, k kernels.Kernel, l
 		return solvers.FitParK(ctx, k, x, targets, lambda, plan.parkOptions(opts, sopts))
 	}
 	return nil, &zonal.ParamError{Param: "Method", Value: int(plan.Method), Reason: "unknown method", Err: zonal.ErrUnknown}
+}
+
+// diagnosticsOf is the model's solve diagnostics (zero when it has none).
+func diagnosticsOf(m solvers.Model) solvers.Diagnostics {
+	if d, ok := m.(solvers.Diagnosed); ok {
+		return d.Diagnostics()
+	}
+	return solvers.Diagnostics{}
 }
 
 // checkInput validates the training rows once, at the boundary: a dense or

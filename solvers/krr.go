@@ -26,6 +26,7 @@ type KRR struct {
 	exp    *expansion
 	lambda float64
 	jitter float64
+	fitted bool // fitted here (Diagnostics known), not loaded
 }
 
 // FitKRR fits exact KRR by a Cholesky factorisation of K + lambda n I (the
@@ -95,7 +96,7 @@ func FitKRR(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, l
 	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
 	be.CholSolve(kmat.RawMatrix(), yc.RawMatrix())
 	xc := copyInput(x)
-	return &KRR{exp: newExpansion(be, k, xc, yc, mean), lambda: lambda, jitter: jit}, nil
+	return &KRR{exp: newExpansion(be, k, xc, yc, mean), lambda: lambda, jitter: jit, fitted: true}, nil
 }
 
 // Kind returns "krr".

@@ -49,7 +49,9 @@ type ParKOptions struct {
 	// BudgetEffDim. Either way each cell gets at least 1 and at most its
 	// training rows.
 	Budget string
-	// Iterations bounds each cell's CG iterations; zero means 20.
+	// Iterations is a hard cap on each cell's CG iterations; zero means
+	// automatic, per cell (see FalkonOptions.Iterations: the cell's ceiling
+	// is 3 M_q + 50).
 	Iterations int
 	// CellIterations, if set, gives the iteration bound of a cell from its
 	// index, training rows and centres, overriding Iterations for it
@@ -98,6 +100,8 @@ type ParKCell struct {
 	// every output met Tol.
 	Iterations int
 	Converged  bool
+	// Diagnostics is the cell's CG solve in full.
+	Diagnostics Diagnostics
 	// FitSeconds is the wall time of the cell's FALKON fit.
 	FitSeconds float64
 	// ValidationRows and ValidationRMSE: the held-out rows and the root mean
@@ -143,6 +147,7 @@ type ParK struct {
 	sizes     []int
 	lambda    float64
 	report    *ParKReport
+	diag      Diagnostics // aggregated over the cells
 }
 
 // FitParK fits ParK (Carratino, Vigogna, Calandriello, Rosasco 2021).
@@ -355,7 +360,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, 
 				return
 			}
 			cr := ParKCell{Rows: len(members[q]), Halo: nq - len(members[q]) + len(valRowsOf(valRows, q)), Centers: m, Lambda: lq, Iterations: f.cg.Iterations,
-				Converged: f.cg.Converged, ValidationRMSE: math.NaN()}
+				Converged: f.cg.Converged, Diagnostics: f.Diagnostics(), ValidationRMSE: math.NaN()}
 			cr.FitSeconds = time.Since(t0).Seconds()
 			if valRows != nil && len(valRows[q]) > 0 {
 				cr.ValidationRows = len(valRows[q])
@@ -389,6 +394,11 @@ func FitParK(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	cd := make([]Diagnostics, Q)
+	for q, c := range rep.Cells {
+		cd[q] = c.Diagnostics
+	}
+	p.diag = aggregateDiagnostics(cd)
 	return p, nil
 }
 

@@ -31,6 +31,7 @@ type Ridge struct {
 	lambda float64
 	prec   zonal.Precision // of the features, at fit and prediction time
 	be     backend.Backend // large-batch prediction; never nil
+	fitted bool            // fitted here (Diagnostics known), not loaded
 	pool   sync.Pool       // *ridgeScratch
 }
 
@@ -185,6 +186,7 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x mat.Matrix, y *mat.D
 	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
 	be.CholSolve(ztz.RawMatrix(), zty.RawMatrix())
 	r := newRidge(be, fm, zty, mean, lambda)
+	r.fitted = true
 	r.prec = opts.Precision
 	return r, nil
 }

@@ -123,8 +123,11 @@ func TestFalkonFullEqualsKRR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !f.CG().Converged {
-		t.Fatalf("CG did not converge: %d iterations, last residual %g", f.CG().Iterations, f.CG().History[len(f.CG().History)-1])
+	// 1e-12 is at the accuracy rounding allows here (the pure-Go BLAS of
+	// -tags noasm stalls at a true residual of 1.4e-12), so a stalled run
+	// below 1e-11 counts as converged.
+	if cg := f.CG(); !cg.Converged && !(cg.Stalled && cg.Residual < 1e-11) {
+		t.Fatalf("CG did not converge: %d iterations, residual %g", cg.Iterations, cg.Residual)
 	}
 	// The preconditioned system is well conditioned (FALKON's point), so a
 	// relative residual of 1e-12 leaves prediction errors near 1e-9 at

@@ -1,16 +1,23 @@
 //go:build linux
 
-// Command serve measures the serve package under load on loopback: it fits
-// (or loads) three MNIST models, serves each in-process with and without
-// dynamic batching, attacks them with vegeta from a child process (so that
-// the server's CPU time is its own) at fixed rates, searches the highest
-// rate held with p99 < 10 ms and no errors, and soaks one server with a
-// reload every 10 s. See bench/serve/README.md for the commands.
+// Command serve measures package serve under load on loopback, per
+// protocol: REST JSON (/v1/predict rows, and the Open Inference Protocol
+// v2 tensor in JSON), the REST binary tensor data extension, and gRPC
+// ModelInfer with raw_input_contents and with typed contents. For FALKON
+// (M = 1000 centres) and ridge on D = 4096 random Fourier features, fitted
+// once on MNIST and cached, it measures single-row and 64-row requests:
+// p99 and the server's CPU per request at a low rate, and the highest rate
+// held with p99 under 10 ms and no errors; then it soaks each protocol for
+// 60 s with a reload every few seconds. Each case is a row of a markdown
+// table (case, goal, measured, verdict) on stdout and a JSON line in -out.
+//
+// The servers run in this process, on 127.0.0.1 only; the load comes from
+// a child process (this binary re-executed: vegeta for HTTP, an open-loop
+// generator of its own for gRPC), so that this process's CPU time
+// (getrusage) during a load is the server's. See README.md.
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,12 +25,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -31,105 +35,48 @@ import (
 	"syscall"
 	"time"
 
-	vegeta "github.com/tsenart/vegeta/v12/lib"
-	"gonum.org/v1/gonum/mat"
+	"google.golang.org/grpc"
 
-	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/bench/internal/benchdata"
-	"github.com/zonal-ml/zonal/dataset"
-	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/serve"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
 type config struct {
-	data, modelDir, models, jsonOut string
-	refit, quick                    bool
-	trainRows, iterations           int
-	sigma, lambda                   float64
-	centers1, centers2, features    int
-	rates                           []int
-	duration                        time.Duration
-	batchRows                       int
-	searchStart, searchMax          int
-	searchSteps                     int
-	searchDuration                  time.Duration
-	soak, reloadEvery               time.Duration
-	soakRate                        int
-	maxWorkers                      int
-	skipRates, skipSearch, skipSoak bool
+	data, modelDir, out           string
+	models, protocols             []string
+	refit, quick, synthetic       bool
+	fp32                          bool
+	trainRows, iterations         int
+	centers, features             int
+	sigma, lambda                 float64
+	batchRows                     int
+	lowRate, lowRateBatch         int
+	duration, warmup              time.Duration
+	searchStart, searchMax        int
+	searchSteps                   int
+	searchDuration                time.Duration
+	p99Goal                       time.Duration
+	soak, reloadEvery             time.Duration
+	soakRate                      int
+	maxWorkers, grpcConns         int
+	timeout                       time.Duration
+	skipLow, skipSearch, skipSoak bool
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "-attack-child" {
-		if err := attackChild(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "bench/serve attacker:", err)
+	if len(os.Args) == 3 && os.Args[1] == childFlag {
+		if err := loadChild(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/serve load child:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	var c config
-	var rates string
-	flag.StringVar(&c.data, "data", benchdata.Dir(), "folder with mnist_train.csv.gz and mnist_test.csv.gz (default: the shared data)")
-	flag.StringVar(&c.modelDir, "model-dir", filepath.Join(os.TempDir(), "zonal-bench-serve"), "where fitted models are kept and reused")
-	flag.BoolVar(&c.refit, "refit", false, "fit the models again even if -model-dir has them")
-	flag.StringVar(&c.models, "models", "falkon-M1,falkon-M2,ridge-fourier", "models to measure (comma-separated)")
-	flag.IntVar(&c.trainRows, "train-rows", 20000, "MNIST training rows used for fitting (seeded subsample)")
-	flag.IntVar(&c.centers1, "centers1", 1000, "FALKON centres M of model falkon-M1")
-	flag.IntVar(&c.centers2, "centers2", 5000, "FALKON centres M of model falkon-M2")
-	flag.IntVar(&c.features, "features", 4096, "Fourier features D of model ridge-fourier")
-	flag.IntVar(&c.iterations, "iterations", 10, "FALKON CG iterations")
-	flag.Float64Var(&c.sigma, "sigma", 5, "Gaussian kernel bandwidth on pixels scaled to [0, 1]")
-	flag.Float64Var(&c.lambda, "lambda", 1e-6, "ridge parameter")
-	flag.StringVar(&rates, "rates", "1000,5000,10000,20000", "fixed rates to measure, rows per second (single-row requests; batched requests carry -batch-rows rows at rate/-batch-rows requests per second)")
-	flag.DurationVar(&c.duration, "duration", 10*time.Second, "length of each fixed-rate attack")
-	flag.IntVar(&c.batchRows, "batch-rows", 64, "rows per request of the batched client")
-	flag.IntVar(&c.searchStart, "search-start", 1000, "first rate (req/s) of the search for the highest rate with p99 < 10 ms and no errors")
-	flag.IntVar(&c.searchMax, "search-max", 40000, "highest rate the search tries")
-	flag.IntVar(&c.searchSteps, "search-steps", 4, "bisection steps after the doubling phase of the search")
-	flag.DurationVar(&c.searchDuration, "search-duration", 5*time.Second, "length of each attack of the search")
-	flag.DurationVar(&c.soak, "soak", 60*time.Second, "soak length")
-	flag.DurationVar(&c.reloadEvery, "reload-every", 10*time.Second, "reload period during the soak")
-	flag.IntVar(&c.soakRate, "soak-rate", 2000, "soak rate (single-row req/s, batching on, first model)")
-	flag.IntVar(&c.maxWorkers, "max-workers", 2000, "most vegeta workers (concurrent requests) of an attack")
-	flag.BoolVar(&c.skipRates, "skip-rates", false, "skip the fixed-rate table")
-	flag.BoolVar(&c.skipSearch, "skip-search", false, "skip the search for the highest rate")
-	flag.BoolVar(&c.skipSoak, "skip-soak", false, "skip the soak")
-	flag.StringVar(&c.jsonOut, "json", "", "also write every measurement to this JSON file")
-	flag.BoolVar(&c.quick, "quick", false, "smoke test: tiny models (M = 50, 100; D = 256; 2000 rows), rates 50,100 for 1 s, search up to 400 (1 s), soak 4 s reloading every 2 s; later flags still override")
-	flag.Parse()
-	if c.quick {
-		set := map[string]bool{}
-		flag.Visit(func(f *flag.Flag) { set[f.Name] = true }) // explicit flags win over -quick
-		quick := func(name string, apply func()) {
-			if !set[name] {
-				apply()
-			}
-		}
-		quick("train-rows", func() { c.trainRows = 2000 })
-		quick("centers1", func() { c.centers1 = 50 })
-		quick("centers2", func() { c.centers2 = 100 })
-		quick("features", func() { c.features = 256 })
-		quick("iterations", func() { c.iterations = 5 })
-		quick("duration", func() { c.duration = time.Second })
-		quick("search-start", func() { c.searchStart = 100 })
-		quick("search-max", func() { c.searchMax = 400 })
-		quick("search-steps", func() { c.searchSteps = 1 })
-		quick("search-duration", func() { c.searchDuration = time.Second })
-		quick("soak", func() { c.soak = 4 * time.Second })
-		quick("reload-every", func() { c.reloadEvery = 2 * time.Second })
-		quick("soak-rate", func() { c.soakRate = 100 })
-		quick("rates", func() { rates = "50,100" })
-		quick("model-dir", func() { c.modelDir += "-quick" })
+	c, err := parseFlags(flag.CommandLine, os.Args[1:])
+	if err != nil {
+		fatalf("%v", err)
 	}
-	for _, r := range strings.Split(rates, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(r))
-		if err != nil || v < 1 {
-			fatalf("bad -rates entry %q", r)
-		}
-		c.rates = append(c.rates, v)
-	}
-	if err := run(c); err != nil {
+	if err := run(c, os.Stdout); err != nil {
 		fatalf("%v", err)
 	}
 }
@@ -139,343 +86,407 @@ func fatalf(format string, a ...any) {
 	os.Exit(1)
 }
 
-// point is one attack's outcome.
-type point struct {
-	Model        string         `json:"model"`
-	Client       string         `json:"client"` // "single" or "batch-64"
-	Batching     bool           `json:"batching"`
-	RowsPerSec   int            `json:"rows_per_sec"`
-	ReqPerSec    int            `json:"req_per_sec"`
-	Requests     uint64         `json:"requests"`
-	P50ms        float64        `json:"p50_ms"`
-	P99ms        float64        `json:"p99_ms"`
-	Maxms        float64        `json:"max_ms"`
-	Success      float64        `json:"success"`
-	ServerCPUus  float64        `json:"server_cpu_us_per_req"`
-	ClientCPUus  float64        `json:"client_cpu_us_per_req"`
-	Throughput   float64        `json:"throughput_req_per_sec"`
-	StatusCodes  map[string]int `json:"status_codes"`
-	Errors       []string       `json:"errors,omitempty"`
-	MeanBatchRow float64        `json:"mean_batch_rows"`
-}
-
-type report struct {
-	Machine string           `json:"machine"`
-	Points  []point          `json:"points"`
-	Best    []map[string]any `json:"best"`
-	Soak    map[string]any   `json:"soak,omitempty"`
-}
-
-// served is one model behind two in-process servers.
-type served struct {
-	name       string
-	file       string
-	pipe       *solvers.Pipeline
-	on, off    *serve.Server
-	onURL      string
-	offURL     string
-	httpOn     *http.Server
-	httpOff    *http.Server
-	singleBody string // file of single-row bodies
-	batchBody  string // file of batch bodies
-}
-
-func run(c config) error {
-	if c.data == "" {
-		return errors.New("no data folder: pass -data DIR (with mnist_train.csv.gz, mnist_test.csv.gz) or set ZONAL_DATA")
+func parseFlags(fs *flag.FlagSet, args []string) (config, error) {
+	var c config
+	var models, protocols string
+	fs.StringVar(&c.data, "data", benchdata.Dir(), "folder with mnist_train.csv.gz and mnist_test.csv.gz (default: the shared data)")
+	fs.BoolVar(&c.synthetic, "synthetic", false, "a tiny synthetic data set (d = 16, 400 training rows) instead of MNIST: for the smoke test")
+	fs.StringVar(&c.modelDir, "model-dir", filepath.Join(os.TempDir(), "zonal-bench-serve"), "where fitted models are kept and reused (the file name holds the settings)")
+	fs.BoolVar(&c.refit, "refit", false, "fit the models again even if -model-dir has them")
+	fs.StringVar(&models, "models", modelFalkon+","+modelRidge, "models to measure, comma-separated: falkon (FALKON, -centers), ridge-fourier (ridge on -features Fourier features)")
+	fs.StringVar(&protocols, "protocol", strings.Join(allProtocols, ","), "protocols, comma-separated: json (/v1/predict rows), v2 (v2 infer, JSON data), binary (v2 infer, binary tensor data), grpc (ModelInfer, raw_input_contents), grpc-typed (ModelInfer, typed contents)")
+	fs.BoolVar(&c.fp32, "fp32", false, "send FP32 tensors on v2, binary and gRPC (default FP64; json is always decimal text)")
+	fs.IntVar(&c.trainRows, "train-rows", 20000, "MNIST training rows of the fit (a seeded subsample)")
+	fs.IntVar(&c.centers, "centers", 1000, "FALKON centres M")
+	fs.IntVar(&c.iterations, "iterations", 10, "FALKON CG iterations")
+	fs.IntVar(&c.features, "features", 4096, "Fourier features D of ridge-fourier")
+	fs.Float64Var(&c.sigma, "sigma", 5, "Gaussian kernel bandwidth on values scaled to [0, 1]")
+	fs.Float64Var(&c.lambda, "lambda", 1e-6, "ridge parameter")
+	fs.IntVar(&c.batchRows, "batch-rows", 64, "rows of a batched request")
+	fs.IntVar(&c.lowRate, "low-rate", 100, "low load of single-row requests (req/s): p99 and server CPU per request")
+	fs.IntVar(&c.lowRateBatch, "low-rate-batch", 10, "low load of batched requests (req/s)")
+	fs.DurationVar(&c.duration, "duration", 10*time.Second, "length of a low-load case")
+	fs.DurationVar(&c.warmup, "warmup", 2*time.Second, "single-row load (at -low-rate) after a server starts, not measured")
+	fs.IntVar(&c.searchStart, "search-start", 500, "first rate of the search, rows/s (a batched request counts -batch-rows rows)")
+	fs.IntVar(&c.searchMax, "search-max", 40000, "highest rate the search tries, rows/s")
+	fs.IntVar(&c.searchSteps, "search-steps", 4, "bisection steps after the doubling phase of the search")
+	fs.DurationVar(&c.searchDuration, "search-duration", 5*time.Second, "length of each probe of the search")
+	fs.DurationVar(&c.p99Goal, "p99", 10*time.Millisecond, "the p99 latency goal")
+	fs.DurationVar(&c.soak, "soak", 60*time.Second, "soak length per protocol (first model, single-row requests)")
+	fs.DurationVar(&c.reloadEvery, "reload-every", 5*time.Second, "period of POST /v1/reload during a soak")
+	fs.IntVar(&c.soakRate, "soak-rate", 1000, "soak rate, single-row req/s")
+	fs.IntVar(&c.maxWorkers, "max-workers", 2000, "most requests in flight from the load child")
+	fs.IntVar(&c.grpcConns, "grpc-conns", 4, "gRPC connections of the load child")
+	fs.DurationVar(&c.timeout, "timeout", 5*time.Second, "timeout of one request")
+	fs.BoolVar(&c.skipLow, "skip-low", false, "skip the low-load cases")
+	fs.BoolVar(&c.skipSearch, "skip-search", false, "skip the searches")
+	fs.BoolVar(&c.skipSoak, "skip-soak", false, "skip the soaks")
+	fs.StringVar(&c.out, "out", "", "write every case as a JSON line to this file")
+	fs.BoolVar(&c.quick, "quick", false, "smoke test: 1 s cases at low rates (20 and 5 req/s), a search of 2 probes (50, 100 rows/s) of 1 s, 3 s soaks reloading every 1 s, 0.5 s warm-up; flags given explicitly win")
+	if err := fs.Parse(args); err != nil {
+		return c, err
 	}
-	if err := os.MkdirAll(c.modelDir, 0o755); err != nil {
-		return err
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	rep := report{Machine: fmt.Sprintf("%s/%s, %d CPUs, GOMAXPROCS %d, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	test, err := dataset.ReadFile(filepath.Join(c.data, "mnist_test.csv.gz"), dataset.Options{})
+	if c.quick {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for name, v := range map[string]string{"duration": "1s", "warmup": "500ms", "low-rate": "20", "low-rate-batch": "5",
+			"search-start": "50", "search-max": "100", "search-steps": "1", "search-duration": "1s",
+			"soak": "3s", "reload-every": "1s", "soak-rate": "20", "max-workers": "64"} {
+			if !set[name] {
+				if err := fs.Set(name, v); err != nil {
+					return c, err
+				}
+			}
+		}
+	}
+	var err error
+	if c.models, err = list(models, []string{modelFalkon, modelRidge}); err != nil {
+		return c, fmt.Errorf("-models: %w", err)
+	}
+	if c.protocols, err = list(protocols, allProtocols); err != nil {
+		return c, fmt.Errorf("-protocol: %w", err)
+	}
+	switch {
+	case c.batchRows < 1, c.lowRate < 1, c.lowRateBatch < 1, c.searchStart < 1, c.searchMax < c.searchStart, c.searchSteps < 0, c.soakRate < 1,
+		c.maxWorkers < 1, c.grpcConns < 1, c.trainRows < 1, c.centers < 1, c.features < 1:
+		return c, errors.New("counts and rates must be positive, and -search-max at least -search-start")
+	case c.duration <= 0, c.searchDuration <= 0, c.soak <= 0, c.reloadEvery <= 0, c.timeout <= 0, c.p99Goal <= 0, c.warmup < 0:
+		return c, errors.New("durations must be positive")
+	}
+	return c, nil
+}
+
+// list splits a comma-separated flag and checks each entry is known.
+func list(s string, known []string) ([]string, error) {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		v = strings.TrimSpace(v)
+		ok := false
+		for _, k := range known {
+			ok = ok || v == k
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown %q (one of %s)", v, strings.Join(known, ", "))
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// result is one case: a row of the table and a JSON line.
+type result struct {
+	Case     string `json:"case"`
+	Goal     string `json:"goal"`
+	Measured string `json:"measured"`
+	Verdict  string `json:"verdict"` // pass, FAIL, or reported (a figure without a threshold)
+
+	Kind     string `json:"kind"` // low-load, cpu, search, soak
+	Model    string `json:"model"`
+	Protocol string `json:"protocol"`
+	Rows     int    `json:"rows_per_request"`
+
+	ReqPerSec     int            `json:"req_per_sec,omitempty"`
+	Requests      uint64         `json:"requests"`
+	P50ms         float64        `json:"p50_ms,omitempty"`
+	P99ms         float64        `json:"p99_ms,omitempty"`
+	Maxms         float64        `json:"max_ms,omitempty"`
+	Success       float64        `json:"success"`
+	StatusCodes   map[string]int `json:"status_codes,omitempty"`
+	Errors        []string       `json:"errors,omitempty"`
+	ServerCPUus   float64        `json:"server_cpu_us_per_req,omitempty"`
+	ClientCPUus   float64        `json:"client_cpu_us_per_req,omitempty"`
+	MeanBlockRows float64        `json:"mean_block_rows,omitempty"`
+
+	BestReqPerSec   int    `json:"best_req_per_sec,omitempty"`
+	FailedReqPerSec int    `json:"failed_req_per_sec,omitempty"`
+	FailedWhy       string `json:"failed_why,omitempty"`
+
+	Reloads         int     `json:"reloads,omitempty"`
+	ReloadErrors    int     `json:"reload_errors,omitempty"`
+	GoroutinesStart int     `json:"goroutines_start,omitempty"`
+	GoroutinesEnd   int     `json:"goroutines_end,omitempty"`
+	GoroutinesMax   int     `json:"goroutines_max,omitempty"`
+	RSSStartMiB     float64 `json:"rss_mib_start,omitempty"`
+	RSSEndMiB       float64 `json:"rss_mib_end,omitempty"`
+	RSSMaxMiB       float64 `json:"rss_mib_max,omitempty"`
+}
+
+// bench is one run: the configuration, its scratch folder and the results.
+type bench struct {
+	c       config
+	tmp     string
+	out     *os.File
+	results []result
+}
+
+func (b *bench) add(r result) error {
+	b.results = append(b.results, r)
+	fmt.Fprintf(os.Stderr, "%s: %s -> %s\n", r.Case, r.Measured, r.Verdict)
+	if b.out == nil {
+		return nil
+	}
+	line, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "zonal-bench-serve-bodies")
+	_, err = b.out.Write(append(line, '\n'))
+	return err
+}
+
+func run(c config, stdout io.Writer) (err error) {
+	b := &bench{c: c}
+	if b.tmp, err = os.MkdirTemp("", "zonal-bench-serve-"); err != nil {
+		return err
+	}
+	defer os.RemoveAll(b.tmp)
+	if c.out != "" {
+		if b.out, err = os.Create(c.out); err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, b.out.Close()) }()
+	}
+	ts, err := loadData(c)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	var train *dataset.Data
-	var models []*served
-	for _, name := range strings.Split(c.models, ",") {
-		name = strings.TrimSpace(name)
-		file := filepath.Join(c.modelDir, modelFileName(c, name))
-		p, err := loadModel(file)
-		if err != nil || c.refit {
-			if train == nil {
-				fmt.Fprintf(os.Stderr, "reading %d MNIST training rows...\n", c.trainRows)
-				if train, err = readTrain(c); err != nil {
-					return err
-				}
-			}
-			start := time.Now()
-			if p, err = fitModel(c, name, train); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			fmt.Fprintf(os.Stderr, "fitted %s in %.1f s\n", name, time.Since(start).Seconds())
-			if err := saveModel(file, p); err != nil {
-				return err
-			}
-		}
-		pred := make([]float64, 2000)
-		xt := test.X.Slice(0, 2000, 0, 784).(*mat.Dense)
-		if err := p.PredictLabels(pred, xt); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "%s (%s): test accuracy %.4f on 2000 MNIST test rows\n", name, file, solvers.Accuracy(pred, test.Y[:2000]))
-		s := &served{name: name, file: file, pipe: p}
-		if s.on, s.onURL, s.httpOn, err = start(p, serve.Options{Name: "m", Logger: logger, ModelFile: file}); err != nil {
-			return err
-		}
-		if s.off, s.offURL, s.httpOff, err = start(p, serve.Options{Name: "m", Logger: logger, MaxBatch: 1}); err != nil {
-			return err
-		}
-		if s.singleBody, s.batchBody, err = writeBodies(tmp, name, test.X, c.batchRows); err != nil {
-			return err
-		}
-		models = append(models, s)
-	}
-	train = nil
-	runtime.GC()
-	for _, s := range models { // warm up: page in the models, start the batchers
-		for _, on := range []bool{false, true} {
-			if _, err := attackPoint(c, s, "single", on, 100, 100, time.Second); err != nil {
-				return err
-			}
-		}
-	}
-
-	if !c.skipRates {
-		fmt.Printf("\n## Fixed rates (%v each)\n\n", c.duration)
-		fmt.Println("| model | client | dynamic batching | rows/s | req/s | p50 (ms) | p99 (ms) | max (ms) | success | server CPU/req (us) | mean block rows |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
-		for _, s := range models {
-			for _, rate := range c.rates {
-				for _, on := range []bool{false, true} {
-					pt, err := attackPoint(c, s, "single", on, rate, rate, c.duration)
-					if err != nil {
-						return err
-					}
-					rep.Points = append(rep.Points, pt)
-					printPoint(pt)
-				}
-				req := max(1, rate/c.batchRows)
-				pt, err := attackPoint(c, s, fmt.Sprintf("batch-%d", c.batchRows), true, rate, req, c.duration)
-				if err != nil {
-					return err
-				}
-				rep.Points = append(rep.Points, pt)
-				printPoint(pt)
-			}
-		}
-	}
-	if !c.skipSearch {
-		fmt.Printf("\n## Highest single-row rate with p99 < 10 ms and no errors (%v per probe)\n\n", c.searchDuration)
-		fmt.Println("| model | dynamic batching | highest rate held (req/s) | p99 there (ms) | first rate failed (req/s) | why |")
-		fmt.Println("|---|---|---|---|---|---|")
-		for _, s := range models {
-			for _, on := range []bool{false, true} {
-				best, bp, fail, why, err := search(c, s, on)
-				if err != nil {
-					return err
-				}
-				fmt.Printf("| %s | %s | %d | %.2f | %s | %s |\n", s.name, onOff(on), best, bp.P99ms, failStr(fail), why)
-				rep.Best = append(rep.Best, map[string]any{"model": s.name, "batching": on, "best_req_per_sec": best, "p99_ms": bp.P99ms, "failed_at": fail, "why": why})
-			}
-		}
-	}
-	if !c.skipSoak && len(models) > 0 {
-		soak, err := runSoak(c, models[0])
+	for i, name := range c.models {
+		start := time.Now()
+		p, file, err := model(c, ts, name)
 		if err != nil {
 			return err
 		}
-		rep.Soak = soak
-	}
-	for _, s := range models {
-		for _, h := range []*http.Server{s.httpOn, s.httpOff} {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = h.Shutdown(ctx)
-			cancel()
+		acc, err := accuracy(p, ts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		s.on.Close()
-		s.off.Close()
-	}
-	if c.jsonOut != "" {
-		b, _ := json.MarshalIndent(rep, "", " ")
-		if err := os.WriteFile(c.jsonOut, b, 0o644); err != nil {
-			return err
+		fmt.Fprintf(os.Stderr, "%s: %s (ready in %.1f s), test accuracy %.4f\n", name, file, time.Since(start).Seconds(), acc)
+		runtime.GC()
+		if err := b.model(ts, name, p, file, i == 0); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	fmt.Printf("\nmachine: %s\n", rep.Machine)
+	writeTable(stdout, b.results)
+	fmt.Fprintf(stdout, "\nmachine: %s/%s, %d CPUs, GOMAXPROCS %d, %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
 	return nil
 }
 
-func onOff(on bool) string {
-	if on {
-		return "on"
+func writeTable(w io.Writer, rs []result) {
+	fmt.Fprintln(w, "| case | goal | measured | verdict |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, r := range rs {
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Case, r.Goal, r.Measured, r.Verdict)
 	}
-	return "off"
 }
 
-func failStr(f int) string {
-	if f == 0 {
-		return "none up to -search-max"
-	}
-	return strconv.Itoa(f)
+// server is one model served on loopback over HTTP and gRPC, with the
+// defaults of `zonal serve` (dynamic batching on) and POST /v1/reload.
+type server struct {
+	s        *serve.Server
+	hs       *http.Server
+	gs       *grpc.Server
+	httpBase string
+	grpcAddr string
 }
 
-func printPoint(p point) {
-	blocks := "-"
-	if p.MeanBatchRow > 0 {
-		blocks = strconv.FormatFloat(p.MeanBatchRow, 'f', 1, 64)
-	}
-	fmt.Printf("| %s | %s | %s | %d | %d | %.2f | %.2f | %.2f | %.4f | %.0f | %s |\n", p.Model, p.Client, onOff(p.Batching),
-		p.RowsPerSec, p.ReqPerSec, p.P50ms, p.P99ms, p.Maxms, p.Success, p.ServerCPUus, blocks)
-}
-
-func modelFileName(c config, name string) string {
-	switch name {
-	case "falkon-M1":
-		return fmt.Sprintf("falkon-M%d-n%d.zonal", c.centers1, c.trainRows)
-	case "falkon-M2":
-		return fmt.Sprintf("falkon-M%d-n%d.zonal", c.centers2, c.trainRows)
-	case "ridge-fourier":
-		return fmt.Sprintf("ridge-fourier-D%d-n%d.zonal", c.features, c.trainRows)
-	}
-	return name + ".zonal"
-}
-
-func loadModel(path string) (*solvers.Pipeline, error) {
-	f, err := os.Open(path)
+func startServer(p *solvers.Pipeline, file string) (*server, error) {
+	s, err := serve.New(p, serve.Options{Name: modelName, ModelFile: file, ReloadEndpoint: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return solvers.Load(f, solvers.Options{})
+	hl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	gl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		hl.Close()
+		s.Close()
+		return nil, err
+	}
+	srv := &server{s: s, hs: s.HTTPServer(hl.Addr().String()), gs: s.GRPCServer(), httpBase: "http://" + hl.Addr().String(), grpcAddr: gl.Addr().String()}
+	go func() { _ = srv.hs.Serve(hl) }()
+	go func() { _ = srv.gs.Serve(gl) }()
+	return srv, nil
 }
 
-func saveModel(path string, p *solvers.Pipeline) error {
-	b, err := solvers.MarshalPipeline(p)
+// stop stops the gRPC and HTTP servers (in-flight calls get 5 s each) and
+// then the model server.
+func (srv *server) stop() error {
+	done := make(chan struct{})
+	go func() { srv.gs.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		srv.gs.Stop()
+		<-done
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return errors.Join(srv.hs.Shutdown(ctx), srv.s.Close())
+}
+
+// model runs every case of one model; soak says to run the soaks too.
+func (b *bench) model(ts *trainSet, name string, p *solvers.Pipeline, file string, soak bool) (err error) {
+	srv, err := startServer(p, file)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path+".tmp", b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
-}
-
-func readTrain(c config) (*dataset.Data, error) {
-	all, err := dataset.ReadFile(filepath.Join(c.data, "mnist_train.csv.gz"), dataset.Options{})
-	if err != nil {
-		return nil, err
-	}
-	n, _ := all.Dims()
-	if c.trainRows < n {
-		rows, err := dataset.Subsample(n, c.trainRows, 1)
-		if err != nil {
-			return nil, err
+	defer func() { err = errors.Join(err, srv.stop()) }()
+	c := b.c
+	if c.warmup > 0 {
+		if _, err := b.load(srv, ts, protoJSON, 1, c.lowRate, c.warmup); err != nil {
+			return err
 		}
-		return all.Subset(rows)
 	}
-	return all, nil
-}
-
-// fitModel fits one of the three models on pixels scaled to [0, 1] (the
-// scaler x/255 is part of the model, so clients send raw pixels).
-func fitModel(c config, name string, train *dataset.Data) (*solvers.Pipeline, error) {
-	ctx := context.Background()
-	be := backend.Default()
-	n, d := train.X.Dims()
-	mean, scale := make([]float64, d), make([]float64, d)
-	for j := range scale {
-		scale[j] = 255
-	}
-	sc, err := solvers.NewScaler(mean, scale)
-	if err != nil {
-		return nil, err
-	}
-	x := mat.NewDense(n, d, nil)
-	x.Scale(1.0/255, train.X)
-	enc, err := solvers.NewEncoding(train.Y, solvers.TaskClassification)
-	if err != nil {
-		return nil, err
-	}
-	y, err := enc.Targets(train.Y)
-	if err != nil {
-		return nil, err
-	}
-	k, err := kernels.NewGaussian(c.sigma)
-	if err != nil {
-		return nil, err
-	}
-	opts := solvers.Options{Backend: be, MemoryBudget: 8 << 30}
-	var m solvers.Model
-	switch name {
-	case "falkon-M1", "falkon-M2":
-		centers := c.centers1
-		if name == "falkon-M2" {
-			centers = c.centers2
+	for _, proto := range c.protocols {
+		for _, rows := range []int{1, c.batchRows} {
+			what := fmt.Sprintf("%s %s %d-row", name, proto, rows)
+			rate := c.lowRate
+			if rows > 1 {
+				rate = c.lowRateBatch
+			}
+			if !c.skipLow {
+				pt, err := b.load(srv, ts, proto, rows, rate, c.duration)
+				if err != nil {
+					return err
+				}
+				r := pt.result(name, proto, rows, "low-load")
+				r.Case = fmt.Sprintf("%s: p99 at %d req/s", what, rate)
+				r.Goal = fmt.Sprintf("p99 < %v, no errors", c.p99Goal)
+				r.Measured = fmt.Sprintf("p50 %.2f ms, p99 %.2f ms, success %.4f of %d", r.P50ms, r.P99ms, r.Success, r.Requests)
+				r.Verdict = verdict(held(c, pt) == "")
+				if err := b.add(r); err != nil {
+					return err
+				}
+				r.Kind = "cpu"
+				r.Case = fmt.Sprintf("%s: server CPU per request at %d req/s", what, rate)
+				r.Goal = "reported (all of the server process's CPU time / requests)"
+				r.Measured = fmt.Sprintf("%.0f µs/request (%.1f µs/row)", r.ServerCPUus, r.ServerCPUus/float64(rows))
+				r.Verdict = "reported"
+				if err := b.add(r); err != nil {
+					return err
+				}
+			}
+			if !c.skipSearch {
+				r, err := b.search(srv, ts, name, proto, rows)
+				if err != nil {
+					return err
+				}
+				r.Case = what + ": highest rate"
+				if err := b.add(r); err != nil {
+					return err
+				}
+			}
 		}
-		m, err = solvers.FitFalkon(ctx, k, x, y, c.lambda, solvers.FalkonOptions{Options: opts, Centers: centers, Iterations: c.iterations, Seed: 1})
-	case "ridge-fourier":
-		var fm *kernels.FourierMap
-		if fm, err = kernels.NewFourierMap(k, d, kernels.FourierOptions{Options: kernels.Options{Backend: be}, Features: c.features, Seed: 1}); err == nil {
-			m, err = solvers.FitRidge(ctx, fm, x, y, c.lambda, solvers.RidgeOptions{Options: opts})
+	}
+	if soak && !c.skipSoak {
+		for _, proto := range c.protocols {
+			r, err := b.soak(srv, ts, name, proto)
+			if err != nil {
+				return err
+			}
+			if err := b.add(r); err != nil {
+				return err
+			}
 		}
-	default:
-		return nil, fmt.Errorf("unknown model %q (falkon-M1, falkon-M2, ridge-fourier)", name)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return solvers.NewPipeline(sc, enc, m)
+	return nil
 }
 
-// start serves p on a fresh loopback port.
-func start(p *solvers.Pipeline, o serve.Options) (*serve.Server, string, *http.Server, error) {
-	s, err := serve.New(p, o)
-	if err != nil {
-		return nil, "", nil, err
+func verdict(ok bool) string {
+	if ok {
+		return "pass"
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, "", nil, err
-	}
-	hs := s.HTTPServer(ln.Addr().String())
-	go func() { _ = hs.Serve(ln) }()
-	return s, "http://" + ln.Addr().String(), hs, nil
+	return "FAIL"
 }
 
-// writeBodies writes 256 single-row bodies and 16 bodies of batchRows rows
-// (MNIST test rows, raw pixels), one JSON body a line.
-func writeBodies(dir, name string, x *mat.Dense, batchRows int) (string, string, error) {
-	n, _ := x.Dims()
-	row := func(i int) []float64 { return x.RawRowView(i % n) }
-	single := filepath.Join(dir, name+"-single.jsonl")
-	batch := filepath.Join(dir, name+"-batch.jsonl")
-	var sb, bb bytes.Buffer
-	for i := 0; i < 256; i++ {
-		b, _ := json.Marshal(map[string]any{"rows": [][]float64{row(i)}})
-		sb.Write(b)
-		sb.WriteByte('\n')
+// point is one load's outcome, as the client and the server saw it.
+type point struct {
+	rate, rows           int
+	requests             uint64
+	p50, p99, max        time.Duration
+	success              float64
+	codes                map[string]int
+	errs                 []string
+	serverCPU, clientCPU time.Duration
+	blocks, blockRowsSum float64
+}
+
+func (pt point) result(model, proto string, rows int, kind string) result {
+	r := result{Kind: kind, Model: model, Protocol: proto, Rows: rows, ReqPerSec: pt.rate, Requests: pt.requests,
+		P50ms: ms(pt.p50), P99ms: ms(pt.p99), Maxms: ms(pt.max), Success: pt.success, StatusCodes: pt.codes, Errors: pt.errs}
+	if pt.requests > 0 {
+		r.ServerCPUus = float64(pt.serverCPU.Nanoseconds()) / 1e3 / float64(pt.requests)
+		r.ClientCPUus = float64(pt.clientCPU.Nanoseconds()) / 1e3 / float64(pt.requests)
 	}
-	for i := 0; i < 16; i++ {
-		rows := make([][]float64, batchRows)
+	if pt.blocks > 0 {
+		r.MeanBlockRows = pt.blockRowsSum / pt.blocks
+	}
+	return r
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// held is "" when pt meets the goal (p99 under -p99, every request
+// answered 2xx), else why not.
+func held(c config, pt point) string {
+	switch {
+	case pt.requests == 0:
+		return "no requests"
+	case pt.success < 1:
+		return fmt.Sprintf("success %.4f %v", pt.success, pt.codes)
+	case pt.p99 >= c.p99Goal:
+		return fmt.Sprintf("p99 %.1f ms", ms(pt.p99))
+	}
+	return ""
+}
+
+// load sends rate requests/s of rows rows each over proto to srv for du,
+// from the load child, and reads the server's CPU time and block sizes
+// around it.
+func (b *bench) load(srv *server, ts *trainSet, proto string, rows, rate int, du time.Duration) (point, error) {
+	c := b.c
+	n, d := ts.test.Dims()
+	count := max(1, min(256, 4096/rows)) // distinct requests, cycled
+	blocks := make([][]float64, count)
+	for i := range blocks {
+		x := make([]float64, 0, rows*d)
 		for r := range rows {
-			rows[r] = row(i*batchRows + r)
+			x = append(x, ts.test.RawRowView((i*rows+r)%n)...)
 		}
-		b, _ := json.Marshal(map[string]any{"rows": rows})
-		bb.Write(b)
-		bb.WriteByte('\n')
+		blocks[i] = x
 	}
-	if err := os.WriteFile(single, sb.Bytes(), 0o644); err != nil {
-		return "", "", err
+	spec := loadSpec{Protocol: proto, Rate: rate, Duration: du, MaxWorkers: c.maxWorkers, Conns: c.grpcConns, Timeout: c.timeout, FP32: c.fp32, D: d}
+	switch proto {
+	case protoGRPC, protoGRPCTyped:
+		spec.Target, spec.Blocks = srv.grpcAddr, blocks
+	default:
+		spec.Target = srv.httpBase + "/v2/models/" + modelName + "/infer"
+		if proto == protoJSON {
+			spec.Target = srv.httpBase + "/v1/predict"
+		}
+		var err error
+		if spec.Bodies, spec.HeaderLen, err = requests(proto, blocks, d, c.fp32); err != nil {
+			return point{}, err
+		}
 	}
-	return single, batch, os.WriteFile(batch, bb.Bytes(), 0o644)
+	blocks0, rows0 := blockStats(srv.s)
+	m, server, client, err := runLoad(spec, b.tmp)
+	if err != nil {
+		return point{}, err
+	}
+	blocks1, rows1 := blockStats(srv.s)
+	errs := m.Errors
+	if len(errs) > 5 {
+		errs = errs[:5]
+	}
+	return point{rate: rate, rows: rows, requests: m.Requests, p50: m.Latencies.P50, p99: m.Latencies.P99, max: m.Latencies.Max,
+		success: m.Success, codes: m.StatusCodes, errs: errs, serverCPU: server, clientCPU: client,
+		blocks: blocks1 - blocks0, blockRowsSum: rows1 - rows0}, nil
 }
 
 func cpuTime() time.Duration {
@@ -484,61 +495,6 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// childResult is what the attacker child prints.
-type childResult struct {
-	Metrics vegeta.Metrics `json:"metrics"`
-}
-
-// attack runs the attacker child against url at rate req/s for du and
-// returns its metrics, the server process's CPU time and the child's.
-func attack(c config, target, bodies string, rate int, du time.Duration) (*vegeta.Metrics, time.Duration, time.Duration, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	cmd := exec.Command(exe, "-attack-child", target, bodies, strconv.Itoa(rate), du.String(), strconv.Itoa(c.maxWorkers))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, os.Stderr
-	cpu0 := cpuTime()
-	if err := cmd.Run(); err != nil {
-		return nil, 0, 0, fmt.Errorf("attacker: %w", err)
-	}
-	server := cpuTime() - cpu0
-	var res childResult
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return nil, 0, 0, fmt.Errorf("attacker output: %w", err)
-	}
-	client := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	return &res.Metrics, server, client, nil
-}
-
-func attackPoint(c config, s *served, client string, on bool, rows, req int, du time.Duration) (point, error) {
-	base, srv, bodies := s.offURL, s.off, s.singleBody
-	if on {
-		base, srv = s.onURL, s.on
-	}
-	if client != "single" {
-		bodies = s.batchBody
-	}
-	blocks0, rows0 := blockStats(srv)
-	m, server, cl, err := attack(c, base+"/v1/predict", bodies, req, du)
-	if err != nil {
-		return point{}, err
-	}
-	blocks1, rows1 := blockStats(srv)
-	pt := point{Model: s.name, Client: client, Batching: on, RowsPerSec: rows, ReqPerSec: req, Requests: m.Requests,
-		P50ms: ms(m.Latencies.P50), P99ms: ms(m.Latencies.P99), Maxms: ms(m.Latencies.Max), Success: m.Success,
-		Throughput: m.Throughput, StatusCodes: m.StatusCodes, Errors: m.Errors}
-	if m.Requests > 0 {
-		pt.ServerCPUus = float64(server.Microseconds()) / float64(m.Requests)
-		pt.ClientCPUus = float64(cl.Microseconds()) / float64(m.Requests)
-	}
-	if blocks1 > blocks0 {
-		pt.MeanBatchRow = (rows1 - rows0) / (blocks1 - blocks0)
-	}
-	return pt, nil
 }
 
 // blockStats reads the batcher's block count and rows from the registry.
@@ -558,195 +514,151 @@ func blockStats(s *serve.Server) (blocks, rows float64) {
 	return blocks, rows
 }
 
-func ms(d time.Duration) float64 { return float64(d) / 1e6 }
-
-func held(m point) (bool, string) {
-	switch {
-	case m.Success < 1:
-		return false, fmt.Sprintf("success %.4f %v", m.Success, m.StatusCodes)
-	case m.P99ms >= 10:
-		return false, fmt.Sprintf("p99 %.1f ms", m.P99ms)
-	}
-	return true, ""
-}
-
-// search doubles the single-row rate from -search-start while it is held
-// (p99 < 10 ms, no errors), then bisects between the last rate held and the
-// first one lost.
-func search(c config, s *served, on bool) (best int, bestPt point, failed int, why string, err error) {
-	probe := func(rate int) (bool, point, string, error) {
-		pt, err := attackPoint(c, s, "single", on, rate, rate, c.searchDuration)
+// search doubles the request rate from -search-start rows/s while the
+// goal is held, up to -search-max rows/s, then bisects -search-steps
+// times between the last rate held and the first one lost. Rates are
+// requests/s of rows rows each.
+func (b *bench) search(srv *server, ts *trainSet, model, proto string, rows int) (result, error) {
+	c := b.c
+	var best, failed int
+	var bestPt point
+	var why string
+	probe := func(rate int) (bool, error) {
+		pt, err := b.load(srv, ts, proto, rows, rate, c.searchDuration)
 		if err != nil {
-			return false, pt, "", err
+			return false, err
 		}
-		ok, w := held(pt)
-		fmt.Fprintf(os.Stderr, "  search %s batching %s: %d req/s -> p99 %.2f ms, success %.4f\n", s.name, onOff(on), rate, pt.P99ms, pt.Success)
-		return ok, pt, w, nil
+		w := held(c, pt)
+		fmt.Fprintf(os.Stderr, "  search %s %s %d-row: %d req/s -> p99 %.2f ms, success %.4f\n", model, proto, rows, rate, ms(pt.p99), pt.success)
+		if w == "" {
+			if rate > best {
+				best, bestPt = rate, pt
+			}
+			return true, nil
+		}
+		if failed == 0 || rate < failed {
+			failed, why = rate, w
+		}
+		return false, nil
 	}
-	rate := c.searchStart
-	for rate <= c.searchMax {
-		ok, pt, w, err := probe(rate)
+	hi := max(1, c.searchMax/rows)
+	for rate := max(1, c.searchStart/rows); rate <= hi; rate *= 2 {
+		ok, err := probe(rate)
 		if err != nil {
-			return 0, point{}, 0, "", err
+			return result{}, err
 		}
 		if !ok {
-			failed, why = rate, w
 			break
 		}
-		best, bestPt = rate, pt
-		rate *= 2
 	}
-	if failed == 0 {
-		return best, bestPt, 0, "", nil
-	}
-	lo, hi := best, failed
-	for i := 0; i < c.searchSteps && hi-lo > max(1, lo/20); i++ {
-		mid := (lo + hi) / 2
-		if mid == 0 {
-			break
-		}
-		ok, pt, w, err := probe(mid)
-		if err != nil {
-			return 0, point{}, 0, "", err
-		}
-		if ok {
-			lo, best, bestPt = mid, mid, pt
-		} else {
-			hi, failed, why = mid, mid, w
+	for i := 0; i < c.searchSteps && failed > 0 && best > 0 && failed-best > max(1, best/20); i++ {
+		if _, err := probe((best + failed) / 2); err != nil {
+			return result{}, err
 		}
 	}
-	return best, bestPt, failed, why, nil
+	r := bestPt.result(model, proto, rows, "search")
+	r.BestReqPerSec, r.FailedReqPerSec, r.FailedWhy = best, failed, why
+	r.Goal = fmt.Sprintf("highest rate with p99 < %v and no errors (searched %d..%d rows/s)", c.p99Goal, max(1, c.searchStart/rows)*rows, hi*rows)
+	lost := "held up to the top of the search"
+	if failed > 0 {
+		lost = fmt.Sprintf("lost at %d req/s: %s", failed, why)
+	}
+	if best == 0 {
+		r.Measured = "not held at the first rate; " + lost
+	} else {
+		r.Measured = fmt.Sprintf("%d req/s = %d rows/s (p99 %.2f ms); %s", best, best*rows, r.P99ms, lost)
+	}
+	r.Verdict = verdict(best > 0)
+	return r, nil
 }
 
-// runSoak attacks the batching server of s at -soak-rate for -soak while
-// the model file is reloaded every -reload-every, sampling goroutines and
-// RSS every second.
-func runSoak(c config, s *served) (map[string]any, error) {
-	fmt.Printf("\n## Soak: %s, %d req/s single-row, batching on, %v, reload every %v\n\n", s.name, c.soakRate, c.soak, c.reloadEvery)
+// soak sends -soak-rate single-row requests/s over proto for -soak while
+// a goroutine POSTs /v1/reload every -reload-every, and samples the
+// goroutines and RSS of this process (the server's) every 100 ms.
+func (b *bench) soak(srv *server, ts *trainSet, model, proto string) (result, error) {
+	c := b.c
 	runtime.GC()
 	g0, rss0 := runtime.NumGoroutine(), rss()
-	type sample struct {
-		t          float64
-		goroutines int
-		rssMiB     float64
-	}
-	var samples []sample
-	stop := make(chan struct{})
-	done := make(chan struct{})
+	gMax, rssMax := g0, rss0
 	reloads, reloadErrs := 0, 0
-	start := time.Now()
+	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		next := c.reloadEvery
+		// No keep-alive: an idle reload connection would hold goroutines
+		// on both sides past the end of the soak.
+		hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		sample, reload := time.NewTicker(100*time.Millisecond), time.NewTicker(c.reloadEvery)
+		defer sample.Stop()
+		defer reload.Stop()
 		for {
 			select {
 			case <-stop:
 				return
-			case <-tick.C:
-				el := time.Since(start)
-				samples = append(samples, sample{el.Seconds(), runtime.NumGoroutine(), rss()})
-				if el >= next {
-					next += c.reloadEvery
-					reloads++
-					if err := s.on.Reload(); err != nil {
-						reloadErrs++
-						fmt.Fprintln(os.Stderr, "soak reload:", err)
-					}
+			case <-sample.C:
+				gMax, rssMax = max(gMax, runtime.NumGoroutine()), max(rssMax, rss())
+			case <-reload.C:
+				reloads++
+				if err := postReload(hc, srv.httpBase); err != nil {
+					reloadErrs++
+					fmt.Fprintln(os.Stderr, "soak reload:", err)
 				}
 			}
 		}
 	}()
-	pt, err := attackPoint(c, s, "single", true, c.soakRate, c.soakRate, c.soak)
+	pt, err := b.load(srv, ts, proto, 1, c.soakRate, c.soak)
 	close(stop)
 	<-done
 	if err != nil {
-		return nil, err
+		return result{}, err
 	}
-	time.Sleep(2 * time.Second) // let idle connections and blocks finish
+	// The load child has exited, so its connections are closed; the
+	// server's goroutines for them end soon after. Wait for that, for at
+	// most 5 s.
+	g1 := runtime.NumGoroutine()
+	for deadline := time.Now().Add(5 * time.Second); g1 > g0 && time.Now().Before(deadline); g1 = runtime.NumGoroutine() {
+		time.Sleep(50 * time.Millisecond)
+	}
 	runtime.GC()
-	g1, rss1 := runtime.NumGoroutine(), rss()
-	maxG, maxRSS := g0, rss0
-	for _, sm := range samples {
-		maxG, maxRSS = max(maxG, sm.goroutines), math.Max(maxRSS, sm.rssMiB)
-	}
-	third := func(from, to float64) float64 { // mean RSS over samples in [from, to) of the soak
-		sum, k := 0.0, 0
-		for _, sm := range samples {
-			if f := sm.t / c.soak.Seconds(); f >= from && f < to {
-				sum += sm.rssMiB
-				k++
-			}
-		}
-		if k == 0 {
-			return math.NaN()
-		}
-		return sum / float64(k)
-	}
-	fmt.Println("| requests | success | p50 (ms) | p99 (ms) | max (ms) | reloads (failed) | goroutines before / max / after | RSS MiB before / first third / last third / after |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
-	fmt.Printf("| %d | %.4f | %.2f | %.2f | %.2f | %d (%d) | %d / %d / %d | %.0f / %.0f / %.0f / %.0f |\n", pt.Requests, pt.Success, pt.P50ms, pt.P99ms, pt.Maxms,
-		reloads, reloadErrs, g0, maxG, g1, rss0, third(0, 1.0/3), third(2.0/3, 1.01), rss1)
-	if pt.Success < 1 {
-		fmt.Printf("\nerrors: %v %v\n", pt.StatusCodes, pt.Errors)
-	}
-	return map[string]any{"point": pt, "reloads": reloads, "reload_errors": reloadErrs, "goroutines_before": g0, "goroutines_max": maxG,
-		"goroutines_after": g1, "rss_mib_before": rss0, "rss_mib_after": rss1, "rss_mib_max": maxRSS}, nil
+	rss1 := rss()
+	gMax, rssMax = max(gMax, g1), max(rssMax, rss1)
+	r := pt.result(model, proto, 1, "soak")
+	r.Reloads, r.ReloadErrors = reloads, reloadErrs
+	r.GoroutinesStart, r.GoroutinesEnd, r.GoroutinesMax = g0, g1, gMax
+	r.RSSStartMiB, r.RSSEndMiB, r.RSSMaxMiB = rss0, rss1, rssMax
+	r.Case = fmt.Sprintf("%s %s soak: %v at %d req/s, reload every %v", model, proto, c.soak, c.soakRate, c.reloadEvery)
+	r.Goal = "no errors or failed reloads; goroutines back to the start; RSS at the end <= 1.5 x the start"
+	failed := pt.requests - uint64(float64(pt.requests)*pt.success+0.5)
+	r.Measured = fmt.Sprintf("%d requests, %d errors, p99 %.2f ms, %d reloads (%d failed), goroutines %d -> %d (max %d), RSS %.0f -> %.0f MiB (max %.0f)",
+		pt.requests, failed, r.P99ms, reloads, reloadErrs, g0, g1, gMax, rss0, rss1, rssMax)
+	// The heap may grow to twice the live heap (GOGC = 100) and freed pages
+	// go back to the OS lazily, so only growth beyond half again counts.
+	r.Verdict = verdict(pt.requests > 0 && failed == 0 && reloadErrs == 0 && g1 <= g0 && rss1 <= 1.5*rss0)
+	return r, nil
 }
 
-// rss is the resident set size in MiB (Linux /proc/self/statm).
-func rss() float64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return math.NaN()
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return math.NaN()
-	}
-	pages, _ := strconv.ParseFloat(f[1], 64)
-	return pages * float64(os.Getpagesize()) / (1 << 20)
-}
-
-// attackChild is the attacker process: args are the target URL (loopback
-// only), the bodies file, the rate (req/s), the duration and the most
-// workers. It prints {"metrics": ...}.
-func attackChild(args []string) error {
-	if len(args) != 5 {
-		return fmt.Errorf("want URL BODIES RATE DURATION MAXWORKERS, got %q", args)
-	}
-	u, err := url.Parse(args[0])
-	if err != nil || u.Hostname() != "127.0.0.1" {
-		return fmt.Errorf("target %q: only 127.0.0.1 is attacked", args[0])
-	}
-	rate, err1 := strconv.Atoi(args[2])
-	du, err2 := time.ParseDuration(args[3])
-	maxWorkers, err3 := strconv.ParseUint(args[4], 10, 64)
-	if err := errors.Join(err1, err2, err3); err != nil || rate < 1 || du <= 0 || du > time.Hour {
-		return fmt.Errorf("bad rate, duration or workers %q: %v", args[2:], err)
-	}
-	f, err := os.Open(args[1])
+func postReload(hc *http.Client, base string) error {
+	resp, err := hc.Post(base+"/v1/reload", "application/json", nil)
 	if err != nil {
 		return err
 	}
-	var targets []vegeta.Target
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	hdr := http.Header{"Content-Type": []string{"application/json"}}
-	for sc.Scan() {
-		targets = append(targets, vegeta.Target{Method: "POST", URL: args[0], Body: append([]byte(nil), sc.Bytes()...), Header: hdr})
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("POST /v1/reload: %s: %s", resp.Status, body)
 	}
-	f.Close()
-	if err := sc.Err(); err != nil || len(targets) == 0 {
-		return fmt.Errorf("bodies %s: %d targets, %v", args[1], len(targets), err)
+	return nil
+}
+
+// rss is this process's resident set size in MiB (Linux /proc/self/statm).
+func rss() float64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
 	}
-	atk := vegeta.NewAttacker(vegeta.Timeout(5*time.Second), vegeta.KeepAlive(true), vegeta.MaxWorkers(maxWorkers),
-		vegeta.Connections(int(min(maxWorkers, 10000))), vegeta.MaxBody(1<<20))
-	var m vegeta.Metrics
-	for res := range atk.Attack(vegeta.NewStaticTargeter(targets...), vegeta.Rate{Freq: rate, Per: time.Second}, du, "zonal") {
-		m.Add(res)
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
 	}
-	m.Close()
-	return json.NewEncoder(os.Stdout).Encode(childResult{Metrics: m})
+	pages, _ := strconv.ParseFloat(f[1], 64)
+	return pages * float64(os.Getpagesize()) / (1 << 20)
 }

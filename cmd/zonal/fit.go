@@ -69,6 +69,7 @@ type fitResult struct {
 	Cells       *int             `json:"cells"`
 	Partition   *parkJSON        `json:"partition"`
 	Precision   *string          `json:"precision"` // ridge, falkon, park only
+	Solve       *solveJSON       `json:"solve"`
 	// Calibration is the method of the model's calibration ("none" when
 	// it has none), CalibrationRows the rows it was fitted on.
 	Calibration        string  `json:"calibration"`
@@ -81,6 +82,31 @@ type fitResult struct {
 	Normalize      bool    `json:"normalize"`
 	Sparse         bool    `json:"sparse"`
 	Density        float64 `json:"density"` // nnz / (n d) of the training rows (LIBSVM), 0 for CSV
+}
+
+// solveJSON is the "solve" object of -json: how the model's linear system
+// was solved (solvers.Diagnostics), and whether it counts as solved.
+type solveJSON struct {
+	Solver     string  `json:"solver"`
+	Iterations int     `json:"iterations"`
+	Cap        int     `json:"cap"`
+	Automatic  bool    `json:"automatic_cap"`
+	Residual   float64 `json:"residual"`
+	Tol        float64 `json:"tol"`
+	Converged  bool    `json:"converged"`
+	Stalled    bool    `json:"stalled"`
+	Condition  float64 `json:"condition_estimate"`
+	Solved     bool    `json:"solved"`
+	Message    string  `json:"message"`
+}
+
+func newSolveJSON(rep *estimator.Report) *solveJSON {
+	d := rep.Diagnostics
+	if !d.Known() {
+		return nil
+	}
+	return &solveJSON{Solver: d.Solver, Iterations: d.Iterations, Cap: d.Cap, Automatic: d.Automatic, Residual: d.Residual,
+		Tol: d.Tol, Converged: d.Converged, Stalled: d.Stalled, Condition: d.Condition, Solved: rep.Solved, Message: d.String()}
 }
 
 // fitOutcome is what runFit hands to reportFit.
@@ -300,6 +326,11 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 		return nil, fmt.Errorf("%s: %w", c.shared.train, err)
 	}
 	bar.done()
+	if !rep.Solved {
+		// Never a silent stop: the model is kept (it is the best iterate),
+		// and the user is told its solve did not reach the tolerance.
+		fmt.Fprintf(e.stderr, "warning: the solve did not converge: %s; the model may be far from the fit it asks for (raise -iterations, or -lambda)\n", rep.Diagnostics)
+	}
 	k, err := rep.Kernel.New()
 	if err != nil {
 		return nil, err
@@ -337,7 +368,7 @@ func newFitResult(c fitConfig, rep *estimator.Report, nte int) fitResult {
 	res := fitResult{Method: rep.Method.String(), Task: rep.Task.String(), NTrain: rep.Rows, NTest: nte, D: rep.Cols,
 		Kernel: rep.Kernel.Kind.String(), Lambda: rep.Lambda, Standardize: rep.Standardize, Chosen: rep.Chosen, Seed: c.opts.Seed,
 		Backend: rep.Backend, TFIDF: c.opts.Text.TFIDF, Normalize: c.opts.Text.Normalize, Sparse: rep.Sparse, Density: rep.Density,
-		FitSeconds: rep.Seconds, Calibration: rep.Calibration.String(), CalibrationRows: rep.CalibrationRows, CalibrationSeconds: rep.CalibrationSeconds}
+		FitSeconds: rep.Seconds, Solve: newSolveJSON(rep), Calibration: rep.Calibration.String(), CalibrationRows: rep.CalibrationRows, CalibrationSeconds: rep.CalibrationSeconds}
 	if rep.Kernel.Kind.HasBandwidth() {
 		res.Sigma = ptr(rep.Kernel.Sigma)
 	} else {
@@ -395,6 +426,9 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 		fmt.Fprintf(w, "tuning %s %.4g (on %d rows, the setting chosen)\n", ch.TuneMetric, ch.TuneScore, ch.TuneRows)
 	}
 	fmt.Fprintf(w, "fit %.3f s (choosing %.3f s), predict %.3f s\n", res.FitSeconds, rep.Chosen.TuneSeconds, res.PredictSeconds)
+	if d := rep.Diagnostics; d.Known() && d.Solver != solvers.SolverCholesky {
+		fmt.Fprintf(w, "solve: %s\n", d)
+	}
 	if r := rep.ParK; r != nil {
 		sizes := slices.Clone(rep.CellSizes)
 		slices.Sort(sizes)

@@ -114,3 +114,35 @@ func TestHelpFit(t *testing.T) {
 		t.Errorf("help nope: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// A deliberately tiny iteration cap is said on stderr and in -json: the
+// solve is never reported as a normal result.
+func TestFitUnconvergedWarns(t *testing.T) {
+	dir := t.TempDir()
+	train := writeRegressionCSV(t, dir, "train.csv", 300, 3)
+	out, errs, code := runCmd("fit", "-train", train, "-sigma", "1", "-lambda", "1e-9", "-centers", "100", "-iterations", "2", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "warning: the solve did not converge") || !strings.Contains(errs, "-iterations") {
+		t.Errorf("stderr has no warning: %q", errs)
+	}
+	var res struct {
+		Solve *struct {
+			Iterations int  `json:"iterations"`
+			Converged  bool `json:"converged"`
+			Solved     bool `json:"solved"`
+		} `json:"solve"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Solve == nil || res.Solve.Converged || res.Solve.Solved || res.Solve.Iterations != 2 {
+		t.Errorf("-json solve: %+v", res.Solve)
+	}
+	// Without the cap the same fit is solved and nothing is said.
+	_, errs, code = runCmd("fit", "-train", train, "-sigma", "1", "-lambda", "1e-3", "-centers", "100", "-json")
+	if code != 0 || strings.Contains(errs, "warning") {
+		t.Errorf("automatic cap: exit %d, stderr %q", code, errs)
+	}
+}

@@ -8,13 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
 )
 
@@ -93,6 +96,42 @@ func gzipFile(t *testing.T, path string) string {
 	return path + ".gz"
 }
 
+// samePrediction reports whether two outputs of predict agree: byte for
+// byte on the purego backend, whose products sum in the same order for any
+// block of rows; on netlib, OpenBLAS picks kernels by the block's shape, so
+// numbers may differ by rounding, which the Nystrom map's K_CC^{-1/2}
+// amplifies by its conditioning (measured 3e-8 relative on the ridge case
+// below): every token must then be equal, or both numbers within rel
+// relative error (1e-6 for predictions: a wrong row or block gives O(1)
+// differences; 1e-5 for the metric line, printed to 6 digits, whose last
+// digit may round the other way).
+func samePrediction(got, want string, rel float64) bool {
+	if got == want {
+		return true
+	}
+	if backend.Default().Name() != "netlib" {
+		return false
+	}
+	split := func(s string) []string {
+		return strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" ,\n[]{}:", r) })
+	}
+	g, w := split(got), split(want)
+	if len(g) != len(w) {
+		return false
+	}
+	for i := range g {
+		if g[i] == w[i] {
+			continue
+		}
+		a, errA := strconv.ParseFloat(g[i], 64)
+		b, errB := strconv.ParseFloat(w[i], 64)
+		if errA != nil || errB != nil || math.Abs(a-b) > rel*math.Max(1, math.Abs(b)) {
+			return false
+		}
+	}
+	return true
+}
+
 // TestPredictBlocksMatchWhole: predicting block by block, with blocks of
 // 1, 3, 7 rows and one block for everything, prints byte for byte what
 // predicting the whole file at once prints (labels and -scores, metric
@@ -137,17 +176,17 @@ func TestPredictBlocksMatchWhole(t *testing.T) {
 				for _, rows := range []int{1, 3, 40, 77, 1 << 20} {
 					what := fmt.Sprintf("%s, %s, scores %v, blocks of %d", c.name, filepath.Base(path), scores, rows)
 					out, errs, err := blockPredict(t, nil, rows, args...)
-					if err != nil || out != wantOut || errs != wantErr {
+					if err != nil || !samePrediction(out, wantOut, 1e-6) || !samePrediction(errs, wantErr, 1e-5) {
 						t.Fatalf("%s: error %v, stderr %q (want %q), stdout equal: %v", what, err, errs, wantErr, out == wantOut)
 					}
 					if rows == 3 {
 						gz := gzipFile(t, path)
 						out, errs, err = blockPredict(t, nil, rows, "-model", model, "-data", gz, "-format", c.format, "-scores="+fmt.Sprint(scores))
-						if err != nil || out != wantOut || errs != wantErr {
+						if err != nil || !samePrediction(out, wantOut, 1e-6) || !samePrediction(errs, wantErr, 1e-5) {
 							t.Fatalf("%s, gzip: %v, %q", what, err, errs)
 						}
 						out, errs, err = blockPredict(t, bytes.NewReader(raw), rows, "-model", model, "-data", "-", "-format", c.format, "-scores="+fmt.Sprint(scores))
-						if err != nil || out != wantOut || errs != wantErr {
+						if err != nil || !samePrediction(out, wantOut, 1e-6) || !samePrediction(errs, wantErr, 1e-5) {
 							t.Fatalf("%s, standard input: %v, %q", what, err, errs)
 						}
 					}
@@ -161,7 +200,7 @@ func TestPredictBlocksMatchWhole(t *testing.T) {
 					got.PredictSeconds, want.PredictSeconds = 0, 0
 					gj, _ := json.Marshal(got)
 					wj, _ := json.Marshal(want)
-					if !bytes.Equal(gj, wj) || len(got.Predictions) != strings.Count(wantOut, "\n") {
+					if !samePrediction(string(gj), string(wj), 1e-6) || len(got.Predictions) != strings.Count(wantOut, "\n") {
 						t.Fatalf("%s: -json differs from one block", what)
 					}
 				}

@@ -1,0 +1,51 @@
+//go:build linux
+
+// Command scale measures how FALKON and ParK fits grow with the number of
+// rows n (10^4 to 10^7 by default) at a fixed number of centres: the fit
+// time, the time of one CG iteration against the n M (2d + c) flops it should
+// cost at the backend's measured Gemm and exp rates, and the peak RSS against
+// the data, the M x M factor array and the memory budget. See README.md for
+// the data, the measurements and the figures they are held to.
+//
+// Each fit runs in a child process (this program re-executed with the hidden
+// flag -child), so that its peak RSS (VmHWM of /proc/self/status at the end
+// of the child) is that fit's alone.
+//
+//	cd bench   # its own Go module
+//	go run -tags netlib ./scale -out scale.jsonl -fig scale.png
+//	go run ./scale -quick          # tiny sizes, a few seconds
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "bench/scale:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole program: a child fit when args start with -child (its
+// spec as JSON follows), the parent otherwise.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 2 && args[0] == childFlag {
+		var s spec
+		if err := json.Unmarshal([]byte(args[1]), &s); err != nil {
+			return fmt.Errorf("child spec: %w", err)
+		}
+		res := runChild(s)
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	return runParent(c, stdout, stderr)
+}
