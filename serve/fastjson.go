@@ -302,13 +302,13 @@ func is(k []byte, name string) bool {
 	return bytes.EqualFold(k, []byte(name))
 }
 
-// fastV1 decodes a /v1/predict body, {"rows": [[numbers], ...]} with an
-// optional "outputs": true|false, appending the rows to x[:0] (row-major
-// n x d). It declines (ok = false) anything it does not decode exactly as
-// decodeV1 does, and every body decodeV1 refuses.
-func fastV1(body []byte, d, maxRows int, x []float64) (xo []float64, n int, outputs, ok bool) {
+// fastV1 decodes a /v1/predict body, {"rows": [[numbers], ...]} with
+// optional "outputs" and "probabilities": true|false, appending the rows
+// to x[:0] (row-major n x d). It declines (ok = false) anything it does
+// not decode exactly as decodeV1 does, and every body decodeV1 refuses.
+func fastV1(body []byte, d, maxRows int, x []float64) (xo []float64, n int, outputs, proba, ok bool) {
 	p := scanner{b: body}
-	seenRows, seenOut := false, false
+	seenRows, seenOut, seenProba := false, false, false
 	x = x[:0]
 	ok = p.object(func(k []byte) bool {
 		var good bool
@@ -321,13 +321,17 @@ func fastV1(body []byte, d, maxRows int, x []float64) (xo []float64, n int, outp
 			seenOut = true
 			outputs, good = p.boolean()
 			return good
+		case is(k, "probabilities") && !seenProba:
+			seenProba = true
+			proba, good = p.boolean()
+			return good
 		}
 		return false // unknown (refused) or duplicate (left to encoding/json)
 	})
 	if !ok || !p.end() || !seenRows || n == 0 {
-		return x, 0, false, false
+		return x, 0, false, false, false
 	}
-	return x, n, outputs, true
+	return x, n, outputs, proba, true
 }
 
 // rows reads [[d numbers], ...] with at most maxRows rows, appending to x.

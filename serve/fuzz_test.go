@@ -43,6 +43,8 @@ var fuzzSeeds = []string{
 	` {"outputs":false , "rows":[ [0,255,-0] ,[1.5e3,-2E-2,12]] } `,
 	`{"rows": [[1, 2, 3]], "rows": [[4, 5, 6]]}`,
 	`{"Rows": [[1, 2, 3]]}`,
+	`{"rows": [[1, 2, 3]], "probabilities": true, "outputs": true}`,
+	`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [1, 2, 3]}], "outputs": [{"name": "probabilities", "parameters": {"binary_data": true}}]}`,
 	`{"rows": [[01, 2, 3]]}`,
 	`{"rows": [[1., 2, 3]]}`,
 	`{"rows": [[1, 2, 3]]} {}`,
@@ -78,11 +80,11 @@ func FuzzDecoders(f *testing.F) {
 				}
 			}
 		}
-		x, n, outputs, _, err := decodeV1(body, d, maxRows)
+		x, n, outputs, proba, err := decodeV1(body, d, maxRows)
 		check("v1", x, n, err)
-		if fx, fn, fout, ok := fastV1(body, d, maxRows, make([]float64, 0, 2)); ok {
-			if err != nil || fn != n || fout != outputs || !sameBits(fx[:fn*d], x) {
-				t.Fatalf("fast v1: %d rows %v outputs %v; encoding/json: %d rows %v outputs %v err %v", fn, fx, fout, n, x, outputs, err)
+		if fx, fn, fout, fproba, ok := fastV1(body, d, maxRows, make([]float64, 0, 2)); ok {
+			if err != nil || fn != n || fout != outputs || fproba != proba || !sameBits(fx[:fn*d], x) {
+				t.Fatalf("fast v1: %d rows %v outputs %v probabilities %v; encoding/json: %d rows %v outputs %v probabilities %v err %v", fn, fx, fout, fproba, n, x, outputs, proba, err)
 			}
 		}
 		c, err := decodeV2(body, d, maxRows)
@@ -90,7 +92,7 @@ func FuzzDecoders(f *testing.F) {
 			if !c.binary() {
 				check("v2", c.x, c.n, nil)
 			}
-			if !c.predictions && !c.outputs {
+			if !c.predictions && !c.outputs && !c.proba {
 				t.Fatal("v2: no output selected")
 			}
 		} else {
@@ -143,7 +145,9 @@ func TestFastDecoders(t *testing.T) {
 		`{"rows": [[1, 2, 3]]}`: true,
 		` {"outputs":true , "rows":[ [0,255,-0] ,[1.5e3,-2E-2,12]] } `: true,
 		`{"rows": [[1e-320, 1.7976931348623157e308, -7]]}`:             true,
-		`{"Rows": [[1, 2, 3]]}`:                                        true,  // encoding/json folds case
+		`{"Rows": [[1, 2, 3]]}`:                                        true, // encoding/json folds case
+		`{"rows": [[1, 2, 3]], "probabilities": true}`:                 true,
+		`{"probabilities": 1, "rows": [[1, 2, 3]]}`:                    false, // not a boolean
 		`{"rows": [[1, 2, 3]], "rows": [[4, 5, 6]]}`:                   false, // duplicate key
 		`{"rows": [[1, 2]]}`:                                           false, // short row
 		`{"rows": [[1, 2, 3e999]]}`:                                    false, // out of range
@@ -153,7 +157,7 @@ func TestFastDecoders(t *testing.T) {
 		`{"rows": [[1, 2, 3]]} x`:                                      false,
 		`{"rows": [[1, 2, 3], [1, 2, 3], [1, 2, 3]]}`:                  false, // more than maxRows = 2
 	} {
-		x, n, _, ok := fastV1([]byte(body), 3, 2, nil)
+		x, n, _, proba, ok := fastV1([]byte(body), 3, 2, nil)
 		if ok != want {
 			t.Errorf("v1 %s: ok %v, want %v", body, ok, want)
 			continue
@@ -161,8 +165,8 @@ func TestFastDecoders(t *testing.T) {
 		if !ok {
 			continue
 		}
-		wx, wn, _, _, err := decodeV1([]byte(body), 3, 2)
-		if err != nil || wn != n || !sameBits(wx, x) {
+		wx, wn, _, wproba, err := decodeV1([]byte(body), 3, 2)
+		if err != nil || wn != n || !sameBits(wx, x) || wproba != proba {
 			t.Errorf("v1 %s: fast %v (%d rows), encoding/json %v (%d rows, %v)", body, x, n, wx, wn, err)
 		}
 	}
@@ -215,7 +219,7 @@ func TestFastDecodersAllocs(t *testing.T) {
 	x := make([]float64, 0, 2*d)
 	if a := testing.AllocsPerRun(20, func() {
 		var ok bool
-		if x, _, _, ok = fastV1(v1, d, 10, x); !ok {
+		if x, _, _, _, ok = fastV1(v1, d, 10, x); !ok {
 			t.Fatal("v1 declined")
 		}
 	}); a != 0 {

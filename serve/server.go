@@ -507,7 +507,7 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, st *stage) erro
 	var wantOut, wantProba bool
 	if err == nil {
 		var ok bool
-		if sc.x, n, wantOut, ok = fastV1(sc.body, m.d, s.opts.MaxRows, sc.x); ok {
+		if sc.x, n, wantOut, wantProba, ok = fastV1(sc.body, m.d, s.opts.MaxRows, sc.x); ok {
 			x = sc.x[:n*m.d]
 		} else {
 			x, n, wantOut, wantProba, err = decodeV1(sc.body, m.d, s.opts.MaxRows)
