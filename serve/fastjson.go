@@ -385,8 +385,8 @@ func fastV2(body []byte, d, maxRows int, c *v2Call) bool {
 	*c = v2Call{x: x, binSize: -1}
 	var seen [4]bool // id, parameters, inputs, outputs
 	var binOut, binOutSet bool
-	var outs [2]int8 // per output (predictions, outputs): -1 not asked, 0 JSON, 1 binary, 2 request default
-	outs[0], outs[1] = -1, -1
+	var outs [3]int8 // per output (predictions, outputs, probabilities): -1 not asked, 0 JSON, 1 binary, 2 request default
+	outs[0], outs[1], outs[2] = -1, -1, -1
 	var in v2In
 	inputs := 0
 	once := func(i int) bool {
@@ -487,6 +487,8 @@ func fastV2(body []byte, d, maxRows int, c *v2Call) bool {
 					outs[0] = bin
 				case string(name) == outOutputs:
 					outs[1] = bin
+				case string(name) == outProbabilities:
+					outs[2] = bin
 				default:
 					return false
 				}
@@ -527,12 +529,13 @@ func fastV2(body []byte, d, maxRows int, c *v2Call) bool {
 	if !c.binary() && nonFinite(c.x, c.fp32) >= 0 {
 		return false
 	}
-	if outs[0] < 0 && outs[1] < 0 {
+	if outs[0] < 0 && outs[1] < 0 && outs[2] < 0 {
 		outs[0], outs[1] = 2, 2
 	}
-	c.predictions, c.outputs = outs[0] >= 0, outs[1] >= 0
+	c.predictions, c.outputs, c.proba = outs[0] >= 0, outs[1] >= 0, outs[2] >= 0
 	c.binPred = outs[0] == 1 || outs[0] == 2 && binOut
 	c.binOuts = outs[1] == 1 || outs[1] == 2 && binOut
+	c.binProba = outs[2] == 1 || outs[2] == 2 && binOut
 	return true
 }
 

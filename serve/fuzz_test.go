@@ -126,8 +126,8 @@ func sameBits(a, b []float64) bool {
 // read yet (both have room for n x d values).
 func sameCall(a, b *v2Call) bool {
 	if !bytes.Equal(a.id, b.id) || a.n != b.n || a.fp32 != b.fp32 || a.binSize != b.binSize ||
-		a.predictions != b.predictions || a.outputs != b.outputs ||
-		a.predictions && a.binPred != b.binPred || a.outputs && a.binOuts != b.binOuts {
+		a.predictions != b.predictions || a.outputs != b.outputs || a.proba != b.proba ||
+		a.predictions && a.binPred != b.binPred || a.outputs && a.binOuts != b.binOuts || a.proba && a.binProba != b.binProba {
 		return false
 	}
 	if a.binary() {
@@ -171,17 +171,19 @@ func TestFastDecoders(t *testing.T) {
 		}
 	}
 	for body, want := range map[string]bool{
-		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [2, 3], "data": [1, 2, 3, 4, 5, 6]}]}`:                                                                           true,
-		`{"id": "r-1", "inputs": [{"name": "x", "datatype": "FP32", "shape": [2, 3], "data": [[1, 2, 3], [4, 5, 6]]}]}`:                                                          true,
-		`{"inputs": [{"data": [0.5, 1, 2], "shape": [1, 3], "datatype": "FP64", "name": "x"}], "outputs": [{"name": "outputs"}]}`:                                                true,
-		`{"Inputs": [{"NAME": "x", "DataType": "FP64", "shape": [1, 3], "data": [1, 2, 3], "extra": {"a": [1, "b", null, true]}}], "m": "m"}`:                                    true,
-		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "parameters": {"binary_data_size": 24}}], "parameters": {"binary_data_output": true}}`:                   true,
-		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [1, 2, 3]}], "outputs": [{"name": "predictions", "parameters": {"binary_data": true, "n": 1}}]}`: true,
-		`{"id": "q<1>", "inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [1, 2, 3]}]}`:                                                                      false, // id escaped by json.Marshal
-		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [1, 2, 3]}], "inputs": []}`:                                                                      false, // duplicate key
-		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [[1, 2], [3]]}]}`:                                                                                false,
-		`{"inputs": [{"name": "x", "datatype": "INT8", "shape": [1, 3], "data": [1, 2, 3]}]}`:                                                                                    false,
-		`{"inputs": [{"name": "x", "datatype": "FP32", "shape": [1, 3], "data": [1, 1e39, 3]}]}`:                                                                                 false, // not a finite float32
+		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [2, 3], "data": [1, 2, 3, 4, 5, 6]}]}`:                                                                            true,
+		`{"id": "r-1", "inputs": [{"name": "x", "datatype": "FP32", "shape": [2, 3], "data": [[1, 2, 3], [4, 5, 6]]}]}`:                                                           true,
+		`{"inputs": [{"data": [0.5, 1, 2], "shape": [1, 3], "datatype": "FP64", "name": "x"}], "outputs": [{"name": "outputs"}]}`:                                                 true,
+		`{"Inputs": [{"NAME": "x", "DataType": "FP64", "shape": [1, 3], "data": [1, 2, 3], "extra": {"a": [1, "b", null, true]}}], "m": "m"}`:                                     true,
+		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "parameters": {"binary_data_size": 24}}], "parameters": {"binary_data_output": true}}`:                    true,
+		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [1, 2, 3]}], "outputs": [{"name": "predictions", "parameters": {"binary_data": true, "n": 1}}]}`:  true,
+		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [1, 2, 3]}], "outputs": [{"name": "probabilities", "parameters": {"binary_data": true}}]}`:        true,
+		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [1, 2, 3]}], "outputs": [{"name": "probabilities"}], "parameters": {"binary_data_output": true}}`: true,
+		`{"id": "q<1>", "inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [1, 2, 3]}]}`:                                                                       false, // id escaped by json.Marshal
+		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [1, 2, 3]}], "inputs": []}`:                                                                       false, // duplicate key
+		`{"inputs": [{"name": "x", "datatype": "FP64", "shape": [1, 3], "data": [[1, 2], [3]]}]}`:                                                                                 false,
+		`{"inputs": [{"name": "x", "datatype": "INT8", "shape": [1, 3], "data": [1, 2, 3]}]}`:                                                                                     false,
+		`{"inputs": [{"name": "x", "datatype": "FP32", "shape": [1, 3], "data": [1, 1e39, 3]}]}`:                                                                                  false, // not a finite float32
 	} {
 		var c v2Call
 		ok := fastV2([]byte(body), 3, 2, &c)
