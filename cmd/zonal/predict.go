@@ -72,7 +72,7 @@ func parsePredict(stderr io.Writer, args []string) (predictConfig, error) {
 	fs.StringVar(&c.model, "model", "", `model file, as written by "zonal fit -model"`)
 	fs.StringVar(&c.path, "data", "", "rows to predict (LIBSVM or CSV, - for standard input; a CSV with one column more than the model's d has labels: y, or the first column)")
 	c.data.register(fs)
-	fs.BoolVar(&c.scores, "scores", false, "print the model's raw outputs instead of labels: one score per class (one vs all), or the one raw value (regression, two classes: > 0 is the larger label)")
+	fs.BoolVar(&c.scores, "scores", false, "print the model's raw outputs instead of labels: one score per class (one vs all), or the one raw value (regression, two classes: > 0 is the larger label unless the model is calibrated, which decides by -proba's probability)")
 	fs.BoolVar(&c.proba, "proba", false, "print class probabilities instead of labels, as CSV: a header of the class labels, then one probability per class a row (rows sum to 1); needs a calibrated classifier")
 	fs.Float64Var(&c.threshold.value, "threshold", solvers.DefaultThreshold, "calibrated binary classifiers: predict the larger label when its probability exceeds P")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object (predictions, scores with -scores, classes and probabilities with -proba, and metrics) instead of lines")
