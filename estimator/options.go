@@ -3,7 +3,6 @@ package estimator
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/zonal-ml/zonal"
@@ -48,13 +47,13 @@ type Options struct {
 	// CellBudget, CellOverlap and CellValidation are the solvers.ParKOptions
 	// of the same meaning (zero: their defaults).
 	Cells          int
-	Partition      string
+	Partition      solvers.Partition
 	CellCap        float64
-	CellBudget     string
+	CellBudget     solvers.CellBudget
 	CellOverlap    float64
 	CellValidation float64
-	// Sampling is FALKON's centre sampling: "" or "uniform", or "rls".
-	Sampling string
+	// Sampling is FALKON's centre sampling (zero: uniform).
+	Sampling solvers.Sampling
 	// Iterations caps the CG iterations of FALKON and ParK (zero: the
 	// solver's own rule).
 	Iterations int
@@ -176,17 +175,23 @@ func (o Options) Validate() error {
 			return err
 		}
 	}
-	if o.Sampling != "" && o.Sampling != "uniform" && o.Sampling != "rls" {
-		return &zonal.ParamError{Param: "Sampling", Value: fmt.Sprintf("%q", o.Sampling), Reason: "want uniform or rls"}
+	if o.Sampling != "" {
+		if _, err := solvers.ParseSampling(string(o.Sampling)); err != nil {
+			return err
+		}
 	}
-	if o.Partition != "" && !slices.Contains(solvers.PartitionStrategies, o.Partition) {
-		return &zonal.ParamError{Param: "Partition", Value: fmt.Sprintf("%q", o.Partition), Reason: "want " + strings.Join(solvers.PartitionStrategies, ", ")}
+	if o.Partition != "" {
+		if _, err := solvers.ParsePartition(string(o.Partition)); err != nil {
+			return err
+		}
 	}
 	if o.CellCap != 0 && !(o.CellCap >= 1 && !math.IsInf(o.CellCap, 0)) {
 		return &zonal.ParamError{Param: "CellCap", Value: o.CellCap, Reason: "must be 0 or a finite factor >= 1"}
 	}
-	if o.CellBudget != "" && o.CellBudget != solvers.BudgetSize && o.CellBudget != solvers.BudgetEffDim {
-		return &zonal.ParamError{Param: "CellBudget", Value: fmt.Sprintf("%q", o.CellBudget), Reason: "want size or effdim"}
+	if o.CellBudget != "" {
+		if _, err := solvers.ParseCellBudget(string(o.CellBudget)); err != nil {
+			return err
+		}
 	}
 	if !(o.CellOverlap >= 0 && o.CellOverlap <= 1) {
 		return &zonal.ParamError{Param: "CellOverlap", Value: o.CellOverlap, Reason: "must be in [0, 1]"}

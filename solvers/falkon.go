@@ -17,8 +17,8 @@ import (
 
 // Centre sampling schemes for FALKON.
 const (
-	SamplingUniform = "uniform" // M distinct training rows uniformly at random
-	SamplingRLS     = "rls"     // recursive ridge leverage scores (kernels.RecursiveRLS)
+	SamplingUniform Sampling = "uniform" // M distinct training rows uniformly at random
+	SamplingRLS     Sampling = "rls"     // recursive ridge leverage scores (kernels.RecursiveRLS)
 )
 
 // FalkonOptions configures FitFalkon.
@@ -27,7 +27,7 @@ type FalkonOptions struct {
 	// Centers is M, the number of Nystrom centres (1 <= M <= n).
 	Centers int
 	// Sampling is SamplingUniform (default) or SamplingRLS.
-	Sampling string
+	Sampling Sampling
 	// Iterations is a hard cap on the CG iterations. Zero means automatic:
 	// CG runs until Tol is met, stopping short only at the cap it derives
 	// from the problem (the condition number it estimates, Tol, and the

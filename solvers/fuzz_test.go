@@ -75,7 +75,7 @@ func FuzzFits(f *testing.F) {
 			}
 			ctx := context.Background()
 			opt := Options{MemoryBudget: testctx.FuzzBudget}
-			samp := []string{SamplingUniform, SamplingRLS, "other"}[sampling%3]
+			samp := []Sampling{SamplingUniform, SamplingRLS, "other"}[sampling%3]
 			var models []Model
 			if m, err := FitKRR(ctx, k, x, y, lambda, opt); err == nil {
 				models = append(models, m)

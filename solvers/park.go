@@ -36,7 +36,7 @@ type ParKOptions struct {
 	Centers int
 	// Partition is the strategy that picks the centroids: PartitionGreedy,
 	// PartitionSubsample or PartitionKMeans; "" means DefaultPartition.
-	Partition string
+	Partition Partition
 	// LloydSteps bounds the Lloyd-style steps of PartitionKMeans; zero
 	// means 3, negative means none (k-means++ seeding only).
 	LloydSteps int
@@ -48,7 +48,7 @@ type ParKOptions struct {
 	// Budget shares the M centres among the cells: BudgetSize ("" too) or
 	// BudgetEffDim. Either way each cell gets at least 1 and at most its
 	// training rows.
-	Budget string
+	Budget CellBudget
 	// Iterations is a hard cap on each cell's CG iterations; zero means
 	// automatic, per cell (see FalkonOptions.Iterations: the cell's ceiling
 	// is 3 M_q + 50).
@@ -116,10 +116,10 @@ type ParKCell struct {
 type ParKReport struct {
 	// Partition is the strategy used; Cap the size cap factor (0: none);
 	// Overlap the halo fraction; Budget the centre budget rule.
-	Partition string
+	Partition Partition
 	Cap       float64
 	Overlap   float64
-	Budget    string
+	Budget    CellBudget
 	// Imbalance is the largest cell over n / Q (1 is perfect balance).
 	Imbalance float64
 	// OffRule counts the training rows a capped assignment had to place
@@ -232,7 +232,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, 
 	if !(opts.Validation >= 0 && opts.Validation <= 0.5) {
 		return nil, fmt.Errorf("%w: ParK validation fraction must be in [0, 0.5], got %g", zonal.ErrParam, opts.Validation)
 	}
-	if opts.Partition != "" && !slices.Contains(PartitionStrategies, opts.Partition) {
+	if opts.Partition != "" && !slices.Contains(PartitionStrategies, string(opts.Partition)) {
 		return nil, fmt.Errorf("%w: unknown ParK partition %q (%s)", zonal.ErrParam, opts.Partition, strings.Join(PartitionStrategies, ", "))
 	}
 	if opts.Budget != "" && opts.Budget != BudgetSize && opts.Budget != BudgetEffDim {

@@ -20,19 +20,31 @@ import (
 // centroids that are training rows c_q, so that the distance of a point to a
 // centroid in the RKHS, ||phi(x) - phi(c_q)||^2 = k(x,x) + k(c_q,c_q) -
 // 2 k(x,c_q), costs one kernel evaluation and assignment costs O(Q).
+//
+// Partition is a typed setting (String, ParsePartition).
+type Partition string
+
+func (p Partition) String() string { return string(p) }
+
+// ParsePartition parses greedy, subsample or kmeans.
+func ParsePartition(s string) (Partition, error) {
+	return zonal.ParseSetting("Partition", s, PartitionGreedy, PartitionSubsample, PartitionKMeans)
+}
+
+// The partition strategies.
 const (
 	// PartitionGreedy is the paper's rule: the first centroid is a seeded
 	// random row, each next one the row farthest in the RKHS from those
 	// chosen so far. It picks outliers first, and its cells can be very
 	// unbalanced (MNIST, Q = 4: one cell of 53821 of 60000 rows).
-	PartitionGreedy = "greedy"
+	PartitionGreedy Partition = "greedy"
 	// PartitionSubsample runs the farthest-point rule on a seeded uniform
 	// subsample of S = min(n, max(1000, 50 Q)) rows from which the outliers
 	// were trimmed: a sample row whose distance to its 10th nearest sample
 	// neighbour exceeds median + 3 * 1.4826 * MAD of those distances is
 	// dropped. Isolated points cannot become centroids; dense regions still
 	// can be covered by one centroid.
-	PartitionSubsample = "subsample"
+	PartitionSubsample Partition = "subsample"
 	// PartitionKMeans is kernel k-means++ seeding (each next centroid a row
 	// drawn with probability proportional to its squared RKHS distance to the
 	// nearest centroid so far) followed by LloydSteps Lloyd-style steps. In a
@@ -44,7 +56,7 @@ const (
 	// sum_j ||phi(c) - phi(x_j)||^2 = n_q ||phi(c) - mu_q||^2 + const, this
 	// is also the medoid of the cell for squared RKHS distances. Then every
 	// row is reassigned. The steps stop early when no centroid moves.
-	PartitionKMeans = "kmeans"
+	PartitionKMeans Partition = "kmeans"
 )
 
 // DefaultPartition is the strategy of ParKOptions.Partition "": kernel
@@ -53,12 +65,23 @@ const (
 const DefaultPartition = PartitionKMeans
 
 // PartitionStrategies lists the strategy names.
-var PartitionStrategies = []string{PartitionGreedy, PartitionSubsample, PartitionKMeans}
+var PartitionStrategies = []string{string(PartitionGreedy), string(PartitionSubsample), string(PartitionKMeans)}
+
+// CellBudget is how ParK shares the centres among its cells
+// (ParKOptions.Budget), a typed setting (String, ParseCellBudget).
+type CellBudget string
+
+func (b CellBudget) String() string { return string(b) }
+
+// ParseCellBudget parses size or effdim.
+func ParseCellBudget(s string) (CellBudget, error) {
+	return zonal.ParseSetting("CellBudget", s, BudgetSize, BudgetEffDim)
+}
 
 // Centre budgets of ParK cells (ParKOptions.Budget).
 const (
 	// BudgetSize gives cell q M_q = round(M n_q / n) centres.
-	BudgetSize = "size"
+	BudgetSize CellBudget = "size"
 	// BudgetEffDim gives cell q centres in proportion to an estimate of its
 	// effective dimension N_q(lambda_q) = tr(K_q (K_q + lambda_q n_q I)^-1),
 	// the sum of its rows' ridge leverage scores at the absolute regulariser
@@ -69,7 +92,7 @@ const (
 	// at most 2000 seeded rows of the cell, scaled to n_q. When lambda n is
 	// small next to the kernel's residuals every score is near 1 and the
 	// budget approaches BudgetSize.
-	BudgetEffDim = "effdim"
+	BudgetEffDim CellBudget = "effdim"
 )
 
 // partition is the outcome of a strategy: centroid rows, the cell of every

@@ -68,7 +68,7 @@ func TestPartitionStrategies(t *testing.T) {
 	x, y := clustered(1200, 12, 3)
 	n := 1200
 	k := testGauss{0.5}
-	for _, part := range PartitionStrategies {
+	for _, part := range []Partition{PartitionGreedy, PartitionSubsample, PartitionKMeans} {
 		for _, capf := range []float64{0, 1.2} {
 			opts := ParKOptions{Cells: 8, Centers: 160, Partition: part, Cap: capf, Seed: 5, Iterations: 5}
 			p, err := FitParK(bg, k, x, y, 1e-5, opts)
@@ -139,8 +139,8 @@ func TestPartitionStrategies(t *testing.T) {
 func TestKMeansBalancesBetterThanGreedy(t *testing.T) {
 	x, y := clustered(2000, 20, 11)
 	k := testGauss{0.5}
-	imb := map[string]float64{}
-	for _, part := range []string{PartitionGreedy, PartitionKMeans, PartitionSubsample} {
+	imb := map[Partition]float64{}
+	for _, part := range []Partition{PartitionGreedy, PartitionKMeans, PartitionSubsample} {
 		p, err := FitParK(bg, k, x, y, 1e-5, ParKOptions{Cells: 8, Centers: 80, Partition: part, Seed: 2, Iterations: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -383,7 +383,7 @@ func TestSubsampleTrimsOutliers(t *testing.T) {
 	k := testGauss{0.5}
 	greedyOutliers := 0
 	for seed := uint64(1); seed <= 4; seed++ {
-		for _, part := range PartitionStrategies {
+		for _, part := range []Partition{PartitionGreedy, PartitionSubsample, PartitionKMeans} {
 			p, err := makePartition(bg, nil, k, x, diag, ParKOptions{Cells: 8, Partition: part, Seed: seed})
 			if err != nil {
 				t.Fatal(err)

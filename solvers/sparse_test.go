@@ -143,8 +143,8 @@ func TestSparseDenseSameModel(t *testing.T) {
 			t.Fatal("KRR centres do not keep the input's storage")
 		}
 	})
-	for _, samp := range []string{SamplingUniform, SamplingRLS} {
-		t.Run("falkon-"+samp, func(t *testing.T) {
+	for _, samp := range []Sampling{SamplingUniform, SamplingRLS} {
+		t.Run("falkon-"+samp.String(), func(t *testing.T) {
 			md, ms := checkSame(t, alpha, func(x mat.Matrix) (Model, error) {
 				return FitFalkon(ctx, k, x, y, 1e-3, FalkonOptions{Centers: 40, Sampling: samp, Seed: 3})
 			}, xd, xs, td, ts)
@@ -157,8 +157,8 @@ func TestSparseDenseSameModel(t *testing.T) {
 			}
 		})
 	}
-	for _, part := range []string{PartitionKMeans, PartitionGreedy, PartitionSubsample} {
-		t.Run("park-"+part, func(t *testing.T) {
+	for _, part := range []Partition{PartitionKMeans, PartitionGreedy, PartitionSubsample} {
+		t.Run("park-"+part.String(), func(t *testing.T) {
 			md, ms := checkSame(t, nil, func(x mat.Matrix) (Model, error) {
 				return FitParK(ctx, k, x, y, 1e-3, ParKOptions{Cells: 3, Centers: 60, Partition: part, Seed: 5, Cap: 1.5, Overlap: 0.1, Budget: BudgetEffDim, Validation: 0.1})
 			}, xd, xs, td, ts)

@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -35,7 +34,7 @@ func (m Method) String() string { return string(m) }
 
 // ParseMethod parses exact, ridge, falkon or park.
 func ParseMethod(s string) (Method, error) {
-	return parseSetting("Method", s, MethodExact, MethodRidge, MethodFalkon, MethodParK)
+	return zonal.ParseSetting("Method", s, MethodExact, MethodRidge, MethodFalkon, MethodParK)
 }
 
 // Map is a feature map of MethodRidge.
@@ -51,7 +50,7 @@ const (
 func (m Map) String() string { return string(m) }
 
 // ParseMap parses fourier or nystrom (custom maps are given by NewMap).
-func ParseMap(s string) (Map, error) { return parseSetting("Map", s, MapFourier, MapNystrom) }
+func ParseMap(s string) (Map, error) { return zonal.ParseSetting("Map", s, MapFourier, MapNystrom) }
 
 // Criterion is what a setting is scored by.
 type Criterion string
@@ -67,21 +66,7 @@ func (c Criterion) String() string { return string(c) }
 
 // ParseCriterion parses cv, loo or gcv.
 func ParseCriterion(s string) (Criterion, error) {
-	return parseSetting("Criterion", s, CriterionCV, CriterionLOO, CriterionGCV)
-}
-
-// parseSetting returns the one of values whose name is s, or a
-// *zonal.ParamError naming param and the values.
-func parseSetting[T ~string](param, s string, values ...T) (T, error) {
-	s = strings.TrimSpace(s)
-	names := make([]string, len(values))
-	for i, v := range values {
-		if string(v) == s {
-			return v, nil
-		}
-		names[i] = string(v)
-	}
-	return "", &zonal.ParamError{Param: param, Value: fmt.Sprintf("%q", s), Reason: "want " + strings.Join(names, ", ")}
+	return zonal.ParseSetting("Criterion", s, CriterionCV, CriterionLOO, CriterionGCV)
 }
 
 // Options are the settings every long operation of the package shares.
@@ -107,7 +92,7 @@ type SearchOptions struct {
 	// DefaultCells. Partition is its partition strategy (solvers'
 	// ParKOptions.Partition; "" is solvers' default).
 	Cells     int
-	Partition string
+	Partition solvers.Partition
 	// Map is the feature map of MethodRidge: MapFourier ("" too) or
 	// MapNystrom; ignored when NewMap is set.
 	Map Map
@@ -678,7 +663,7 @@ func (s Solver) String() string { return string(s) }
 
 // ParseSolver parses eig or cholesky.
 func ParseSolver(s string) (Solver, error) {
-	return parseSetting("Solver", s, SolverEig, SolverCholesky)
+	return zonal.ParseSetting("Solver", s, SolverEig, SolverCholesky)
 }
 
 // eigBreakEven is the number of lambdas from which SolverEig is chosen

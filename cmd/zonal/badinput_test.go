@@ -263,7 +263,7 @@ func TestBadInputBinary(t *testing.T) {
 		{"centers word", fit("-centers", "many"), "", 2, "-centers"},
 		// zonal tune: bad grids are usage errors naming the flag.
 		{"tune park loo", tune("-method", "park", "-criterion", "loo"), "", 2, "kfold or split"},
-		{"tune park bad partition", tune("-method", "park", "-partition", "voronoi"), "", 2, "unknown -partition"},
+		{"tune park bad partition", tune("-method", "park", "-partition", "voronoi"), "", 2, `-partition "voronoi": want greedy`},
 		{"tune park zero cells", tune("-method", "park", "-cells", "0"), "", 2, "-cells"},
 		{"tune sigmas empty", tune("-sigmas", ""), "", 2, "-sigmas is empty"},
 		{"tune sigmas 0", tune("-sigmas", "1,0"), "", 2, "-sigmas"},

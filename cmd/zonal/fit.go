@@ -137,6 +137,7 @@ type estimatorFlags struct {
 	sigma, lambda, centers string
 	precision              string
 	calibration            string
+	cellBudget, sampling   string
 }
 
 func (f *estimatorFlags) register(fs *flag.FlagSet, o *estimator.Options) {
@@ -149,10 +150,10 @@ func (f *estimatorFlags) register(fs *flag.FlagSet, o *estimator.Options) {
 	fs.StringVar(&f.centers, "centers", autoValue, "Nystrom centres M (falkon; total over the cells for park): a count or auto")
 	fs.IntVar(&o.Features, "features", estimator.DefaultFeatures, "feature count D of -method ridge")
 	fs.Float64Var(&o.CellCap, "cell-cap", 0, "ParK: no cell above C n/Q rows (0 = no cap, else >= 1)")
-	fs.StringVar(&o.CellBudget, "cell-centers", solvers.BudgetSize, "ParK: share of -centers per cell: size or effdim")
+	fs.StringVar(&f.cellBudget, "cell-centers", solvers.BudgetSize.String(), "ParK: share of -centers per cell: size or effdim")
 	fs.Float64Var(&o.CellOverlap, "cell-overlap", 0, "ParK: fraction (0 to 1) of neighbouring rows each cell also trains on")
 	fs.Float64Var(&o.CellValidation, "cell-validation", 0, "ParK: held-out fraction (0 to 0.5) of every cell, RMSE reported per cell")
-	fs.StringVar(&o.Sampling, "sampling", "uniform", "FALKON centre sampling: uniform or rls")
+	fs.StringVar(&f.sampling, "sampling", solvers.SamplingUniform.String(), "FALKON centre sampling: uniform or rls")
 	fs.IntVar(&o.Iterations, "iterations", 0, "cap on the CG iterations of falkon and park (0: the solver's rule)")
 	fs.StringVar(&f.precision, "precision", "float64", "precision of K_nM (falkon, park) and feature blocks (ridge): float64 or float32")
 	fs.BoolVar(&o.Text.TFIDF, "tfidf", false, "weight count features by their smoothed idf on the training rows")
@@ -171,7 +172,16 @@ func (f *estimatorFlags) finish(sh *sharedFlags) error {
 	if o.Kernel, err = estimator.ParseKernelKind(sh.kernel); err != nil {
 		return flagError(err)
 	}
-	o.Cells, o.Partition, o.Seed, o.Workers, o.Scale = sh.cells, sh.partition, sh.seed, sh.workers, sh.scale
+	o.Cells, o.Seed, o.Workers, o.Scale = sh.cells, sh.seed, sh.workers, sh.scale
+	if o.Partition, err = solvers.ParsePartition(sh.partition); err != nil {
+		return flagError(err)
+	}
+	if o.CellBudget, err = solvers.ParseCellBudget(f.cellBudget); err != nil {
+		return flagError(err)
+	}
+	if o.Sampling, err = solvers.ParseSampling(f.sampling); err != nil {
+		return flagError(err)
+	}
 	o.Standardize = sh.standardizeMode()
 	mode, v, err := parseAutoFloat("sigma", f.sigma, scaleValue)
 	if err != nil {
@@ -208,9 +218,6 @@ func (f *estimatorFlags) finish(sh *sharedFlags) error {
 	}
 	if o.Calibration, err = estimator.ParseCalibration(f.calibration); err != nil {
 		return usagef("-calibration %q: want auto, platt, isotonic or none", f.calibration)
-	}
-	if o.Sampling == "uniform" {
-		o.Sampling = ""
 	}
 	if o.Kernel == estimator.Polynomial {
 		if err := countAtLeast("degree", o.Degree, 1); err != nil {

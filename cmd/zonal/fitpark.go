@@ -35,7 +35,7 @@ func newParkJSON(r *solvers.ParKReport, sizes []int) *parkJSON {
 	if r == nil {
 		return nil
 	}
-	j := &parkJSON{Strategy: r.Partition, Cap: r.Cap, Overlap: r.Overlap, Budget: r.Budget, Sizes: sizes,
+	j := &parkJSON{Strategy: r.Partition.String(), Cap: r.Cap, Overlap: r.Overlap, Budget: r.Budget.String(), Sizes: sizes,
 		Imbalance: r.Imbalance, PartitionSeconds: r.PartitionSeconds}
 	for _, c := range r.Cells {
 		v := c.ValidationRMSE

@@ -41,7 +41,7 @@ func (s *sharedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.kernel, "kernel", "gaussian", "kernel: "+strings.Join(estimator.KernelKinds(), ", "))
 	fs.StringVar(&s.mapName, "map", "nystrom", "feature map of -method ridge: "+strings.Join(estimator.Maps(), ", "))
 	fs.IntVar(&s.cells, "cells", estimator.DefaultCells, "Voronoi cells Q of -method park")
-	fs.StringVar(&s.partition, "partition", solvers.DefaultPartition, "ParK centroid strategy: "+strings.Join(solvers.PartitionStrategies, ", "))
+	fs.StringVar(&s.partition, "partition", solvers.DefaultPartition.String(), "ParK centroid strategy: "+strings.Join(solvers.PartitionStrategies, ", "))
 	fs.StringVar(&s.task, "task", "auto", "auto, regression or classification")
 	fs.BoolVar(&s.standardize, "standardize", true, "standardize each feature (see `zonal help fit` for the automatic choice)")
 	fs.Float64Var(&s.scale, "scale", 1, "multiply every feature by this factor instead of standardizing")

@@ -45,13 +45,13 @@ type tuneConfig struct {
 	kernel      string
 	method      tune.Method
 	mapName     tune.Map
-	sparse      string    // -sparse auto|yes|no
-	cells       int       // -method park
-	partition   string    // -method park
-	sigmas      []float64 // nil: auto
-	lambdas     []float64 // nil: auto
-	sizes       []int     // nil: auto
-	criterion   string    // -criterion value
+	sparse      string            // -sparse auto|yes|no
+	cells       int               // -method park
+	partition   solvers.Partition // -method park
+	sigmas      []float64         // nil: auto
+	lambdas     []float64         // nil: auto
+	sizes       []int             // nil: auto
+	criterion   string            // -criterion value
 	metric      metrics.Name
 	folds       int
 	validation  float64
@@ -132,7 +132,7 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	}
 	c.data, c.train, c.test, c.split = sh.data, sh.train, sh.test, sh.split
 	c.standardize = sh.standardizeMode() != estimator.StandardizeOff
-	c.scale, c.kernel, c.sparse, c.cells, c.partition = sh.scale, sh.kernel, sh.sparse, sh.cells, sh.partition
+	c.scale, c.kernel, c.sparse, c.cells = sh.scale, sh.kernel, sh.sparse, sh.cells
 	c.seed, c.workers, c.model, c.json = sh.seed, sh.workers, sh.model, sh.json
 	task, memory, method, mapName := sh.task, sh.memory, sh.method, sh.mapName
 	var err error
@@ -169,8 +169,8 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 		return c, err
 	}
 	if c.method == tune.MethodParK {
-		if !slices.Contains(solvers.PartitionStrategies, c.partition) {
-			return c, usagef("unknown -partition %q (%s)", c.partition, strings.Join(solvers.PartitionStrategies, ", "))
+		if c.partition, err = solvers.ParsePartition(sh.partition); err != nil {
+			return c, flagError(err)
 		}
 		if c.criterion == "loo" || c.criterion == "gcv" {
 			return c, usagef("-method park is scored by -criterion kfold or split (no closed-form %s for a partitioned model)", c.criterion)
