@@ -41,7 +41,7 @@ func Fit(s beam.Scope, c Config, train Input) (report, deadLetters beam.PCollect
 	layout := beam.ParDo(s.Scope("layout"), &layoutFn{Split: c.Split, Seed: c.Options.Seed, Workers: workers}, counts)
 	parts := beam.ParDo(s.Scope("summary"), &trainSummaryFn{In: sp}, files, beam.SideInput{Input: layout})
 	sum := beam.Combine(s.Scope("mergesummary"), &mergeSummaries{Moments: true}, parts)
-	plan := beam.ParDo(s.Scope("plan"), &planFn{Config: c}, sum, beam.SideInput{Input: layout})
+	plan := beam.ParDo(s.Scope("plan"), newPlanFn(c), sum, beam.SideInput{Input: layout})
 	switch c.Options.Method {
 	case estimator.MethodRidge:
 		groups := groupFilesByWorker(s.Scope("group"), files, plan)

@@ -153,8 +153,8 @@ func (c Config) Check() error {
 	return nil
 }
 
-// MarshalJSON encodes c for the workers (Beam sends a DoFn's fields as
-// JSON): Options.Backend and Options.Progress are left out.
+// MarshalJSON encodes c for the workers: Options.Backend and
+// Options.Progress are left out.
 func (c Config) MarshalJSON() ([]byte, error) {
 	type fields Config // the same fields, without these methods
 	return json.Marshal(struct {
@@ -344,11 +344,31 @@ type Plan struct {
 
 func (p Plan) method() estimator.Method { return estimator.Method(p.Method) }
 
-// planFn turns the training rows' Summary into the Plan.
-type planFn struct{ Config Config }
+// planFn turns the training rows' Summary into the Plan. It holds the
+// Config as JSON (Config.MarshalJSON): Beam gives DoFn fields a schema,
+// which the options' Backend and Progress cannot have.
+type planFn struct {
+	Config []byte
+	Err    string // the encoding's error, reported by the worker
+}
+
+func newPlanFn(c Config) *planFn {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return &planFn{Err: err.Error()}
+	}
+	return &planFn{Config: b}
+}
 
 func (fn *planFn) ProcessElement(ctx context.Context, s Summary, l Layout, emit func(Plan)) error {
-	p, err := makePlan(ctx, fn.Config, s, l)
+	if fn.Err != "" {
+		return fmt.Errorf("%w: the config cannot be sent to the workers: %s", zonal.ErrState, fn.Err)
+	}
+	var c Config
+	if err := json.Unmarshal(fn.Config, &c); err != nil {
+		return fmt.Errorf("%w: decoding the config: %v", zonal.ErrState, err)
+	}
+	p, err := makePlan(ctx, c, s, l)
 	if err != nil {
 		return err
 	}
