@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -320,5 +321,67 @@ func TestNystromGivenCenters(t *testing.T) {
 	t.Logf("relative difference %g", r)
 	if !(r < 1e-8) {
 		t.Errorf("given centres: relative difference %g, want < 1e-8", r)
+	}
+}
+
+// TestSplitEqualsSingleMachine: with Split the pipeline trains on the rows
+// of dataset.Split(n, 0.8, seed), as zonal fit -split does: its centres
+// are FitFalkon's on those rows and its model the direct solution on them
+// to 1e-8 relative; the held-out rows' metrics are the model's on the
+// other rows.
+func TestSplitEqualsSingleMachine(t *testing.T) {
+	ctx := context.Background()
+	data := digits(t)
+	dir := t.TempDir()
+	glob := shards(t, dir, data, 3)
+	c := Config{Options: estimator.Options{Sigma: 5, Lambda: 1e-4, Centers: 120, Seed: 6, Scale: 1.0 / 16},
+		Split: 0.8, Workers: 2, Model: filepath.Join(dir, "s.zonal")}
+	got := runFit(t, c, Input{Glob: glob, BlockRows: 100})
+	n, d := data.X.Dims()
+	tr, te := dataset.Split(n, 0.8, 6)
+	train, _ := data.Subset(tr)
+	test, _ := data.Subset(te)
+	x := mat.NewDense(len(tr), d, nil)
+	x.Scale(1.0/16, train.X)
+	enc, _ := solvers.NewEncoding(train.Y, solvers.TaskAuto)
+	y, _ := enc.Targets(train.Y)
+	k, _ := kernels.NewGaussian(5)
+	f, err := solvers.FitFalkon(ctx, k, x, y, 1e-4, solvers.FalkonOptions{Centers: 120, Seed: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(got.Model.(*solvers.Falkon).Centers(), f.Centers()) {
+		t.Fatal("the pipeline's centres are not FitFalkon's on the training rows")
+	}
+	ref := directNystrom(t, k, x, y, f.Centers().(*mat.Dense), 1e-4)
+	refOut := mat.NewDense(len(tr), y.RawMatrix().Cols, nil)
+	if err := ref.Predict(refOut, x); err != nil {
+		t.Fatal(err)
+	}
+	r := relDiff(outputs(t, got, train.X), refOut)
+	t.Logf("relative difference %g", r)
+	if !(r < 1e-8) {
+		t.Errorf("split: relative difference %g to the direct solve on the training rows, want < 1e-8", r)
+	}
+	b, err := os.ReadFile(HeldOutPath(c.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Metrics
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	pred := make([]float64, len(te))
+	if err := got.PredictLabels(pred, test.X); err != nil {
+		t.Fatal(err)
+	}
+	correct := 0
+	for i, p := range pred {
+		if p == test.Y[i] {
+			correct++
+		}
+	}
+	if m.N != len(te) || m.Correct != correct || m.Task != "classification" {
+		t.Errorf("held-out metrics %+v, want %d rows, %d correct", m, len(te), correct)
 	}
 }
