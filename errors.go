@@ -3,6 +3,9 @@ package zonal
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 )
 
 // The sentinel errors of the whole module. Every error that zonal returns
@@ -105,6 +108,30 @@ func (e *ParamError) Unwrap() []error {
 		return []error{ErrParam, e.Err}
 	}
 	return []error{ErrParam}
+}
+
+// ParseBytes parses a byte count with an optional K, M, G or T suffix
+// (powers of 1024, optionally followed by "i" and "B": 512M, 8GiB, 1.5G);
+// "" is 0 (the module's default budget). Anything else, or a count below
+// one byte, is an error wrapping ErrParam.
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ToUpper(s))
+	if t == "" {
+		return 0, nil
+	}
+	mult := 1.0
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	if n := len(t); n > 0 {
+		if i := strings.IndexByte("KMGT", t[n-1]); i >= 0 {
+			mult = math.Pow(1024, float64(i+1))
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v*mult >= 1) || v*mult > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%w: size %q: want a positive size such as 512M or 8G", ErrParam, s)
+	}
+	return int64(v * mult), nil
 }
 
 // FormatBytes renders a byte count as the module's messages do:

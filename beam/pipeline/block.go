@@ -22,6 +22,9 @@ type Block struct {
 	Ptr   []int32   // CSR row pointers, len(Y)+1
 	Idx   []int32   // CSR column indices
 	Val   []float64 // CSR values
+	// Sparse says the rows come from a LIBSVM file (sparse input for the
+	// estimator's plan), not a CSV one.
+	Sparse bool
 }
 
 // Rows is the number of rows in the block.
@@ -58,23 +61,54 @@ func (b Block) rowDense(dst []float64, i int, sc *scaler) {
 	sc.apply(dst)
 }
 
-// blockBuilder collects rows into Blocks of at most size rows.
-type blockBuilder struct {
-	file string
-	size int
-	cur  Block
-	next int // file row index of the next row
-	emit func(Block)
+// keep returns the block of the rows i for which in(i) holds (b itself
+// when that is every row); First is then the file row of the first row
+// kept, and Cols stays b's (the dimension is the whole file's, as for
+// `zonal fit`, which splits the rows after reading them).
+func (b Block) keep(in func(i int) bool) Block {
+	all := true
+	for i := 0; i < b.Rows() && all; i++ {
+		all = in(i)
+	}
+	if all {
+		return b
+	}
+	out := Block{File: b.File, First: -1, Cols: b.Cols, Ptr: []int32{0}, Sparse: b.Sparse}
+	for i := 0; i < b.Rows(); i++ {
+		if !in(i) {
+			continue
+		}
+		if out.First < 0 {
+			out.First = b.First + i
+		}
+		lo, hi := b.Ptr[i], b.Ptr[i+1]
+		out.Y = append(out.Y, b.Y[i])
+		out.Idx = append(out.Idx, b.Idx[lo:hi]...)
+		out.Val = append(out.Val, b.Val[lo:hi]...)
+		out.Ptr = append(out.Ptr, int32(len(out.Idx)))
+	}
+	out.First = max(out.First, 0)
+	return out
 }
 
-func newBlockBuilder(file string, size int, emit func(Block)) *blockBuilder {
-	b := &blockBuilder{file: file, size: size, emit: emit}
+// blockBuilder collects rows into Blocks of at most size rows.
+type blockBuilder struct {
+	file   string
+	size   int
+	sparse bool
+	cur    Block
+	next   int // file row index of the next row
+	emit   func(Block)
+}
+
+func newBlockBuilder(file string, size int, sparse bool, emit func(Block)) *blockBuilder {
+	b := &blockBuilder{file: file, size: size, sparse: sparse, emit: emit}
 	b.reset()
 	return b
 }
 
 func (bb *blockBuilder) reset() {
-	bb.cur = Block{File: bb.file, First: bb.next, Ptr: []int32{0}}
+	bb.cur = Block{File: bb.file, First: bb.next, Ptr: []int32{0}, Sparse: bb.sparse}
 }
 
 // add appends one row given by its non-zero entries (idx ascending).

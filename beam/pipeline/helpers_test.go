@@ -8,5 +8,5 @@ import (
 
 func kernelsFourier(k kernels.Kernel, x *mat.Dense, c Config) (kernels.FeatureMap, error) {
 	_, d := x.Dims()
-	return kernels.NewFourierMap(k, d, kernels.FourierOptions{Features: c.Features, Seed: c.Seed})
+	return kernels.NewFourierMap(k, d, kernels.FourierOptions{Features: c.Options.Features, Seed: c.Options.Seed})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
+	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -139,7 +140,7 @@ func TestPredictPipeline(t *testing.T) {
 	data := digits(t)
 	dir := t.TempDir()
 	glob := shards(t, dir, data, 3)
-	c := Config{Method: MethodNystrom, Sigma: 5, Lambda: 1e-4, Centers: 100, Seed: 1, Scale: 1.0 / 16,
+	c := Config{Options: estimator.Options{Sigma: 5, Lambda: 1e-4, Centers: 100, Seed: 1, Scale: 1.0 / 16},
 		Model: filepath.Join(dir, "m.zonal")}
 	model := runFit(t, c, Input{Glob: glob})
 	out := filepath.Join(dir, "out")
@@ -198,7 +199,7 @@ func TestJobServerLoopback(t *testing.T) {
 	data := digits(t)
 	dir := t.TempDir()
 	glob := shards(t, dir, data, 2)
-	c := Config{Method: MethodNystrom, Sigma: 5, Lambda: 1e-4, Centers: 50, Seed: 1, Scale: 1.0 / 16,
+	c := Config{Options: estimator.Options{Sigma: 5, Lambda: 1e-4, Centers: 50, Seed: 1, Scale: 1.0 / 16},
 		Model: filepath.Join(dir, "m.zonal")}
 	p, s := beam.NewPipelineWithRoot()
 	Fit(s, c, Input{Glob: glob})

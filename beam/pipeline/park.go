@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
@@ -38,11 +39,11 @@ type Cell struct {
 // the others (cell q: M_q = round(M n_q / n) centres, lambda n / n_q, seed
 // Seed+q, as solvers.FitParK); one worker gathers the cells into a ParK
 // model file.
-func fitParK(s beam.Scope, plan, blocks beam.PCollection) beam.PCollection {
-	sel := beam.ParDo(s.Scope("sample"), &selectFn{Which: "sample"}, blocks, beam.SideInput{Input: plan})
+func fitParK(s beam.Scope, sp parseSpec, plan, files beam.PCollection) beam.PCollection {
+	sel := beam.ParDo(s.Scope("sample"), &selectFn{In: sp, Which: "sample"}, files, beam.SideInput{Input: plan})
 	sample := beam.Combine(s.Scope("gather"), &gatherFn{}, sel)
 	cents := beam.ParDo(s.Scope("centroids"), &centroidsFn{}, sample, beam.SideInput{Input: plan})
-	assigned := beam.ParDo(s.Scope("assign"), &assignFn{}, blocks, beam.SideInput{Input: plan}, beam.SideInput{Input: cents})
+	assigned := beam.ParDo(s.Scope("assign"), &assignFn{In: sp}, files, beam.SideInput{Input: plan}, beam.SideInput{Input: cents})
 	grouped := beam.GroupByKey(s.Scope("cells"), assigned)
 	cells := beam.ParDo(s.Scope("fitcell"), &cellFn{}, grouped, beam.SideInput{Input: plan})
 	all := beam.Combine(s.Scope("gathercells"), &cellsFn{}, cells)
@@ -57,7 +58,7 @@ func (centroidsFn) ProcessElement(ctx context.Context, r Rows, p Plan, emit func
 	if err != nil {
 		return err
 	}
-	n, d, Q := r.n(), r.D, p.Config.Cells
+	n, d, Q := r.n(), r.D, p.Cells
 	if Q > n {
 		return fmt.Errorf("%w: %d cells from a sample of %d rows", zonal.ErrParam, Q, n)
 	}
@@ -68,7 +69,7 @@ func (centroidsFn) ProcessElement(ctx context.Context, r Rows, p Plan, emit func
 		diag[i] = k.Eval(row(i), row(i))
 		dist[i] = math.Inf(1)
 	}
-	rng := rand.New(rand.NewPCG(p.Config.Seed, 0x5851f42d4c957f2d))
+	rng := rand.New(rand.NewPCG(p.Seed, 0x5851f42d4c957f2d))
 	next := rng.IntN(n)
 	out := Centroids{D: d}
 	for q := 0; q < Q; q++ {
@@ -96,46 +97,54 @@ func (centroidsFn) ProcessElement(ctx context.Context, r Rows, p Plan, emit func
 	return nil
 }
 
-// assignFn keys every row by its cell: the nearest centroid in the RKHS,
-// ||phi(x) - phi(c_q)||^2 = k(x,x) + k(c_q,c_q) - 2 k(x,c_q), ties to the
-// smaller index (the rule ParK models predict with).
-type assignFn struct{ rows rowCounter }
+// assignFn reads a file again and keys every training row by its cell: the
+// nearest centroid in the RKHS, ||phi(x) - phi(c_q)||^2 = k(x,x) +
+// k(c_q,c_q) - 2 k(x,c_q), ties to the smaller index (the rule ParK models
+// predict with). It emits one Rows per cell and block.
+type assignFn struct {
+	In   parseSpec
+	rows rowCounter
+}
 
-func (fn *assignFn) ProcessElement(ctx context.Context, b Block, p Plan, c Centroids, emit func(int, Rows)) error {
+func (fn *assignFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, p Plan, c Centroids, emit func(int, Rows)) error {
 	k, err := p.kernel()
 	if err != nil {
 		return err
 	}
-	off, err := p.offset(b.File)
-	if err != nil {
-		return err
-	}
-	if b.Cols > p.D {
-		return fmt.Errorf("%w: %s rows %d..%d have %d columns, the data set %d", zonal.ErrRange, b.File, b.First+1, b.First+b.Rows(), b.Cols, p.D)
-	}
 	sc := p.scaler()
 	Q := len(c.Diag)
-	groups := make([]Rows, Q)
 	row := make([]float64, p.D)
-	for i := 0; i < b.Rows(); i++ {
-		b.rowDense(row, i, sc)
-		best, bestD := 0, math.Inf(1)
-		for q := 0; q < Q; q++ {
-			if dq := c.Diag[q] - 2*k.Eval(row, c.X[q*c.D:(q+1)*c.D]); dq < bestD {
-				best, bestD = q, dq
+	return readRows(ctx, fn.In, f, p.Layout, func(b Block, off int) error {
+		if b.Cols > p.D {
+			return fmt.Errorf("%w: %s rows %d..%d have %d columns, the data set %d", zonal.ErrRange, b.File, b.First+1, b.First+b.Rows(), b.Cols, p.D)
+		}
+		groups := make([]Rows, Q)
+		trained := 0
+		for i := 0; i < b.Rows(); i++ {
+			g := off + b.First + i
+			if !p.Layout.isTrain(g) {
+				continue
+			}
+			b.rowDense(row, i, sc)
+			best, bestD := 0, math.Inf(1)
+			for q := 0; q < Q; q++ {
+				if dq := c.Diag[q] - 2*k.Eval(row, c.X[q*c.D:(q+1)*c.D]); dq < bestD {
+					best, bestD = q, dq
+				}
+			}
+			gr := &groups[best]
+			gr.D = p.D
+			gr.G, gr.X, gr.Y = append(gr.G, g), append(gr.X, row...), append(gr.Y, b.Y[i])
+			trained++
+		}
+		for q, g := range groups {
+			if len(g.G) > 0 {
+				emit(q, g)
 			}
 		}
-		g := &groups[best]
-		g.D = p.D
-		g.G, g.X, g.Y = append(g.G, off+b.First+i), append(g.X, row...), append(g.Y, b.Y[i])
-	}
-	for q, g := range groups {
-		if len(g.G) > 0 {
-			emit(q, g)
-		}
-	}
-	fn.rows.inc(ctx, b.Rows())
-	return nil
+		fn.rows.inc(ctx, trained)
+		return nil
+	})
 }
 
 // cellFn fits one cell by FALKON on its rows in global order.
@@ -178,11 +187,10 @@ func (cellFn) ProcessElement(ctx context.Context, q int, parts func(*Rows) bool,
 	if err != nil {
 		return err
 	}
-	c := p.Config
-	mq := int(math.Round(float64(c.Centers) * float64(nq) / float64(p.N)))
+	mq := int(math.Round(float64(p.Centers) * float64(nq) / float64(p.N)))
 	mq = max(1, min(mq, nq))
-	f, err := solvers.FitFalkon(ctx, k, x, y, c.Lambda*float64(p.N)/float64(nq), solvers.FalkonOptions{
-		Centers: mq, Iterations: c.Iterations, Tol: c.Tol, Seed: c.Seed + uint64(q),
+	f, err := solvers.FitFalkon(ctx, k, x, y, p.Lambda*float64(p.N)/float64(nq), solvers.FalkonOptions{
+		Centers: mq, Iterations: p.Iterations, Seed: p.Seed + uint64(q),
 	})
 	if err != nil {
 		return fmt.Errorf("ParK cell %d (%d rows, %d centres): %w", q, nq, mq, err)
@@ -235,13 +243,13 @@ func (writeParKFn) ProcessElement(ctx context.Context, cells []Cell, p Plan, c C
 		models[i] = m.(*solvers.Falkon)
 		rows += cell.Rows
 	}
-	pk, err := solvers.NewParKModel(k, mat.NewDense(Q, c.D, slices.Clone(c.X)), models, p.Config.Lambda, solvers.Options{})
+	pk, err := solvers.NewParKModel(k, mat.NewDense(Q, c.D, slices.Clone(c.X)), models, p.Lambda, solvers.Options{})
 	if err != nil {
 		return err
 	}
-	if err := writeModel(ctx, p.Config.Model, p, pk); err != nil {
+	if err := writeModel(ctx, p.Model, p, pk); err != nil {
 		return err
 	}
-	emit(FitReport{Model: p.Config.Model, Kind: pk.Kind(), Rows: rows, Cols: p.D, Centers: p.Config.Centers, Cells: Q})
+	emit(FitReport{Model: p.Model, Kind: pk.Kind(), Rows: rows, Cols: p.D, Centers: p.Centers, Cells: Q})
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/internal/shareddata"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
@@ -89,7 +91,7 @@ func runFit(t *testing.T, c Config, in Input) *solvers.Pipeline {
 }
 
 func outputs(t *testing.T, m interface {
-	PredictOutputs(dst, x *mat.Dense) error
+	PredictOutputs(dst *mat.Dense, x mat.Matrix) error
 	Outputs() int
 }, x *mat.Dense) *mat.Dense {
 	t.Helper()
@@ -116,7 +118,7 @@ func TestNystromEqualsSingleMachine(t *testing.T) {
 	data := digits(t)
 	dir := t.TempDir()
 	glob := shards(t, dir, data, 3)
-	c := Config{Method: MethodNystrom, Sigma: 5, Lambda: 1e-4, Centers: 150, Seed: 4, Scale: 1.0 / 16,
+	c := Config{Options: estimator.Options{Sigma: 5, Lambda: 1e-4, Centers: 150, Seed: 4, Scale: 1.0 / 16},
 		Model: filepath.Join(dir, "m.zonal")}
 	got := runFit(t, c, Input{Glob: glob, BlockRows: 200})
 
@@ -133,8 +135,8 @@ func TestNystromEqualsSingleMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	y, _ := enc.Targets(data.Y)
-	k, _ := newKernel(c)
-	f, err := solvers.FitFalkon(ctx, k, x, y, c.Lambda, solvers.FalkonOptions{Centers: c.Centers, Seed: c.Seed})
+	k, _ := kernels.NewGaussian(c.Options.Sigma)
+	f, err := solvers.FitFalkon(ctx, k, x, y, c.Options.Lambda, solvers.FalkonOptions{Centers: c.Options.Centers, Seed: c.Options.Seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +144,7 @@ func TestNystromEqualsSingleMachine(t *testing.T) {
 	if !mat.Equal(fk.Centers(), f.Centers()) {
 		t.Fatal("the pipeline's centres are not FitFalkon's")
 	}
-	ref := directNystrom(t, k, x, y, f.Centers().(*mat.Dense), c.Lambda)
+	ref := directNystrom(t, k, x, y, f.Centers().(*mat.Dense), c.Options.Lambda)
 	pipeOut := outputs(t, got, data.X)
 	refOut := mat.NewDense(n, y.RawMatrix().Cols, nil)
 	if err := ref.Predict(refOut, x); err != nil {
@@ -220,8 +222,8 @@ func TestRidgeEqualsSingleMachine(t *testing.T) {
 	data := digits(t)
 	dir := t.TempDir()
 	glob := shards(t, dir, data, 4)
-	c := Config{Method: MethodRidge, Map: "fourier", Features: 256, Sigma: 8, Lambda: 1e-5, Seed: 2, Standardize: true,
-		Model: filepath.Join(dir, "r.zonal")}
+	c := Config{Options: estimator.Options{Method: estimator.MethodRidge, Map: estimator.MapFourier, Features: 256, Sigma: 8,
+		Lambda: 1e-5, Seed: 2, Standardize: estimator.StandardizeOn}, Model: filepath.Join(dir, "r.zonal")}
 	got := runFit(t, c, Input{Glob: glob, BlockRows: 128})
 
 	st, err := dataset.FitStandardizer(data.X)
@@ -240,12 +242,12 @@ func TestRidgeEqualsSingleMachine(t *testing.T) {
 	}
 	enc, _ := solvers.NewEncoding(data.Y, solvers.TaskAuto)
 	y, _ := enc.Targets(data.Y)
-	k, _ := newKernel(c)
+	k, _ := kernels.NewGaussian(c.Options.Sigma)
 	fm, err := kernelsFourier(k, x, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := solvers.FitRidge(ctx, fm, x, y, c.Lambda, solvers.RidgeOptions{})
+	r, err := solvers.FitRidge(ctx, fm, x, y, c.Options.Lambda, solvers.RidgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,8 +266,8 @@ func TestParKEqualsSingleMachine(t *testing.T) {
 	data := digits(t)
 	dir := t.TempDir()
 	glob := shards(t, dir, data, 3)
-	c := Config{Method: MethodParK, Cells: 4, Centers: 200, Sigma: 5, Lambda: 1e-4, Seed: 3, Scale: 1.0 / 16,
-		Model: filepath.Join(dir, "p.zonal")}
+	c := Config{Options: estimator.Options{Method: estimator.MethodParK, Cells: 4, Centers: 200, Sigma: 5, Lambda: 1e-4,
+		Seed: 3, Scale: 1.0 / 16}, Model: filepath.Join(dir, "p.zonal")}
 	got := runFit(t, c, Input{Glob: glob, BlockRows: 300})
 	n, d := data.X.Dims()
 	x := mat.NewDense(n, d, nil)
@@ -276,8 +278,8 @@ func TestParKEqualsSingleMachine(t *testing.T) {
 	}
 	enc, _ := solvers.NewEncoding(data.Y, solvers.TaskAuto)
 	y, _ := enc.Targets(data.Y)
-	k, _ := newKernel(c)
-	pk, err := solvers.FitParK(ctx, k, x, y, c.Lambda, solvers.ParKOptions{Cells: c.Cells, Centers: c.Centers, Seed: c.Seed, Partition: solvers.PartitionGreedy})
+	k, _ := kernels.NewGaussian(c.Options.Sigma)
+	pk, err := solvers.FitParK(ctx, k, x, y, c.Options.Lambda, solvers.ParKOptions{Cells: c.Options.Cells, Centers: c.Options.Centers, Seed: c.Options.Seed, Partition: solvers.PartitionGreedy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +303,7 @@ func TestNystromGivenCenters(t *testing.T) {
 	glob := shards(t, dir, data, 2)
 	n, d := data.X.Dims()
 	raw := mat.DenseCopyOf(data.X.Slice(100, 180, 0, d))
-	c := Config{Method: MethodNystrom, Sigma: 5, Lambda: 1e-3, Scale: 1.0 / 16, Seed: 9,
+	c := Config{Options: estimator.Options{Sigma: 5, Lambda: 1e-3, Scale: 1.0 / 16, Seed: 9},
 		GivenCenters: raw.RawMatrix().Data, GivenCols: d, Model: filepath.Join(dir, "g.zonal")}
 	got := runFit(t, c, Input{Glob: glob})
 	x := mat.NewDense(n, d, nil)
@@ -313,11 +315,73 @@ func TestNystromGivenCenters(t *testing.T) {
 	cs := mat.DenseCopyOf(x.Slice(100, 180, 0, d))
 	enc, _ := solvers.NewEncoding(data.Y, solvers.TaskAuto)
 	y, _ := enc.Targets(data.Y)
-	k, _ := newKernel(c)
-	ref, _ := solvers.NewPipeline(nil, enc, directNystrom(t, k, x, y, cs, c.Lambda))
+	k, _ := kernels.NewGaussian(c.Options.Sigma)
+	ref, _ := solvers.NewPipeline(nil, enc, directNystrom(t, k, x, y, cs, c.Options.Lambda))
 	r := relDiff(outputs(t, got, data.X), outputs(t, ref, x))
 	t.Logf("relative difference %g", r)
 	if !(r < 1e-8) {
 		t.Errorf("given centres: relative difference %g, want < 1e-8", r)
+	}
+}
+
+// TestSplitEqualsSingleMachine: with Split the pipeline trains on the rows
+// of dataset.Split(n, 0.8, seed), as zonal fit -split does: its centres
+// are FitFalkon's on those rows and its model the direct solution on them
+// to 1e-8 relative; the held-out rows' metrics are the model's on the
+// other rows.
+func TestSplitEqualsSingleMachine(t *testing.T) {
+	ctx := context.Background()
+	data := digits(t)
+	dir := t.TempDir()
+	glob := shards(t, dir, data, 3)
+	c := Config{Options: estimator.Options{Sigma: 5, Lambda: 1e-4, Centers: 120, Seed: 6, Scale: 1.0 / 16},
+		Split: 0.8, Workers: 2, Model: filepath.Join(dir, "s.zonal")}
+	got := runFit(t, c, Input{Glob: glob, BlockRows: 100})
+	n, d := data.X.Dims()
+	tr, te := dataset.Split(n, 0.8, 6)
+	train, _ := data.Subset(tr)
+	test, _ := data.Subset(te)
+	x := mat.NewDense(len(tr), d, nil)
+	x.Scale(1.0/16, train.X)
+	enc, _ := solvers.NewEncoding(train.Y, solvers.TaskAuto)
+	y, _ := enc.Targets(train.Y)
+	k, _ := kernels.NewGaussian(5)
+	f, err := solvers.FitFalkon(ctx, k, x, y, 1e-4, solvers.FalkonOptions{Centers: 120, Seed: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(got.Model.(*solvers.Falkon).Centers(), f.Centers()) {
+		t.Fatal("the pipeline's centres are not FitFalkon's on the training rows")
+	}
+	ref := directNystrom(t, k, x, y, f.Centers().(*mat.Dense), 1e-4)
+	refOut := mat.NewDense(len(tr), y.RawMatrix().Cols, nil)
+	if err := ref.Predict(refOut, x); err != nil {
+		t.Fatal(err)
+	}
+	r := relDiff(outputs(t, got, train.X), refOut)
+	t.Logf("relative difference %g", r)
+	if !(r < 1e-8) {
+		t.Errorf("split: relative difference %g to the direct solve on the training rows, want < 1e-8", r)
+	}
+	b, err := os.ReadFile(HeldOutPath(c.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Metrics
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	pred := make([]float64, len(te))
+	if err := got.PredictLabels(pred, test.X); err != nil {
+		t.Fatal(err)
+	}
+	correct := 0
+	for i, p := range pred {
+		if p == test.Y[i] {
+			correct++
+		}
+	}
+	if m.N != len(te) || m.Correct != correct || m.Task != "classification" {
+		t.Errorf("held-out metrics %+v, want %d rows, %d correct", m, len(te), correct)
 	}
 }

@@ -60,7 +60,7 @@ func Predict(s beam.Scope, modelPath string, in Input, outDir string) beam.PColl
 	byFile := beam.GroupByKey(s.Scope("byfile"), beam.ParDo(s, keyByFile, preds))
 	beam.ParDo0(s.Scope("write"), &writePredFn{Dir: outDir}, byFile)
 	m := beam.Combine(s.Scope("metrics"), &metricsFn{}, preds)
-	beam.ParDo0(s.Scope("writemetrics"), &writeMetricsFn{Dir: outDir}, m)
+	beam.ParDo0(s.Scope("writemetrics"), &writeMetricsFn{Path: joinPath(outDir, "metrics.json")}, m)
 	return dead
 }
 
@@ -92,21 +92,72 @@ func (*predictFn) ProcessElement(b Block, model []byte, emit func(Predictions)) 
 	if err != nil {
 		return err
 	}
+	pr, err := predictBlock(p, b)
+	if err != nil {
+		return err
+	}
+	emit(pr)
+	return nil
+}
+
+// predictBlock predicts the labels of a block's rows.
+func predictBlock(p *solvers.Pipeline, b Block) (Predictions, error) {
 	d := p.InputDim()
 	if b.Cols > d {
-		return fmt.Errorf("%w: %s rows %d..%d have %d feature columns, the model takes %d",
+		return Predictions{}, fmt.Errorf("%w: %s rows %d..%d have %d feature columns, the model takes %d",
 			zonal.ErrRange, b.File, b.First+1, b.First+b.Rows(), b.Cols, d)
 	}
 	x, err := b.dense(d, nil)
 	if err != nil {
-		return err
+		return Predictions{}, err
 	}
 	pred := make([]float64, b.Rows())
 	if err := p.PredictLabels(pred, x); err != nil {
-		return fmt.Errorf("%s rows %d..%d: %w", b.File, b.First+1, b.First+b.Rows(), err)
+		return Predictions{}, fmt.Errorf("%s rows %d..%d: %w", b.File, b.First+1, b.First+b.Rows(), err)
 	}
-	emit(Predictions{File: b.File, First: b.First, Pred: pred, Y: b.Y, Task: p.Encoding.Task.String()})
-	return nil
+	return Predictions{File: b.File, First: b.First, Pred: pred, Y: b.Y, Task: p.Encoding.Task.String()}, nil
+}
+
+// heldOut adds the evaluation of a fit with a split: the held-out rows of
+// the training files are predicted by the model file the report names and
+// their Metrics written to HeldOutPath.
+func heldOut(s beam.Scope, sp parseSpec, files, plan, report beam.PCollection) {
+	preds := beam.ParDo(s.Scope("predict"), &heldOutFn{In: sp}, files, beam.SideInput{Input: plan}, beam.SideInput{Input: report})
+	m := beam.Combine(s.Scope("metrics"), &metricsFn{}, preds)
+	beam.ParDo0(s.Scope("write"), &writeHeldOutFn{}, m, beam.SideInput{Input: plan})
+}
+
+// heldOutFn reads a training file again and predicts its held-out rows.
+type heldOutFn struct{ In parseSpec }
+
+func (fn *heldOutFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, p Plan, r FitReport, emit func(Predictions)) error {
+	b, err := readFile(ctx, r.Model)
+	if err != nil {
+		return err
+	}
+	model, err := loadModel(b)
+	if err != nil {
+		return err
+	}
+	return readRows(ctx, fn.In, f, p.Layout, func(b Block, off int) error {
+		t := b.keep(func(i int) bool { return !p.Layout.isTrain(off + b.First + i) })
+		if t.Rows() == 0 {
+			return nil
+		}
+		pr, err := predictBlock(model, t)
+		if err != nil {
+			return err
+		}
+		emit(pr)
+		return nil
+	})
+}
+
+// writeHeldOutFn writes the held-out metrics next to the model.
+type writeHeldOutFn struct{}
+
+func (writeHeldOutFn) ProcessElement(ctx context.Context, m Metrics, p Plan) error {
+	return writeMetrics(ctx, HeldOutPath(p.Model), m)
 }
 
 // writePredFn writes one file's predictions in row order.
@@ -166,9 +217,14 @@ func (metricsFn) MergeAccumulators(a, b Metrics) Metrics {
 
 func (metricsFn) ExtractOutput(m Metrics) Metrics { return m }
 
-type writeMetricsFn struct{ Dir string }
+type writeMetricsFn struct{ Path string }
 
 func (fn *writeMetricsFn) ProcessElement(ctx context.Context, m Metrics) error {
+	return writeMetrics(ctx, fn.Path, m)
+}
+
+// writeMetrics writes m as JSON to path (nothing when m has no rows).
+func writeMetrics(ctx context.Context, path string, m Metrics) error {
 	if m.N == 0 {
 		return nil
 	}
@@ -176,5 +232,5 @@ func (fn *writeMetricsFn) ProcessElement(ctx context.Context, m Metrics) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(ctx, joinPath(fn.Dir, "metrics.json"), b)
+	return writeFile(ctx, path, b)
 }

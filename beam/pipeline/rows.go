@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
@@ -29,38 +29,45 @@ func (r Rows) n() int {
 
 func (r Rows) dense() *mat.Dense { return mat.NewDense(r.n(), r.D, slices.Clone(r.X)) }
 
-// selectFn emits the rows of a block whose global index is in the plan's
-// CenterIdx (Which = "centers") or SampleIdx (Which = "sample"; nil there
-// means every row).
-type selectFn struct{ Which string }
+// selectFn reads a file again and emits its rows whose global index is in
+// the plan's CenterIdx (Which = "centers") or SampleIdx (Which = "sample";
+// nil there means every training row), scaled like the data.
+type selectFn struct {
+	In    parseSpec
+	Which string
+}
 
-func (fn *selectFn) ProcessElement(b Block, p Plan, emit func(Rows)) error {
+func (fn *selectFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, p Plan, emit func(Rows)) error {
 	idx := p.CenterIdx
 	if fn.Which == "sample" {
 		idx = p.SampleIdx
 	}
 	all := fn.Which == "sample" && idx == nil
-	off, err := p.offset(b.File)
-	if err != nil {
-		return err
-	}
 	sc := p.scaler()
 	out := Rows{D: p.D}
 	row := make([]float64, p.D)
-	for i := 0; i < b.Rows(); i++ {
-		g := off + b.First + i
-		if !all {
-			if j := sort.SearchInts(idx, g); j == len(idx) || idx[j] != g {
+	err := readRows(ctx, fn.In, f, p.Layout, func(b Block, off int) error {
+		for i := 0; i < b.Rows(); i++ {
+			g := off + b.First + i
+			if all {
+				if !p.Layout.isTrain(g) {
+					continue
+				}
+			} else if _, ok := slices.BinarySearch(idx, g); !ok {
 				continue
 			}
+			if b.Cols > p.D {
+				return fmt.Errorf("%w: %s row %d has %d columns, the data set %d", zonal.ErrRange, b.File, b.First+i+1, b.Cols, p.D)
+			}
+			b.rowDense(row, i, sc)
+			out.G = append(out.G, g)
+			out.X = append(out.X, row...)
+			out.Y = append(out.Y, b.Y[i])
 		}
-		if b.Cols > p.D {
-			return fmt.Errorf("%w: %s row %d has %d columns, the data set %d", zonal.ErrRange, b.File, b.First+i+1, b.Cols, p.D)
-		}
-		b.rowDense(row, i, sc)
-		out.G = append(out.G, g)
-		out.X = append(out.X, row...)
-		out.Y = append(out.Y, b.Y[i])
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(out.G) > 0 {
 		emit(out)
@@ -103,18 +110,50 @@ func (gatherFn) ExtractOutput(a Rows) Rows { return a }
 type givenCentersFn struct{}
 
 func (givenCentersFn) ProcessElement(_ context.Context, p Plan, emit func(Rows)) error {
-	c := p.Config
-	if len(c.GivenCenters) == 0 || c.GivenCols == 0 || len(c.GivenCenters)%c.GivenCols != 0 {
+	if len(p.GivenCenters) == 0 || p.GivenCols == 0 || len(p.GivenCenters)%p.GivenCols != 0 {
 		return fmt.Errorf("%w: no given centres", zonal.ErrParam)
 	}
-	m := len(c.GivenCenters) / c.GivenCols
+	m := len(p.GivenCenters) / p.GivenCols
 	sc := p.scaler()
 	out := Rows{D: p.D, X: make([]float64, m*p.D)}
 	for i := 0; i < m; i++ {
 		row := out.X[i*p.D : (i+1)*p.D]
-		copy(row, c.GivenCenters[i*c.GivenCols:(i+1)*c.GivenCols])
+		copy(row, p.GivenCenters[i*p.GivenCols:(i+1)*p.GivenCols])
 		sc.apply(row)
 	}
 	emit(out)
 	return nil
+}
+
+// readRows reads file f again, as the first pass read it (bad lines are
+// dropped: the first pass reported them), and calls fn with every block and
+// the global index of the file's first row. The file must have the rows the
+// first pass counted.
+func readRows(ctx context.Context, sp parseSpec, f fileio.ReadableFile, l Layout, fn func(b Block, off int) error) error {
+	i, err := l.index(f.Metadata.Path)
+	if err != nil {
+		return err
+	}
+	off, rows := l.Offsets[i], 0
+	if err := sp.readFile(ctx, f, func(b Block) error {
+		rows += b.Rows()
+		return fn(b, off)
+	}, nil); err != nil {
+		return err
+	}
+	if rows != l.Counts[i] {
+		return fmt.Errorf("%w: %s has %d rows, the first pass read %d (did it change?)", zonal.ErrState, f.Metadata.Path, rows, l.Counts[i])
+	}
+	return nil
+}
+
+// readTrainRows is readRows keeping the training rows of each block.
+func readTrainRows(ctx context.Context, sp parseSpec, f fileio.ReadableFile, l Layout, fn func(Block) error) error {
+	return readRows(ctx, sp, f, l, func(b Block, off int) error {
+		t := b.keep(func(i int) bool { return l.isTrain(off + b.First + i) })
+		if t.Rows() == 0 {
+			return nil
+		}
+		return fn(t)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -172,6 +173,25 @@ func writeFile(ctx context.Context, path string, b []byte) error {
 	return nil
 }
 
+// readFile reads the file at path on a Beam filesystem.
+func readFile(ctx context.Context, path string) ([]byte, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
 // solveNystromFn solves the one-pass system and writes a FALKON-kind model.
 type solveNystromFn struct{}
 
@@ -182,18 +202,18 @@ func (solveNystromFn) ProcessElement(ctx context.Context, s Sums, p Plan, c Rows
 		return err
 	}
 	cm := c.dense()
-	alpha, mean, err := solveNystrom(ctx, k, cm, s, p.Config.Lambda)
+	alpha, mean, err := solveNystrom(ctx, k, cm, s, p.Lambda)
 	if err != nil {
 		return err
 	}
-	f, err := solvers.NewFalkonModel(k, cm, alpha, mean, p.Config.Lambda, solvers.Options{})
+	f, err := solvers.NewFalkonModel(k, cm, alpha, mean, p.Lambda, solvers.Options{})
 	if err != nil {
 		return err
 	}
-	if err := writeModel(ctx, p.Config.Model, p, f); err != nil {
+	if err := writeModel(ctx, p.Model, p, f); err != nil {
 		return err
 	}
-	emit(FitReport{Model: p.Config.Model, Kind: f.Kind(), Rows: s.N, Cols: p.D, Centers: c.n()})
+	emit(FitReport{Model: p.Model, Kind: f.Kind(), Rows: s.N, Cols: p.D, Centers: c.n()})
 	return nil
 }
 
@@ -206,17 +226,17 @@ func (solveRidgeFn) ProcessElement(ctx context.Context, s Sums, p Plan, emit fun
 	if err != nil {
 		return err
 	}
-	w, mean, err := solveRidge(s, p.Config.Lambda)
+	w, mean, err := solveRidge(s, p.Lambda)
 	if err != nil {
 		return err
 	}
-	r, err := solvers.NewRidgeModel(fm, w, mean, p.Config.Lambda, solvers.Options{})
+	r, err := solvers.NewRidgeModel(fm, w, mean, p.Lambda, solvers.Options{})
 	if err != nil {
 		return err
 	}
-	if err := writeModel(ctx, p.Config.Model, p, r); err != nil {
+	if err := writeModel(ctx, p.Model, p, r); err != nil {
 		return err
 	}
-	emit(FitReport{Model: p.Config.Model, Kind: r.Kind(), Rows: s.N, Cols: p.D, Centers: s.M})
+	emit(FitReport{Model: p.Model, Kind: r.Kind(), Rows: s.N, Cols: p.D, Centers: s.M})
 	return nil
 }

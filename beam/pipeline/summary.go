@@ -1,6 +1,9 @@
 package pipeline
 
 import (
+	"context"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"math"
 	"slices"
 	"sort"
@@ -27,7 +30,11 @@ type Summary struct {
 	LabelRows  []int // rows with each of Labels (the task is read off them)
 	ManyLabels bool  // more than maxLabels distinct labels
 	NonInteger bool  // some label is not an integer
-	Mean, M2   []float64
+	// NNZ counts the stored feature values and Sparse says some rows came
+	// from LIBSVM files (the estimator's sparse shape).
+	NNZ      int
+	Sparse   bool
+	Mean, M2 []float64
 }
 
 // summaryFn is the combiner of Summaries over Blocks.
@@ -42,7 +49,7 @@ func (fn *summaryFn) AddInput(a Summary, b Block) Summary {
 	if n == 0 {
 		return a
 	}
-	s := Summary{N: n, Cols: b.Cols, Files: []string{b.File}, Counts: []int{n}}
+	s := Summary{N: n, Cols: b.Cols, Files: []string{b.File}, Counts: []int{n}, NNZ: len(b.Val), Sparse: b.Sparse}
 	s.Labels, s.LabelRows = countLabels(b.Y, nil)
 	for _, v := range s.Labels {
 		if v != math.Trunc(v) {
@@ -85,7 +92,7 @@ func (fn *summaryFn) MergeAccumulators(a, b Summary) Summary {
 	if b.N == 0 {
 		return a
 	}
-	out := Summary{N: a.N + b.N, Cols: max(a.Cols, b.Cols)}
+	out := Summary{N: a.N + b.N, Cols: max(a.Cols, b.Cols), NNZ: a.NNZ + b.NNZ, Sparse: a.Sparse || b.Sparse}
 	// Row counts per file.
 	counts := map[string]int{}
 	for i, f := range a.Files {
@@ -130,23 +137,39 @@ func (fn *summaryFn) MergeAccumulators(a, b Summary) Summary {
 
 func (fn *summaryFn) ExtractOutput(a Summary) Summary { return a }
 
+// mergeSummaries is the combiner of Summaries (of files' training rows).
+type mergeSummaries struct{ Moments bool }
+
+func (fn *mergeSummaries) MergeAccumulators(a, b Summary) Summary {
+	return (&summaryFn{Moments: fn.Moments}).MergeAccumulators(a, b)
+}
+
+// trainSummaryFn reads a file again and sums the Summary of its training
+// rows (the layout's split), with the column moments.
+type trainSummaryFn struct{ In parseSpec }
+
+func (fn *trainSummaryFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, l Layout, emit func(Summary)) error {
+	sum := &summaryFn{Moments: true}
+	acc := sum.CreateAccumulator()
+	err := readTrainRows(ctx, fn.In, f, l, func(b Block) error {
+		acc = sum.AddInput(acc, b)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if acc.N > 0 {
+		emit(acc)
+	}
+	return nil
+}
+
 // pad returns v extended with zeros to length d.
 func pad(v []float64, d int) []float64 {
 	if len(v) >= d {
 		return v
 	}
 	return append(slices.Clone(v), make([]float64, d-len(v))...)
-}
-
-// offsets returns the global index of the first row of every file.
-func (s Summary) offsets() map[string]int {
-	off := make(map[string]int, len(s.Files))
-	o := 0
-	for i, f := range s.Files {
-		off[f] = o
-		o += s.Counts[i]
-	}
-	return off
 }
 
 // countLabels returns the distinct values of y, sorted, and how many rows

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -85,39 +87,94 @@ func (sumsFn) MergeAccumulators(a, b Sums) Sums {
 
 func (sumsFn) ExtractOutput(a Sums) Sums { return a }
 
-// knmFn adds the Sums of every block's K_nM against the centres over a
-// bundle and emits them once, at the end of the bundle: a worker holds one
-// M x M sum per bundle, not one per block.
-type knmFn struct {
-	rows rowCounter
-	acc  Sums
-}
+// keyByGroupFn keys every file by its group in the sum pass.
+type keyByGroupFn struct{}
 
-// featureFn does the same for the features Z of a feature map.
-type featureFn struct {
-	rows rowCounter
-	fm   kernels.FeatureMap
-	key  string
-	acc  Sums
-}
-
-// StartBundle and FinishBundle take the side inputs too, as Beam requires.
-func (fn *knmFn) StartBundle(context.Context, Plan, Rows, func(Sums)) { fn.acc = Sums{} }
-
-func (fn *knmFn) FinishBundle(_ context.Context, _ Plan, _ Rows, emit func(Sums)) {
-	if fn.acc.N > 0 {
-		emit(fn.acc)
+func (keyByGroupFn) ProcessElement(f fileio.ReadableFile, p Plan, emit func(int, fileio.ReadableFile)) error {
+	i, err := p.Layout.index(f.Metadata.Path)
+	if err != nil {
+		return err
 	}
-	fn.acc = Sums{}
+	emit(p.Layout.Groups[i], f)
+	return nil
 }
 
-func (fn *featureFn) StartBundle(context.Context, Plan, func(Sums)) { fn.acc = Sums{} }
+// groupFilesByWorker groups the files by the plan's groups
+// (PCollection<KV<int, Iter<fileio.ReadableFile>>>).
+func groupFilesByWorker(s beam.Scope, files, plan beam.PCollection) beam.PCollection {
+	return beam.GroupByKey(s, beam.ParDo(s, &keyByGroupFn{}, files, beam.SideInput{Input: plan}))
+}
 
-func (fn *featureFn) FinishBundle(_ context.Context, _ Plan, emit func(Sums)) {
-	if fn.acc.N > 0 {
-		emit(fn.acc)
+// knmSumsFn sums K_nM^T K_nM, K_nM^T Y, K_nM^T 1 and 1^T Y over the
+// training rows of one group of files against the centres, one file after
+// the other and one block at a time, and emits one Sums: a worker holds one
+// M x M sum and one block of K_nM, whatever the bundles.
+type knmSumsFn struct {
+	In   parseSpec
+	rows rowCounter
+}
+
+func (fn *knmSumsFn) ProcessElement(ctx context.Context, _ int, files func(*fileio.ReadableFile) bool, p Plan, c Rows, emit func(Sums)) error {
+	k, err := p.kernel()
+	if err != nil {
+		return err
 	}
-	fn.acc = Sums{}
+	cm := mat.NewDense(c.n(), c.D, c.X) // read only: no copy
+	return sumGroup(ctx, fn.In, files, p, fn.rows, emit, func(x *mat.Dense) (*mat.Dense, error) {
+		return kernels.Matrix(ctx, k, x, cm, kernels.Options{})
+	})
+}
+
+// featureSumsFn does the same for the features Z of the plan's feature map.
+type featureSumsFn struct {
+	In   parseSpec
+	rows rowCounter
+}
+
+func (fn *featureSumsFn) ProcessElement(ctx context.Context, _ int, files func(*fileio.ReadableFile) bool, p Plan, emit func(Sums)) error {
+	fm, err := kernels.UnmarshalMap(p.MapKind, p.MapBytes)
+	if err != nil {
+		return err
+	}
+	return sumGroup(ctx, fn.In, files, p, fn.rows, emit, func(x *mat.Dense) (*mat.Dense, error) {
+		n, _ := x.Dims()
+		z := mat.NewDense(n, fm.Dim(), nil)
+		return z, fm.Transform(z, x)
+	})
+}
+
+// sumGroup adds the Sums of features(x) over the training rows of every
+// file of a group and emits them once.
+func sumGroup(ctx context.Context, sp parseSpec, files func(*fileio.ReadableFile) bool, p Plan, rows rowCounter,
+	emit func(Sums), features func(x *mat.Dense) (*mat.Dense, error)) error {
+	var acc Sums
+	var f fileio.ReadableFile
+	for files(&f) {
+		err := readTrainRows(ctx, sp, f, p.Layout, func(b Block) error {
+			x, y, err := blockInputs(b, p)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			a, err := features(x)
+			if err != nil {
+				return fmt.Errorf("%s rows %d..%d: %w", b.File, b.First+1, b.First+b.Rows(), err)
+			}
+			addMillis(ctx, "kernel_ms", start)
+			start = time.Now()
+			acc.addBlock(backend.Default(), a, y)
+			addMillis(ctx, "gram_ms", start)
+			rows.inc(ctx, b.Rows())
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if acc.N > 0 {
+		emit(acc)
+	}
+	return nil
 }
 
 // blockInputs returns the scaled dense rows and the encoded targets.
@@ -129,51 +186,4 @@ func blockInputs(b Block, p Plan) (x, y *mat.Dense, err error) {
 		return nil, nil, err
 	}
 	return x, y, nil
-}
-
-func (fn *knmFn) ProcessElement(ctx context.Context, b Block, p Plan, c Rows, _ func(Sums)) error {
-	x, y, err := blockInputs(b, p)
-	if err != nil {
-		return err
-	}
-	k, err := p.kernel()
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	knm, err := kernels.Matrix(ctx, k, x, mat.NewDense(c.n(), c.D, c.X), kernels.Options{}) // read only: no copy
-	if err != nil {
-		return fmt.Errorf("%s rows %d..%d: %w", b.File, b.First+1, b.First+b.Rows(), err)
-	}
-	addMillis(ctx, "kernel_ms", start)
-	start = time.Now()
-	fn.acc.addBlock(backend.Default(), knm, y)
-	addMillis(ctx, "gram_ms", start)
-	fn.rows.inc(ctx, b.Rows())
-	return nil
-}
-
-func (fn *featureFn) ProcessElement(ctx context.Context, b Block, p Plan, _ func(Sums)) error {
-	x, y, err := blockInputs(b, p)
-	if err != nil {
-		return err
-	}
-	if fn.fm == nil || fn.key != string(p.MapBytes) {
-		if fn.fm, err = kernels.UnmarshalMap(p.MapKind, p.MapBytes); err != nil {
-			return err
-		}
-		fn.key = string(p.MapBytes)
-	}
-	start := time.Now()
-	n, _ := x.Dims()
-	z := mat.NewDense(n, fn.fm.Dim(), nil)
-	if err := fn.fm.Transform(z, x); err != nil {
-		return fmt.Errorf("%s rows %d..%d: %w", b.File, b.First+1, b.First+b.Rows(), err)
-	}
-	addMillis(ctx, "kernel_ms", start)
-	start = time.Now()
-	fn.acc.addBlock(backend.Default(), z, y)
-	addMillis(ctx, "gram_ms", start)
-	fn.rows.inc(ctx, b.Rows())
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -31,12 +32,12 @@ func TestSummaryTask(t *testing.T) {
 		y = append(y, float64(100+r))
 	}
 	unique = fn.AddInput(unique, Block{File: "g", Cols: 1, Y: y, Ptr: make([]int32, len(y)+1)})
-	cfg := Config{Method: MethodNystrom, Kernel: "gaussian", Sigma: 1, Lambda: 1e-3, Centers: 2}
+	cfg := Config{Options: estimator.Options{Sigma: 1, Lambda: 1e-3, Centers: 2}, Model: "m.zonal"}
 	for _, c := range []struct {
 		s    Summary
 		want solvers.Task
 	}{{classes, solvers.TaskClassification}, {unique, solvers.TaskRegression}} {
-		p, err := makePlan(context.Background(), cfg, c.s)
+		p, err := makePlan(context.Background(), cfg, c.s, Layout{Total: c.s.N, Cols: c.s.Cols, Files: c.s.Files, Counts: c.s.Counts})
 		if err != nil {
 			t.Fatal(err)
 		}

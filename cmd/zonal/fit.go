@@ -494,35 +494,14 @@ func finite(p *float64) *float64 {
 	return p
 }
 
-// parseBytes parses a byte count with an optional K, M, G or T suffix
-// (powers of 1024); "" is 0 (the solvers' default).
+// parseBytes parses -memory (zonal.ParseBytes); "" is 0 (the solvers'
+// default).
 func parseBytes(flagValue string) (int64, error) {
-	s := strings.TrimSpace(strings.ToUpper(flagValue))
-	if s == "" {
-		return 0, nil
-	}
-	mult := 1.0
-	s = strings.TrimSuffix(strings.TrimSuffix(s, "B"), "I")
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 'K':
-			mult = 1 << 10
-		case 'M':
-			mult = 1 << 20
-		case 'G':
-			mult = 1 << 30
-		case 'T':
-			mult = 1 << 40
-		}
-		if mult > 1 {
-			s = s[:n-1]
-		}
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v*mult >= 1) || v*mult > math.MaxInt64/2 {
+	v, err := zonal.ParseBytes(flagValue)
+	if err != nil {
 		return 0, fmt.Errorf("bad -memory %q (want a positive size, e.g. 512M, 8G)", flagValue)
 	}
-	return int64(v * mult), nil
+	return v, nil
 }
 
 func saveModel(e *env, path string, p *solvers.Pipeline) error {

@@ -128,6 +128,32 @@ func TestFitCommand(t *testing.T) {
 	}
 }
 
+// TestFitCommandSplit: without -test, zonal-beam fit holds out the rows
+// of zonal fit's seeded -split (0.8 by default) and reports their accuracy.
+func TestFitCommandSplit(t *testing.T) {
+	data, err := dataset.ReadFile(shareddata.File(t, "digits.libsvm.gz"), dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeShard(t, filepath.Join(dir, "train-0.libsvm"), data, 0, 700, "")
+	writeShard(t, filepath.Join(dir, "train-1.libsvm"), data, 700, 1400, "")
+	setFlags(t, map[string]string{
+		"train": filepath.Join(dir, "train-*"), "test": "", "centers": "100", "sigma": "5", "lambda": "1e-4",
+		"scale": "0.0625", "seed": "2", "model": filepath.Join(dir, "m.zonal"),
+	})
+	var out bytes.Buffer
+	if err := fit(context.Background(), &out); err != nil {
+		t.Fatal(err)
+	}
+	tr, te := dataset.Split(1400, 0.8, 2)
+	for _, want := range []string{fmt.Sprintf("rows_trained: %d", len(tr)), fmt.Sprintf("held-out rows %d: accuracy", len(te))} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
 func seq(lo, hi int) []int {
 	s := make([]int, hi-lo)
 	for i := range s {
