@@ -128,6 +128,10 @@ func (c Config) Check() error {
 	if o.Text.TFIDF || o.Text.Normalize {
 		return unsupported("Text", "tf-idf", "the text transform is not distributed")
 	}
+	// Beam models are not calibrated: auto (the default) means none here.
+	if o.Calibration != estimator.CalibrationAuto && o.Calibration != estimator.CalibrationNone {
+		return unsupported("Calibration", o.Calibration, "calibrating on held-out folds is not distributed; beam models give raw scores")
+	}
 	if len(c.GivenCenters) > 0 {
 		if o.Method != estimator.MethodFalkon {
 			return unsupported("GivenCenters", len(c.GivenCenters), "given centres are for the falkon method")

@@ -209,7 +209,7 @@ func config(set map[string]bool) (pipeline.Config, error) {
 		}
 	}
 	o.Gamma, o.Coef0, o.Degree = *gamma, *coef0, *degree
-	o.Cells, o.Partition, o.Iterations, o.Features, o.Seed = *cells, *partition, *iterations, *features, *seed
+	o.Cells, o.Partition, o.Iterations, o.Features, o.Seed = *cells, solvers.Partition(*partition), *iterations, *features, *seed
 	if *mapName != "" {
 		o.Map = estimator.Map(*mapName)
 	}
