@@ -35,13 +35,20 @@ type Chosen struct {
 	// setting on the tuning rows ("" and 0 when lambda was given).
 	TuneMetric string  `json:"tune_metric,omitempty"`
 	TuneScore  float64 `json:"tune_score,omitempty"`
+	// SelectScore is the tuner's selection score of the chosen setting
+	// when it is not TuneScore: the mean squared error of the left-out
+	// outputs against the encoded targets (Plan.Score tune.ScoreSquared).
+	SelectScore float64 `json:"select_score,omitempty"`
 	// Calibration says how CalibrationAuto chose the calibration method.
 	Calibration string `json:"calibration,omitempty"`
 }
 
-// clearlyBeats reports whether c's tuning loss (the error rate
-// 1 - accuracy, or the RMSE) is below (1 - RawMargin) times d's.
+// clearlyBeats reports whether c's tuning loss (the selection score, or the
+// error rate 1 - accuracy, or the RMSE) is below (1 - RawMargin) times d's.
 func (c Chosen) clearlyBeats(d Chosen) bool {
+	if c.SelectScore > 0 && d.SelectScore > 0 {
+		return c.SelectScore < (1-RawMargin)*d.SelectScore
+	}
 	lc, ld := c.TuneScore, d.TuneScore
 	if c.TuneMetric == "accuracy" {
 		lc, ld = 1-lc, 1-ld
@@ -505,6 +512,9 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task
 	}
 	if p.CentersChosen {
 		c.chosen.Centers = "auto, ceil(sqrt(n) ln n)"
+		if p.Method == MethodFalkon {
+			c.chosen.Centers = fmt.Sprintf("auto, the most of ceil(sqrt(n) ln n) and min(n, %d)", MinCenters)
+		}
 	}
 	if !p.TuneLambda {
 		return nil
@@ -544,6 +554,14 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task
 	}
 	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
 	c.chosen.TuneMetric, c.chosen.TuneScore = res.Metric, res.Best.Mean
+	if res.Metric == "squared_error" {
+		// Chosen by the squared error, reported in the task's metric (the
+		// test metric's scale), whose selection loss clearlyBeats compares.
+		c.chosen.TuneMetric, c.chosen.TuneScore = "rmse", res.Best.TaskScore
+		if task == solvers.TaskClassification {
+			c.chosen.TuneMetric, c.chosen.SelectScore = "accuracy", res.Best.Mean
+		}
+	}
 	return nil
 }
 
@@ -563,13 +581,14 @@ func (p *Plan) searchOptions(ctx context.Context, o Options, k KernelSpec, x mat
 		Validation: p.Validation,
 		Seed:       o.Seed,
 		Rows:       p.TuneRows,
+		Score:      p.Score,
 	}
 	sub := p.TuneRows
 	switch p.Method {
 	case MethodExact:
 		so.Method = tune.MethodExact
 	case MethodFalkon, MethodParK:
-		so.Method, so.Sizes = tune.MethodFalkon, []int{min(p.Centers, sub)}
+		so.Method, so.Sizes = tune.MethodFalkon, []int{p.TuneCenters}
 	case MethodRidge:
 		so.Method = tune.MethodRidge
 		switch p.Map {

@@ -116,7 +116,7 @@ func (s *searcher) parkFold(ctx context.Context, k kernels.Kernel, size int, f d
 		if err := m.Predict(pred, xte); err != nil {
 			return err
 		}
-		scores[li][fi] = s.score(pred, truth)
+		scores[li][fi] = s.scoreAt(li, fi, pred, truth)
 	}
 	return nil
 }
