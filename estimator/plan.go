@@ -358,4 +358,3 @@ func (p *Plan) parkOptions(o Options, opts solvers.Options) solvers.ParKOptions 
 		Workers: o.Workers, Precision: p.Precision, Partition: o.Partition, Cap: o.CellCap, Budget: o.CellBudget,
 		Validation: o.CellValidation, Overlap: o.CellOverlap}
 }
-
