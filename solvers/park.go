@@ -326,7 +326,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, 
 	done := 0
 	cellOpts.Progress = nil
 	cellOpts.Weights = nil // the cells' weights go to fitFalkonCentered
-	cellOpts.Backend = be // the cells' models predict on the fit's backend
+	cellOpts.Backend = be  // the cells' models predict on the fit's backend
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, Q)

@@ -306,10 +306,16 @@ func TestWeightsBad(t *testing.T) {
 	for _, tc := range cases {
 		o := Options{Weights: tc.w}
 		fits := map[string]func() error{
-			"krr":    func() error { _, err := FitKRR(ctx, k, x, y, 1e-3, o); return err },
-			"ridge":  func() error { _, err := FitRidge(ctx, fm, x, y, 1e-3, RidgeOptions{Options: o}); return err },
-			"falkon": func() error { _, err := FitFalkon(ctx, k, x, y, 1e-3, FalkonOptions{Options: o, Centers: 5}); return err },
-			"park":   func() error { _, err := FitParK(ctx, k, x, y, 1e-3, ParKOptions{Options: o, Cells: 2, Centers: 5}); return err },
+			"krr":   func() error { _, err := FitKRR(ctx, k, x, y, 1e-3, o); return err },
+			"ridge": func() error { _, err := FitRidge(ctx, fm, x, y, 1e-3, RidgeOptions{Options: o}); return err },
+			"falkon": func() error {
+				_, err := FitFalkon(ctx, k, x, y, 1e-3, FalkonOptions{Options: o, Centers: 5})
+				return err
+			},
+			"park": func() error {
+				_, err := FitParK(ctx, k, x, y, 1e-3, ParKOptions{Options: o, Cells: 2, Centers: 5})
+				return err
+			},
 		}
 		for name, fit := range fits {
 			err := fit()
