@@ -213,16 +213,18 @@ func TestWeightsParKOneCell(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sum float64
-	for _, v := range w {
-		sum += v
-	}
-	for q, c := range p3.Report().Cells {
-		if !(c.Lambda > 0) || c.Rows == 0 {
-			t.Fatalf("cell %d: %+v", q, c)
+	sq := make([]float64, 3)
+	n, _ := x.Dims()
+	for i := 0; i < n; i++ {
+		sum += w[i]
+		if w[i] > 0 {
+			sq[p3.Cell(rowOf(x, i))] += w[i]
 		}
 	}
-	if got := predictAll(t, p3, xt); mat.Norm(got, math.Inf(1)) == 0 || math.IsNaN(mat.Norm(got, 1)) {
-		t.Errorf("3-cell weighted ParK predicts %v", got)
+	for q, c := range p3.Report().Cells {
+		if want := lambda * sum / sq[q]; math.Abs(c.Lambda-want) > 1e-12*want {
+			t.Errorf("cell %d: lambda_q %g, want lambda sum(w) / sum_q(w) = %g", q, c.Lambda, want)
+		}
 	}
 }
 
