@@ -37,10 +37,12 @@ func twoOutputs(y *mat.Dense) *mat.Dense {
 type looCase struct {
 	name  string
 	l     *loo
-	refit func(x, t *mat.Dense, lambda float64) (solvers.Model, error)
+	refit func(x, t *mat.Dense, w []float64, lambda float64) (solvers.Model, error)
 }
 
-func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
+// looCases builds the closed forms for the row weights w (nil: unweighted)
+// the way Search does: the kernel matrix or features of the scaled problem.
+func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense, w []float64) []looCase {
 	t.Helper()
 	ctx := context.Background()
 	n, _ := x.Dims()
@@ -49,17 +51,20 @@ func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
 	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
 		t.Fatal(err)
 	}
+	sw := sqrtOf(w)
+	scaleSym(kf, sw)
 	ev := make([]float64, n)
 	if err := be.SymEig(kf.RawMatrix(), ev, true); err != nil {
 		t.Fatal(err)
 	}
 	clampEig(ev)
-	krr := looCase{name: "krr", l: newLOO(be, kf, ev, tg, true),
-		refit: func(x, t *mat.Dense, lambda float64) (solvers.Model, error) {
-			return solvers.FitKRR(ctx, k, x, t, lambda, solvers.Options{Backend: be})
+	krr := looCase{name: "krr", l: newLOO(be, kf, ev, tg, sw, true),
+		refit: func(x, t *mat.Dense, w []float64, lambda float64) (solvers.Model, error) {
+			return solvers.FitKRR(ctx, k, x, t, lambda, solvers.Options{Backend: be, Weights: w})
 		}}
 	fm, z := fourierFeatures(t, be, k, x, 16, 3)
-	fs := newFeatureStats(be, z, tg)
+	scaleRowsBy(z, sw)
+	fs := newFeatureStats(be, z, tg, nil)
 	evz := make([]float64, 16)
 	if err := be.SymEig(fs.g.RawMatrix(), evz, true); err != nil {
 		t.Fatal(err)
@@ -67,9 +72,9 @@ func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
 	clampEig(evz)
 	q := mat.NewDense(n, 16, nil)
 	be.Gemm(blasNoTrans, blasNoTrans, 1, z.RawMatrix(), fs.g.RawMatrix(), 0, q.RawMatrix())
-	ridge := looCase{name: "ridge", l: newLOO(be, q, evz, tg, false),
-		refit: func(x, t *mat.Dense, lambda float64) (solvers.Model, error) {
-			return solvers.FitRidge(ctx, fm, x, t, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be}})
+	ridge := looCase{name: "ridge", l: newLOO(be, q, evz, tg, sw, false),
+		refit: func(x, t *mat.Dense, w []float64, lambda float64) (solvers.Model, error) {
+			return solvers.FitRidge(ctx, fm, x, t, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be, Weights: w}})
 		}}
 	return []looCase{krr, ridge}
 }
@@ -82,14 +87,14 @@ func TestLOOMatchesRefits(t *testing.T) {
 	x, y := regData(30, 3, 1)
 	tg := twoOutputs(y)
 	n, _ := x.Dims()
-	for _, c := range looCases(t, be, x, tg) {
+	for _, c := range looCases(t, be, x, tg, nil) {
 		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
 			pred := mat.NewDense(n, 2, nil)
 			c.l.predict(be, pred, lambda)
 			out := mat.NewDense(1, 2, nil)
 			worst := 0.0
 			for i := 0; i < n; i++ {
-				m, err := c.refit(without(x, i), without(tg, i), lambda*float64(n)/float64(n-1))
+				m, err := c.refit(without(x, i), without(tg, i), nil, lambda*float64(n)/float64(n-1))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -120,9 +125,9 @@ func TestGCVMatchesSmoother(t *testing.T) {
 	for i := 0; i < n; i++ {
 		eye.Set(i, i, 1)
 	}
-	for _, c := range looCases(t, be, x, tg) {
+	for _, c := range looCases(t, be, x, tg, nil) {
 		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
-			m, err := c.refit(x, eye, lambda)
+			m, err := c.refit(x, eye, nil, lambda)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,13 +168,13 @@ func TestPathMatchesFits(t *testing.T) {
 	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
 		t.Fatal(err)
 	}
-	kp, err := krrSystem(kf, tg, f.Train, f.Test).eigPath(be)
+	kp, err := krrSystem(kf, tg, nil, f.Train, f.Test).eigPath(be)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kd := krrSystem(kf, tg, f.Train, f.Test).directPath()
+	kd := krrSystem(kf, tg, nil, f.Train, f.Test).directPath()
 	fm, z := fourierFeatures(t, be, k, x, 20, 5)
-	fs := newFeatureStats(be, z, tg)
+	fs := newFeatureStats(be, z, tg, nil)
 	rd := ridgeSystem(be, fs, tg, f.Train, f.Test).directPath()
 	rp, err := ridgeSystem(be, fs, tg, f.Train, f.Test).eigPath(be)
 	if err != nil {
@@ -238,14 +243,14 @@ func TestLOOUnreliableIsNaN(t *testing.T) {
 	be := backend.Default()
 	x, y := regData(20, 2, 4)
 	_, z := fourierFeatures(t, be, kernels.Gaussian{Sigma: 1}, x, 40, 1)
-	fs := newFeatureStats(be, z, y)
+	fs := newFeatureStats(be, z, y, nil)
 	ev := make([]float64, 40)
 	if err := be.SymEig(fs.g.RawMatrix(), ev, true); err != nil {
 		t.Fatal(err)
 	}
 	clampEig(ev)
 	mulRightInPlace(be, z, fs.g)
-	l := newLOO(be, z, ev, y, false)
+	l := newLOO(be, z, ev, y, nil, false)
 	pred := mat.NewDense(20, 1, nil)
 	l.predict(be, pred, 1e-14)
 	nan := 0

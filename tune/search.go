@@ -144,6 +144,16 @@ type SearchOptions struct {
 	// Workers bounds the folds evaluated in parallel (each with its own
 	// eigendecomposition, within MemoryBudget); 0 means GOMAXPROCS.
 	Workers int
+	// Weights are per-row weights (nil: all 1), validated by
+	// solvers.CheckWeights: every fit of the search minimises the weighted
+	// objective of the solvers package (lambda times the training rows'
+	// weight sum), the scores are weighted (accuracy: the weight of the
+	// rows predicted right over the total; RMSE: the square root of the
+	// weighted mean squared error), the leave-one-out and GCV closed forms
+	// are the weighted ones (see the package doc), and the refit gets the
+	// weights. Rows of weight zero are left out of the search (folds,
+	// subsample and refit); equal weights are the unweighted search.
+	Weights []float64
 }
 
 // Setting is one point of the grid.
@@ -208,6 +218,8 @@ type searcher struct {
 	t       *mat.Dense // n x k encoded targets
 	fullX   mat.Matrix // every row and its targets, for the refit
 	fullT   *mat.Dense
+	w       []float64 // weights of the rows of x (all positive); nil: unweighted
+	fullW   []float64 // weights of the rows of fullX; nil: unweighted
 	enc     solvers.Encoding
 	folds   []dataset.Fold
 	metric  string
@@ -354,6 +366,14 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 		return nil, fmt.Errorf("%w: tuning needs at least 3 rows, got %d", zonal.ErrEmpty, n)
 	}
 	labels := mat.Col(nil, 0, y)
+	if _, err := solvers.CheckWeights(opts.Weights, n); err != nil {
+		return nil, err
+	}
+	var weights []float64
+	x, labels, weights, n = positiveRows(x, labels, opts.Weights)
+	if n < 3 {
+		return nil, fmt.Errorf("%w: tuning needs at least 3 rows of positive weight, got %d", zonal.ErrEmpty, n)
+	}
 	switch opts.Method {
 	case "":
 		opts.Method = MethodExact
@@ -379,7 +399,7 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 	default:
 		return nil, fmt.Errorf("%w: unknown solver %q (eig, cholesky)", zonal.ErrParam, opts.Solver)
 	}
-	s := &searcher{opts: *opts, be: opts.Backend, x: x, labels: labels, kernel: opts.Kernel, bestSoFar: math.NaN()}
+	s := &searcher{opts: *opts, be: opts.Backend, x: x, labels: labels, w: weights, fullW: weights, kernel: opts.Kernel, bestSoFar: math.NaN()}
 	if s.be == nil {
 		s.be = backend.Default()
 	}
@@ -410,6 +430,7 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 		for r, i := range idx {
 			s.labels[r] = labels[i]
 		}
+		s.w = s.weightsOf(idx)
 		n = opts.Rows
 	}
 	s.metric = "rmse"
@@ -575,15 +596,17 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 			return nil, err
 		}
 		if nf == 0 {
+			sw := sqrtOf(s.w)
+			scaleSym(kfull, sw) // the scaled problem's D K D (see loo)
 			ev := make([]float64, n)
 			if err := s.be.SymEig(kfull.RawMatrix(), ev, true); err != nil {
 				return nil, err
 			}
 			clampEig(ev)
-			scores, err = s.closedForm(ctx, newLOO(s.be, kfull, ev, s.t, true))
+			scores, err = s.closedForm(ctx, newLOO(s.be, kfull, ev, s.t, sw, true))
 		} else {
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
-				return s.pathOf(krrSystem(kfull, s.t, f.Train, f.Test))
+				return s.pathOf(krrSystem(kfull, s.t, s.weightsOf(f.Train), f.Train, f.Test))
 			})
 		}
 	} else {
@@ -616,16 +639,19 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		if err := fm.Transform(z, s.x); err != nil {
 			return nil, err
 		}
-		fs := newFeatureStats(s.be, z, s.t)
 		if nf == 0 {
+			sw := sqrtOf(s.w)
+			scaleRowsBy(z, sw) // the scaled problem's D Z (see loo)
+			fs := newFeatureStats(s.be, z, s.t, nil)
 			ev := make([]float64, D)
 			if err := s.be.SymEig(fs.g.RawMatrix(), ev, true); err != nil {
 				return nil, err
 			}
 			clampEig(ev)
 			mulRightInPlace(s.be, z, fs.g) // Z <- Q = Z U
-			scores, err = s.closedForm(ctx, newLOO(s.be, z, ev, s.t, false))
+			scores, err = s.closedForm(ctx, newLOO(s.be, z, ev, s.t, sw, false))
 		} else {
+			fs := newFeatureStats(s.be, z, s.t, s.w)
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
 				return s.pathOf(ridgeSystem(s.be, fs, s.t, f.Train, f.Test))
 			})
@@ -724,7 +750,7 @@ func (s *searcher) cv(ctx context.Context, w int, build func(dataset.Fold) (lamb
 				scores[li][fi] = math.NaN()
 				continue
 			}
-			scores[li][fi] = s.score(pred, truth)
+			scores[li][fi] = s.score(pred, truth, s.weightsOf(f.Test))
 		}
 		return nil
 	})
@@ -785,19 +811,23 @@ func (s *searcher) closedForm(ctx context.Context, l *loo) ([][]float64, error) 
 			continue
 		}
 		l.predict(s.be, pred, lam)
-		scores[li] = []float64{s.score(pred, s.labels)}
+		scores[li] = []float64{s.score(pred, s.labels, s.w)}
 	}
 	return scores, nil
 }
 
-// score decodes the outputs and returns accuracy or RMSE against truth.
-func (s *searcher) score(out *mat.Dense, truth []float64) float64 {
+// score decodes the outputs and returns accuracy or RMSE against truth,
+// weighted by w when w is not nil.
+func (s *searcher) score(out *mat.Dense, truth, w []float64) float64 {
 	pred := make([]float64, len(truth))
 	s.enc.Decode(pred, out)
 	for _, v := range pred {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return math.NaN()
 		}
+	}
+	if w != nil {
+		return weightedScore(pred, truth, w, s.enc.Task == solvers.TaskClassification)
 	}
 	if s.enc.Task == solvers.TaskClassification {
 		return solvers.Accuracy(pred, truth)

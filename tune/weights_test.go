@@ -1,0 +1,290 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// randWeights returns n weights in [0.2, 3].
+func randWeights(n int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 0.2 + 2.8*rng.Float64()
+	}
+	return w
+}
+
+func withoutW(w []float64, i int) []float64 {
+	return append(append([]float64(nil), w[:i]...), w[i+1:]...)
+}
+
+func sumW(w []float64) float64 {
+	s := 0.0
+	for _, v := range w {
+		s += v
+	}
+	return s
+}
+
+// TestLOOWeightedMatchesRefits: with weights, the closed-form left-out
+// prediction of row i equals a weighted solvers refit on the other n-1
+// rows (their weights, the same absolute regulariser: lambda' = lambda
+// sum(w) / (sum(w) - w_i)) predicting row i; tolerance closedTol as for the
+// unweighted identity (the weights in [0.2, 3] change the conditioning by
+// at most their ratio, 15).
+func TestLOOWeightedMatchesRefits(t *testing.T) {
+	be := backend.Default()
+	x, y := regData(30, 3, 1)
+	tg := twoOutputs(y)
+	n, _ := x.Dims()
+	w := randWeights(n, 5)
+	S := sumW(w)
+	for _, c := range looCases(t, be, x, tg, w) {
+		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
+			pred := mat.NewDense(n, 2, nil)
+			c.l.predict(be, pred, lambda)
+			out := mat.NewDense(1, 2, nil)
+			for i := 0; i < n; i++ {
+				m, err := c.refit(without(x, i), without(tg, i), withoutW(w, i), lambda*S/(S-w[i]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := m.Predict(out, x.Slice(i, i+1, 0, 3).(*mat.Dense)); err != nil {
+					t.Fatal(err)
+				}
+				for j := 0; j < 2; j++ {
+					if !relClose(pred.At(i, j), out.At(0, j), closedTol) {
+						t.Fatalf("%s lambda %g row %d output %d: closed form %.15g, weighted refit %.15g", c.name, lambda, i, j, pred.At(i, j), out.At(0, j))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGCVWeightedMatchesSmoother: the weighted GCV equals
+// n^2 sum_i w_i r_i^2 / (sum(w) (n - tr S)^2) with the smoother S read off
+// one weighted solvers fit on Y = I_n (tr S is the trace of the scaled
+// smoother too, D S D^-1).
+func TestGCVWeightedMatchesSmoother(t *testing.T) {
+	be := backend.Default()
+	x, y := regData(30, 3, 2)
+	tg := twoOutputs(y)
+	n, _ := x.Dims()
+	w := randWeights(n, 6)
+	S := sumW(w)
+	eye := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		eye.Set(i, i, 1)
+	}
+	for _, c := range looCases(t, be, x, tg, w) {
+		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
+			m, err := c.refit(x, eye, w, lambda)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sm := mat.NewDense(n, n, nil)
+			if err := m.Predict(sm, x); err != nil {
+				t.Fatal(err)
+			}
+			var r mat.Dense
+			r.Mul(sm, tg)
+			r.Sub(tg, &r)
+			num := 0.0
+			for i := 0; i < n; i++ {
+				for j := 0; j < 2; j++ {
+					num += w[i] * r.At(i, j) * r.At(i, j)
+				}
+			}
+			tr := float64(n) - mat.Trace(sm)
+			want := float64(n) * float64(n) * num / (S * tr * tr)
+			if got := c.l.gcv(be, lambda); !relClose(got, want, closedTol) {
+				t.Fatalf("%s lambda %g: weighted GCV %.15g, from S %.15g", c.name, lambda, got, want)
+			}
+		}
+	}
+}
+
+// TestPathWeightedMatchesFits: the weighted k-fold paths predict what
+// weighted solvers fits on the fold's training rows predict.
+func TestPathWeightedMatchesFits(t *testing.T) {
+	ctx := context.Background()
+	be := backend.Default()
+	x, y := regData(40, 2, 3)
+	tg := twoOutputs(y)
+	n, _ := x.Dims()
+	w := randWeights(n, 7)
+	folds, err := dataset.KFold(n, 4, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := folds[1]
+	wtr := pick(w, f.Train)
+	k := kernels.Gaussian{Sigma: 0.9}
+	kf := mat.NewDense(n, n, nil)
+	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
+		t.Fatal(err)
+	}
+	kp, err := krrSystem(kf, tg, wtr, f.Train, f.Test).eigPath(be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kd := krrSystem(kf, tg, wtr, f.Train, f.Test).directPath()
+	fm, z := fourierFeatures(t, be, k, x, 20, 5)
+	fs := newFeatureStats(be, z, tg, w)
+	rd := ridgeSystem(be, fs, tg, f.Train, f.Test).directPath()
+	rp, err := ridgeSystem(be, fs, tg, f.Train, f.Test).eigPath(be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xtr, ttr, xte := dataset.MustSelectRows(x, f.Train), dataset.MustSelectRows(tg, f.Train), dataset.MustSelectRows(x, f.Test)
+	for _, lambda := range []float64{1e-4, 1e-2} {
+		km, err := solvers.FitKRR(ctx, k, xtr, ttr, lambda, solvers.Options{Backend: be, Weights: wtr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rm, err := solvers.FitRidge(ctx, fm, xtr, ttr, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be, Weights: wtr}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			p    lambdaPath
+			m    solvers.Model
+		}{{"krr eig", kp, km}, {"ridge eig", rp, rm}, {"krr cholesky", kd, km}, {"ridge cholesky", rd, rm}} {
+			got := mat.NewDense(len(f.Test), 2, nil)
+			want := mat.NewDense(len(f.Test), 2, nil)
+			if err := c.p.predict(be, got, lambda); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.m.Predict(want, xte); err != nil {
+				t.Fatal(err)
+			}
+			for i := range f.Test {
+				for j := 0; j < 2; j++ {
+					if !relClose(got.At(i, j), want.At(i, j), closedTol) {
+						t.Fatalf("%s lambda %g test row %d: weighted path %.15g, weighted fit %.15g", c.name, lambda, i, got.At(i, j), want.At(i, j))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSearchWeights: Search with weights scores by the weighted metric
+// (checked against a weighted refit's held-out predictions for a split),
+// equal weights are the unweighted search, zero-weight rows are left out,
+// and bad weights are a ParamError on "Weights".
+func TestSearchWeights(t *testing.T) {
+	ctx := context.Background()
+	x, y := regData(60, 2, 11)
+	n, _ := x.Dims()
+	w := randWeights(n, 12)
+	w[3], w[10] = 0, 0
+	base := SearchOptions{Sigmas: []float64{1}, Lambdas: []float64{1e-3, 1e-1}, Validation: 0.25, Seed: 2, Task: solvers.TaskRegression}
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 2
+	}
+	for _, crit := range []Criterion{CriterionCV, CriterionLOO, CriterionGCV} {
+		for _, m := range []Method{MethodExact, MethodRidge} {
+			o := base
+			o.Criterion, o.Method = crit, m
+			if m == MethodRidge {
+				o.Sizes = []int{20}
+			}
+			plain, err := Search(ctx, x, y, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Weights = ones
+			eq, err := Search(ctx, x, y, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range plain.Rows {
+				if plain.Rows[i].Mean != eq.Rows[i].Mean {
+					t.Errorf("%s %s: equal weights score %g, unweighted %g", crit, m, eq.Rows[i].Mean, plain.Rows[i].Mean)
+				}
+			}
+			o.Weights = w
+			o.Refit = true
+			wr, err := Search(ctx, x, y, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wr.Model == nil || math.IsNaN(wr.Best.Mean) {
+				t.Fatalf("%s %s: weighted search: %+v", crit, m, wr.Best)
+			}
+		}
+	}
+
+	// The weighted split score is the weighted RMSE of a weighted fit on
+	// the split's training rows (zero-weight rows left out first).
+	var kept []int
+	for i, v := range w {
+		if v > 0 {
+			kept = append(kept, i)
+		}
+	}
+	xk, yk, wk := dataset.MustSelectRows(x, kept), dataset.MustSelectRows(y, kept), pick(w, kept)
+	train, test := dataset.Split(len(kept), 0.75, 2)
+	o := base
+	o.Weights, o.Lambdas = w, []float64{1e-2}
+	res, err := Search(ctx, x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := solvers.FitKRR(ctx, kernels.Gaussian{Sigma: 1}, dataset.MustSelectRows(xk, train), dataset.MustSelectRows(yk, train), 1e-2, solvers.Options{Weights: pick(wk, train)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred := mat.NewDense(len(test), 1, nil)
+	if err := m.Predict(pred, dataset.MustSelectRows(xk, test)); err != nil {
+		t.Fatal(err)
+	}
+	num, den := 0.0, 0.0
+	for r, i := range test {
+		d := pred.At(r, 0) - yk.At(i, 0)
+		num += wk[i] * d * d
+		den += wk[i]
+	}
+	if want := math.Sqrt(num / den); !relClose(res.Best.Mean, want, 1e-9) {
+		t.Errorf("weighted split score %.15g, weighted RMSE of the weighted fit %.15g", res.Best.Mean, want)
+	}
+
+	for _, bad := range [][]float64{make([]float64, n-1), make([]float64, n), {math.NaN()}} {
+		o := base
+		o.Weights = bad
+		if len(bad) == 1 {
+			o.Weights = append([]float64{math.NaN()}, ones[1:]...)
+		}
+		var pe *zonal.ParamError
+		if _, err := Search(ctx, x, y, o); !errors.As(err, &pe) || pe.Param != "Weights" {
+			t.Errorf("bad weights %v...: %v", o.Weights[:1], err)
+		}
+	}
+}
+
+// TestWeightedScore: weighted accuracy and RMSE by their definitions.
+func TestWeightedScore(t *testing.T) {
+	pred, truth, w := []float64{1, 0, 1, 1}, []float64{1, 1, 1, 0}, []float64{1, 2, 3, 4}
+	if got := weightedScore(pred, truth, w, true); got != 0.4 {
+		t.Errorf("weighted accuracy %g, want (1+3)/10", got)
+	}
+	if got, want := weightedScore(pred, truth, w, false), math.Sqrt(6.0/10); math.Abs(got-want) > 1e-15 {
+		t.Errorf("weighted RMSE %g, want %g", got, want)
+	}
+}
