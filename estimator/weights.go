@@ -118,37 +118,46 @@ func (c ClassWeight) check() error {
 	return nil
 }
 
-// rowWeights returns the row weights of a fit (nil when neither
-// Options.Weights nor Options.ClassWeight is set): the sample weight of
-// each row times the factor of its class, and the class factors (nil
-// without ClassWeight). It is the one validation of both against the
-// data: errors are *zonal.ParamError on "Weights" (solvers.CheckWeights:
-// length, sign, NaN or Inf, all zero; also all zero after the class
-// factors) or "ClassWeight" (regression, a label that is not a class).
+// rowWeights is RowWeights for Fit's options.
 func rowWeights(o Options, y []float64, enc solvers.Encoding) ([]float64, []LabelWeight, error) {
+	return RowWeights(y, enc, o.Weights, o.ClassWeight)
+}
+
+// RowWeights returns the row weights Fit uses for the labels y under the
+// encoding enc (nil when neither weights nor cw is set): the sample weight
+// of each row times the factor of its class, and the class factors in the
+// order of enc.Classes (nil without cw). It is the one validation of both
+// against the data: errors are *zonal.ParamError on "Weights"
+// (solvers.CheckWeights: length, sign, NaN or Inf, all zero; also all zero
+// after the class factors) or "ClassWeight" (a bad setting, regression, a
+// label that is not a class).
+func RowWeights(y []float64, enc solvers.Encoding, weights []float64, cw ClassWeight) ([]float64, []LabelWeight, error) {
 	n := len(y)
-	if _, err := solvers.CheckWeights(o.Weights, n); err != nil {
+	if _, err := solvers.CheckWeights(weights, n); err != nil {
 		return nil, nil, err
 	}
-	if o.ClassWeight.IsZero() {
-		return o.Weights, nil, nil
+	if err := cw.check(); err != nil {
+		return nil, nil, err
+	}
+	if cw.IsZero() {
+		return weights, nil, nil
 	}
 	if enc.Task != solvers.TaskClassification {
-		return nil, nil, &zonal.ParamError{Param: "ClassWeight", Value: o.ClassWeight.String(), Reason: "class weights apply to classification only, the task is " + enc.Task.String()}
+		return nil, nil, &zonal.ParamError{Param: "ClassWeight", Value: cw.String(), Reason: "class weights apply to classification only, the task is " + enc.Task.String()}
 	}
 	classes := enc.Classes
 	factor := make([]float64, len(classes))
 	counts := classCounts(y, classes)
 	for c := range factor {
 		factor[c] = 1
-		if o.ClassWeight.Balanced {
+		if cw.Balanced {
 			factor[c] = float64(n) / (float64(len(classes)) * float64(counts[c]))
 		}
 	}
-	for _, lw := range o.ClassWeight.Explicit {
+	for _, lw := range cw.Explicit {
 		c, ok := slices.BinarySearch(classes, lw.Label)
 		if !ok {
-			return nil, nil, &zonal.ParamError{Param: "ClassWeight", Value: o.ClassWeight.String(),
+			return nil, nil, &zonal.ParamError{Param: "ClassWeight", Value: cw.String(),
 				Reason: fmt.Sprintf("label %g is not a class of the training labels (%s)", lw.Label, formatLabels(classes))}
 		}
 		factor[c] = lw.Weight
@@ -157,12 +166,12 @@ func rowWeights(o Options, y []float64, enc solvers.Encoding) ([]float64, []Labe
 	for i, v := range y {
 		c, _ := slices.BinarySearch(classes, v)
 		w[i] = factor[c]
-		if o.Weights != nil {
-			w[i] *= o.Weights[i]
+		if weights != nil {
+			w[i] *= weights[i]
 		}
 	}
 	if _, err := solvers.CheckWeights(w, n); err != nil {
-		return nil, nil, fmt.Errorf("the sample weights times the class weights (%s): %w", o.ClassWeight, err)
+		return nil, nil, fmt.Errorf("the sample weights times the class weights (%s): %w", cw, err)
 	}
 	out := make([]LabelWeight, len(classes))
 	for c, l := range classes {
