@@ -92,8 +92,16 @@ type Falkon struct {
 // kernels.MatrixInto, the centres kept in the model are its rows as a CSR
 // (dataset.CSR.Subset), and the model predicts dense and CSR rows alike.
 //
+// opts.Weights, when set, makes the fit weighted (see the package doc):
+// the rows of weight zero are dropped, the centres are drawn among the
+// others (CenterIndices are still rows of x), the passes form
+// K_nM^T W K_nM u and the right-hand side K_nM^T W (Y - mean) with the
+// weighted mean, n becomes sum(w), and A = chol(T D T^T / M + lambda I)
+// with D the centres' weights scaled to sum to M (falkonfactors.go).
+//
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
-// Centers outside 1..n, an unknown Sampling or Precision; zonal.ErrShape for nil inputs,
+// bad Weights (CheckWeights), Centers outside 1..n (the rows of positive
+// weight when weighted), an unknown Sampling or Precision; zonal.ErrShape for nil inputs,
 // x neither a *mat.Dense nor a *dataset.CSR, a CSR whose parts disagree with
 // its shape, or a label count other than the row count; zonal.ErrRange for
 // a CSR column index outside [0, d) or not increasing within its row; zonal.ErrEmpty for no rows or

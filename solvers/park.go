@@ -107,7 +107,8 @@ type ParKCell struct {
 	// ValidationRows and ValidationRMSE: the held-out rows and the root mean
 	// squared error over them and every column of y, the targets FitParK was
 	// given (for a classification pipeline, the encoded target columns); NaN
-	// when none.
+	// when none. Unweighted even in a weighted fit (a diagnostic of the
+	// cell, not the objective).
 	ValidationRows int
 	ValidationRMSE float64
 }
@@ -165,6 +166,12 @@ type ParK struct {
 // O(Q) kernel evaluations per point and prediction applies the same offsets,
 // so a test point goes where a training row at its place went.
 //
+// opts.Weights, when set, drops the rows of weight zero, partitions the
+// others as above (the partition does not look at the weights), and fits
+// each cell with its rows' weights and lambda_q = lambda sum(w) / sum_q(w),
+// so that every cell's absolute regulariser is again the global one (see
+// the package doc; with one cell the fit is weighted FALKON).
+//
 // Cell q with n_q rows is fitted by FALKON with M_q centres (opts.Budget)
 // and lambda_q = lambda n / n_q, the scaling of the paper's analysis, so each
 // cell solves (K_qM^T K_qM + lambda n K_MM) a = K_qM^T Y_q and the targets
@@ -183,7 +190,7 @@ type ParK struct {
 // alike.
 //
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
-// Cells outside 1..n, Centers outside Cells..n, an unknown Partition or
+// bad Weights (CheckWeights), Cells outside 1..n, Centers outside Cells..n, an unknown Partition or
 // Budget, Cap in (0, 1) or not finite, Overlap outside [0, 1], Validation
 // outside [0, 0.5], fewer
 // distinct points in feature space than Cells; zonal.ErrShape for nil
