@@ -113,7 +113,7 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 	}
 	// The weights follow the rows: each fold model is fitted on its
 	// training rows' weights, and the calibrator on the held-out rows'.
-	wc := pickWeights(sopts.Weights, rows)
+	wc := solvers.SubsetWeights(sopts.Weights, rows)
 	tc, err := enc.Targets(yc)
 	if err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 		}
 		fold.Centers = foldCenters(plan, o, len(train), len(rows) < n)
 		fo := sopts
-		fo.Weights = pickWeights(wc, train)
+		fo.Weights = solvers.SubsetWeights(wc, train)
 		m, err := fitModel(ctx, &fold, o, k, rep.Lambda, xtr, denseRows(tc, train), fo)
 		if err != nil {
 			return nil, err

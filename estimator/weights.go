@@ -193,18 +193,6 @@ func formatLabels(v []float64) string {
 	return strings.Join(parts, ", ")
 }
 
-// pickWeights returns w[idx[0]], w[idx[1]], ... (nil for nil w).
-func pickWeights(w []float64, idx []int) []float64 {
-	if w == nil {
-		return nil
-	}
-	out := make([]float64, len(idx))
-	for r, i := range idx {
-		out[r] = w[i]
-	}
-	return out
-}
-
 // weightSum is the sum of w (the row count for nil w).
 func weightSum(w []float64, n int) float64 {
 	if w == nil {

@@ -636,11 +636,10 @@ func cellWeights(rw rowWeights, rows []int) ([]float64, float64) {
 	if rw.w == nil {
 		return nil, float64(len(rows))
 	}
-	wq := make([]float64, len(rows))
+	wq := SubsetWeights(rw.w, rows)
 	var sq float64
-	for j, i := range rows {
-		wq[j] = rw.w[i]
-		sq += rw.w[i]
+	for _, v := range wq {
+		sq += v
 	}
 	return wq, sq
 }

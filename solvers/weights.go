@@ -77,15 +77,26 @@ func prepareWeights(x mat.Matrix, y *mat.Dense, w []float64) (mat.Matrix, *mat.D
 	if len(kept) == n {
 		return x, y, rowWeights{w: w, sum: sum, given: sum}, nil
 	}
-	wk := make([]float64, len(kept))
-	for j, i := range kept {
-		wk[j] = w[i]
-	}
+	wk := SubsetWeights(w, kept)
 	rw := rowWeights{w: wk, sum: sum, kept: kept, given: sum}
 	if uniformWeights(wk) {
 		rw.w, rw.sum = nil, float64(len(kept))
 	}
 	return subsetRows(x, kept), gatherRows(y, kept), rw, nil
+}
+
+// SubsetWeights returns the weights of the rows idx, w[idx[0]],
+// w[idx[1]], ..., for a fit on those rows; nil for nil w (unweighted stays
+// unweighted).
+func SubsetWeights(w []float64, idx []int) []float64 {
+	if w == nil {
+		return nil
+	}
+	out := make([]float64, len(idx))
+	for r, i := range idx {
+		out[r] = w[i]
+	}
+	return out
 }
 
 // uniformWeights reports whether w is nil or all its entries are equal.

@@ -152,7 +152,11 @@ func TestGCVMatchesSmoother(t *testing.T) {
 // TestPathMatchesFits: the k-fold lambda paths, by eigendecomposition and
 // by Cholesky per lambda, predict what solvers fits on the fold's training
 // rows predict on its test rows.
-func TestPathMatchesFits(t *testing.T) {
+func TestPathMatchesFits(t *testing.T) { pathMatchesFits(t, nil) }
+
+// pathMatchesFits is TestPathMatchesFits with the row weights w (nil:
+// unweighted) of a 40-row problem: weighted paths against weighted fits.
+func pathMatchesFits(t *testing.T, w []float64) {
 	ctx := context.Background()
 	be := backend.Default()
 	x, y := regData(40, 2, 3)
@@ -163,18 +167,19 @@ func TestPathMatchesFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := folds[1]
+	wtr := subsetWeights(w, f.Train)
 	k := kernels.Gaussian{Sigma: 0.9}
 	kf := mat.NewDense(n, n, nil)
 	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
 		t.Fatal(err)
 	}
-	kp, err := krrSystem(kf, tg, nil, f.Train, f.Test).eigPath(be)
+	kp, err := krrSystem(kf, tg, wtr, f.Train, f.Test).eigPath(be)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kd := krrSystem(kf, tg, nil, f.Train, f.Test).directPath()
+	kd := krrSystem(kf, tg, wtr, f.Train, f.Test).directPath()
 	fm, z := fourierFeatures(t, be, k, x, 20, 5)
-	fs := newFeatureStats(be, z, tg, nil)
+	fs := newFeatureStats(be, z, tg, w)
 	rd := ridgeSystem(be, fs, tg, f.Train, f.Test).directPath()
 	rp, err := ridgeSystem(be, fs, tg, f.Train, f.Test).eigPath(be)
 	if err != nil {
@@ -182,11 +187,11 @@ func TestPathMatchesFits(t *testing.T) {
 	}
 	xtr, ttr, xte := dataset.MustSelectRows(x, f.Train), dataset.MustSelectRows(tg, f.Train), dataset.MustSelectRows(x, f.Test)
 	for _, lambda := range []float64{1e-4, 1e-2} {
-		km, err := solvers.FitKRR(ctx, k, xtr, ttr, lambda, solvers.Options{Backend: be})
+		km, err := solvers.FitKRR(ctx, k, xtr, ttr, lambda, solvers.Options{Backend: be, Weights: wtr})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rm, err := solvers.FitRidge(ctx, fm, xtr, ttr, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be}})
+		rm, err := solvers.FitRidge(ctx, fm, xtr, ttr, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be, Weights: wtr}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,6 +39,10 @@ func featureMap(be backend.Backend, k kernels.Kernel, x mat.Matrix, kind Map, si
 // tuned FALKON path and the refitted model use the same centres.
 func falkonCenters(n, m int, seed uint64) []int { return solvers.UniformCenters(n, m, seed) }
 
+// subsetWeights is the row weights of the rows idx (solvers.SubsetWeights;
+// nil stays nil).
+func subsetWeights(w []float64, idx []int) []float64 { return solvers.SubsetWeights(w, idx) }
+
 // falkonIterations bounds FALKON's CG in the refit (solvers' default is 20).
 const falkonIterations = 50
 

@@ -142,7 +142,7 @@ func ridgeSystem(be backend.Backend, fs *featureStats, t *mat.Dense, train, test
 	yte := dataset.MustSelectRows(t, test)
 	g := mat.DenseCopyOf(fs.g)
 	zy := mat.DenseCopyOf(fs.zy)
-	wte, wtr := pick(fs.w, test), pick(fs.w, train)
+	wte, wtr := subsetWeights(fs.w, test), subsetWeights(fs.w, train)
 	zs := zte // D_te Z_te for the Gram
 	if wte != nil {
 		zs = mat.DenseCopyOf(zte)

@@ -24,10 +24,14 @@ func positiveRows(x mat.Matrix, labels, w []float64) (mat.Matrix, []float64, []f
 			kept = append(kept, i)
 		}
 	}
-	kw := pick(w, kept)
+	kw := subsetWeights(w, kept)
 	if len(kept) < n {
 		x = dataset.MustSelectRows(x, kept)
-		labels = pick(labels, kept)
+		kl := make([]float64, len(kept))
+		for r, i := range kept {
+			kl[r] = labels[i]
+		}
+		labels = kl
 	}
 	for _, v := range kw {
 		if v != kw[0] {
@@ -39,19 +43,7 @@ func positiveRows(x mat.Matrix, labels, w []float64) (mat.Matrix, []float64, []f
 
 // weightsOf returns the weights of the rows idx of the tuned rows (nil
 // when unweighted).
-func (s *searcher) weightsOf(idx []int) []float64 { return pick(s.w, idx) }
-
-// pick returns v[idx[0]], v[idx[1]], ... (nil for nil v).
-func pick(v []float64, idx []int) []float64 {
-	if v == nil {
-		return nil
-	}
-	out := make([]float64, len(idx))
-	for r, i := range idx {
-		out[r] = v[i]
-	}
-	return out
-}
+func (s *searcher) weightsOf(idx []int) []float64 { return subsetWeights(s.w, idx) }
 
 // sumOr is the sum of w, or n for nil w.
 func sumOr(w []float64, n int) float64 {

@@ -119,69 +119,7 @@ func TestGCVWeightedMatchesSmoother(t *testing.T) {
 
 // TestPathWeightedMatchesFits: the weighted k-fold paths predict what
 // weighted solvers fits on the fold's training rows predict.
-func TestPathWeightedMatchesFits(t *testing.T) {
-	ctx := context.Background()
-	be := backend.Default()
-	x, y := regData(40, 2, 3)
-	tg := twoOutputs(y)
-	n, _ := x.Dims()
-	w := randWeights(n, 7)
-	folds, err := dataset.KFold(n, 4, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := folds[1]
-	wtr := pick(w, f.Train)
-	k := kernels.Gaussian{Sigma: 0.9}
-	kf := mat.NewDense(n, n, nil)
-	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
-		t.Fatal(err)
-	}
-	kp, err := krrSystem(kf, tg, wtr, f.Train, f.Test).eigPath(be)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kd := krrSystem(kf, tg, wtr, f.Train, f.Test).directPath()
-	fm, z := fourierFeatures(t, be, k, x, 20, 5)
-	fs := newFeatureStats(be, z, tg, w)
-	rd := ridgeSystem(be, fs, tg, f.Train, f.Test).directPath()
-	rp, err := ridgeSystem(be, fs, tg, f.Train, f.Test).eigPath(be)
-	if err != nil {
-		t.Fatal(err)
-	}
-	xtr, ttr, xte := dataset.MustSelectRows(x, f.Train), dataset.MustSelectRows(tg, f.Train), dataset.MustSelectRows(x, f.Test)
-	for _, lambda := range []float64{1e-4, 1e-2} {
-		km, err := solvers.FitKRR(ctx, k, xtr, ttr, lambda, solvers.Options{Backend: be, Weights: wtr})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rm, err := solvers.FitRidge(ctx, fm, xtr, ttr, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be, Weights: wtr}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range []struct {
-			name string
-			p    lambdaPath
-			m    solvers.Model
-		}{{"krr eig", kp, km}, {"ridge eig", rp, rm}, {"krr cholesky", kd, km}, {"ridge cholesky", rd, rm}} {
-			got := mat.NewDense(len(f.Test), 2, nil)
-			want := mat.NewDense(len(f.Test), 2, nil)
-			if err := c.p.predict(be, got, lambda); err != nil {
-				t.Fatal(err)
-			}
-			if err := c.m.Predict(want, xte); err != nil {
-				t.Fatal(err)
-			}
-			for i := range f.Test {
-				for j := 0; j < 2; j++ {
-					if !relClose(got.At(i, j), want.At(i, j), closedTol) {
-						t.Fatalf("%s lambda %g test row %d: weighted path %.15g, weighted fit %.15g", c.name, lambda, i, got.At(i, j), want.At(i, j))
-					}
-				}
-			}
-		}
-	}
-}
+func TestPathWeightedMatchesFits(t *testing.T) { pathMatchesFits(t, randWeights(40, 7)) }
 
 // TestSearchWeights: Search with weights scores by the weighted metric
 // (checked against a weighted refit's held-out predictions for a split),
@@ -239,7 +177,7 @@ func TestSearchWeights(t *testing.T) {
 			kept = append(kept, i)
 		}
 	}
-	xk, yk, wk := dataset.MustSelectRows(x, kept), dataset.MustSelectRows(y, kept), pick(w, kept)
+	xk, yk, wk := dataset.MustSelectRows(x, kept), dataset.MustSelectRows(y, kept), subsetWeights(w, kept)
 	train, test := dataset.Split(len(kept), 0.75, 2)
 	o := base
 	o.Weights, o.Lambdas = w, []float64{1e-2}
@@ -247,7 +185,7 @@ func TestSearchWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := solvers.FitKRR(ctx, kernels.Gaussian{Sigma: 1}, dataset.MustSelectRows(xk, train), dataset.MustSelectRows(yk, train), 1e-2, solvers.Options{Weights: pick(wk, train)})
+	m, err := solvers.FitKRR(ctx, kernels.Gaussian{Sigma: 1}, dataset.MustSelectRows(xk, train), dataset.MustSelectRows(yk, train), 1e-2, solvers.Options{Weights: subsetWeights(wk, train)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/estimator"
+	"github.com/zonal-ml/zonal/solvers"
 )
 
 // dataSpec says which labelled data a fitting command reads: -train, and
@@ -77,7 +78,7 @@ func loadTrainTest(e *env, s dataSpec) (train, test *dataset.Data, w []float64, 
 		if test, err = all.Subset(te); err != nil {
 			return nil, nil, nil, err
 		}
-		w = pickRows(w, tr)
+		w = solvers.SubsetWeights(w, tr)
 	}
 	if ntr, _ := train.Dims(); s.subsample > 0 && s.subsample < ntr {
 		rows, err := dataset.Subsample(ntr, s.subsample, s.seed)
@@ -87,7 +88,7 @@ func loadTrainTest(e *env, s dataSpec) (train, test *dataset.Data, w []float64, 
 		if train, err = train.Subset(rows); err != nil {
 			return nil, nil, nil, err
 		}
-		w = pickRows(w, rows)
+		w = solvers.SubsetWeights(w, rows)
 	}
 	runtime.GC()
 	return train, test, w, nil

@@ -173,18 +173,6 @@ func (w weightFlags) fromTest(test *dataset.Data, d int, testName string) error 
 	return nil
 }
 
-// pickRows returns v[rows[0]], v[rows[1]], ... (nil for nil v).
-func pickRows(v []float64, rows []int) []float64 {
-	if v == nil {
-		return nil
-	}
-	out := make([]float64, len(rows))
-	for k, r := range rows {
-		out[k] = v[r]
-	}
-	return out
-}
-
 // classWeightNote is ", class weights L:W, ..." ("" without class weights).
 func classWeightNote(cw []estimator.LabelWeight) string {
 	if len(cw) == 0 {
