@@ -210,7 +210,9 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	rep := &Report{Plan: plan, Method: plan.Method, Map: plan.Map, Precision: plan.Precision, Task: enc.Task,
 		Rows: n, Cols: d, Sparse: plan.KeepSparse && isCSR, Density: shape.Density, Backend: be.Name(), Notes: plan.Notes, Calibration: CalibrationNone}
 	if weights != nil {
-		rep.Weighted, rep.WeightSum, rep.ClassWeights = true, weightSum(weights, n), classWeights
+		// rowWeights validated them: CheckWeights only sums here.
+		rep.Weighted, rep.ClassWeights = true, classWeights
+		rep.WeightSum, _ = solvers.CheckWeights(weights, n)
 	}
 	ch, err := choose(ctx, plan, opts, in, y, weights, enc.Task)
 	if err != nil {

@@ -193,18 +193,6 @@ func formatLabels(v []float64) string {
 	return strings.Join(parts, ", ")
 }
 
-// weightSum is the sum of w (the row count for nil w).
-func weightSum(w []float64, n int) float64 {
-	if w == nil {
-		return float64(n)
-	}
-	s := 0.0
-	for _, v := range w {
-		s += v
-	}
-	return s
-}
-
 // positiveCount is the number of positive weights.
 func positiveCount(w []float64) int {
 	c := 0

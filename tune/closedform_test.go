@@ -82,19 +82,30 @@ func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense, w []float64) [
 // TestLOOMatchesRefits: the closed-form leave-one-out predictions equal n
 // solvers refits on the other n-1 rows with the same absolute regulariser
 // (lambda' = lambda n / (n-1)), each predicting its left-out row.
-func TestLOOMatchesRefits(t *testing.T) {
+func TestLOOMatchesRefits(t *testing.T) { looMatchesRefits(t, nil) }
+
+// looMatchesRefits is TestLOOMatchesRefits with the row weights w (nil:
+// all 1) of a 30-row problem: the refit on the other rows has their
+// weights and lambda' = lambda sum(w) / (sum(w) - w_i), the same absolute
+// regulariser.
+func looMatchesRefits(t *testing.T, w []float64) {
 	be := backend.Default()
 	x, y := regData(30, 3, 1)
 	tg := twoOutputs(y)
 	n, _ := x.Dims()
-	for _, c := range looCases(t, be, x, tg, nil) {
+	S := sumOr(w, n)
+	for _, c := range looCases(t, be, x, tg, w) {
 		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
 			pred := mat.NewDense(n, 2, nil)
 			c.l.predict(be, pred, lambda)
 			out := mat.NewDense(1, 2, nil)
 			worst := 0.0
 			for i := 0; i < n; i++ {
-				m, err := c.refit(without(x, i), without(tg, i), nil, lambda*float64(n)/float64(n-1))
+				wi, wo := 1.0, []float64(nil)
+				if w != nil {
+					wi, wo = w[i], append(append([]float64(nil), w[:i]...), w[i+1:]...)
+				}
+				m, err := c.refit(without(x, i), without(tg, i), wo, lambda*S/(S-wi))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -116,18 +127,26 @@ func TestLOOMatchesRefits(t *testing.T) {
 // TestGCVMatchesSmoother: GCV from the eigenbasis equals n |(I-S) Y|^2 /
 // tr(I-S)^2 with the smoother S read off one solvers fit on Y = I_n (the
 // fit is linear in the targets, column j of its predictions is S e_j).
-func TestGCVMatchesSmoother(t *testing.T) {
+func TestGCVMatchesSmoother(t *testing.T) { gcvMatchesSmoother(t, nil) }
+
+// gcvMatchesSmoother is TestGCVMatchesSmoother with the row weights w
+// (nil: all 1): the weighted GCV is n^2 sum_i w_i |r_i|^2 / (sum(w)
+// (n - tr S)^2), S read off one weighted fit (tr S is also the trace of
+// the scaled problem's smoother D S D^-1); n |r|^2 / (n - tr S)^2 when
+// every weight is 1.
+func gcvMatchesSmoother(t *testing.T, w []float64) {
 	be := backend.Default()
 	x, y := regData(30, 3, 2)
 	tg := twoOutputs(y)
 	n, _ := x.Dims()
+	S := sumOr(w, n)
 	eye := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
 		eye.Set(i, i, 1)
 	}
-	for _, c := range looCases(t, be, x, tg, nil) {
+	for _, c := range looCases(t, be, x, tg, w) {
 		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
-			m, err := c.refit(x, eye, nil, lambda)
+			m, err := c.refit(x, eye, w, lambda)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,9 +157,18 @@ func TestGCVMatchesSmoother(t *testing.T) {
 			var r mat.Dense
 			r.Mul(s, tg)
 			r.Sub(tg, &r)
-			num := mat.Norm(&r, 2) // Frobenius for matrices
+			num := 0.0
+			for i := 0; i < n; i++ {
+				wi := 1.0
+				if w != nil {
+					wi = w[i]
+				}
+				for j := 0; j < 2; j++ {
+					num += wi * r.At(i, j) * r.At(i, j)
+				}
+			}
 			tr := float64(n) - mat.Trace(s)
-			want := float64(n) * num * num / (tr * tr)
+			want := float64(n) * float64(n) * num / (S * tr * tr)
 			got := c.l.gcv(be, lambda)
 			if !relClose(got, want, closedTol) {
 				t.Fatalf("%s lambda %g: GCV closed form %.15g, from S %.15g", c.name, lambda, got, want)

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
@@ -26,96 +25,17 @@ func randWeights(n int, seed uint64) []float64 {
 	return w
 }
 
-func withoutW(w []float64, i int) []float64 {
-	return append(append([]float64(nil), w[:i]...), w[i+1:]...)
-}
-
-func sumW(w []float64) float64 {
-	s := 0.0
-	for _, v := range w {
-		s += v
-	}
-	return s
-}
-
 // TestLOOWeightedMatchesRefits: with weights, the closed-form left-out
 // prediction of row i equals a weighted solvers refit on the other n-1
 // rows (their weights, the same absolute regulariser: lambda' = lambda
 // sum(w) / (sum(w) - w_i)) predicting row i; tolerance closedTol as for the
 // unweighted identity (the weights in [0.2, 3] change the conditioning by
 // at most their ratio, 15).
-func TestLOOWeightedMatchesRefits(t *testing.T) {
-	be := backend.Default()
-	x, y := regData(30, 3, 1)
-	tg := twoOutputs(y)
-	n, _ := x.Dims()
-	w := randWeights(n, 5)
-	S := sumW(w)
-	for _, c := range looCases(t, be, x, tg, w) {
-		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
-			pred := mat.NewDense(n, 2, nil)
-			c.l.predict(be, pred, lambda)
-			out := mat.NewDense(1, 2, nil)
-			for i := 0; i < n; i++ {
-				m, err := c.refit(without(x, i), without(tg, i), withoutW(w, i), lambda*S/(S-w[i]))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := m.Predict(out, x.Slice(i, i+1, 0, 3).(*mat.Dense)); err != nil {
-					t.Fatal(err)
-				}
-				for j := 0; j < 2; j++ {
-					if !relClose(pred.At(i, j), out.At(0, j), closedTol) {
-						t.Fatalf("%s lambda %g row %d output %d: closed form %.15g, weighted refit %.15g", c.name, lambda, i, j, pred.At(i, j), out.At(0, j))
-					}
-				}
-			}
-		}
-	}
-}
+func TestLOOWeightedMatchesRefits(t *testing.T) { looMatchesRefits(t, randWeights(30, 5)) }
 
-// TestGCVWeightedMatchesSmoother: the weighted GCV equals
-// n^2 sum_i w_i r_i^2 / (sum(w) (n - tr S)^2) with the smoother S read off
-// one weighted solvers fit on Y = I_n (tr S is the trace of the scaled
-// smoother too, D S D^-1).
-func TestGCVWeightedMatchesSmoother(t *testing.T) {
-	be := backend.Default()
-	x, y := regData(30, 3, 2)
-	tg := twoOutputs(y)
-	n, _ := x.Dims()
-	w := randWeights(n, 6)
-	S := sumW(w)
-	eye := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		eye.Set(i, i, 1)
-	}
-	for _, c := range looCases(t, be, x, tg, w) {
-		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
-			m, err := c.refit(x, eye, w, lambda)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sm := mat.NewDense(n, n, nil)
-			if err := m.Predict(sm, x); err != nil {
-				t.Fatal(err)
-			}
-			var r mat.Dense
-			r.Mul(sm, tg)
-			r.Sub(tg, &r)
-			num := 0.0
-			for i := 0; i < n; i++ {
-				for j := 0; j < 2; j++ {
-					num += w[i] * r.At(i, j) * r.At(i, j)
-				}
-			}
-			tr := float64(n) - mat.Trace(sm)
-			want := float64(n) * float64(n) * num / (S * tr * tr)
-			if got := c.l.gcv(be, lambda); !relClose(got, want, closedTol) {
-				t.Fatalf("%s lambda %g: weighted GCV %.15g, from S %.15g", c.name, lambda, got, want)
-			}
-		}
-	}
-}
+// TestGCVWeightedMatchesSmoother: the weighted GCV equals its definition
+// from the smoother of one weighted fit.
+func TestGCVWeightedMatchesSmoother(t *testing.T) { gcvMatchesSmoother(t, randWeights(30, 6)) }
 
 // TestPathWeightedMatchesFits: the weighted k-fold paths predict what
 // weighted solvers fits on the fold's training rows predict.
