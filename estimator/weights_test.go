@@ -218,3 +218,37 @@ func TestFitWeightsBad(t *testing.T) {
 		}
 	}
 }
+
+// The calibrator is fitted on the held-out rows' weights: with class 1
+// weighted 1/20 its share of the weighted distribution falls from about
+// 0.7 (this data) to about 0.1, and the mean calibrated probability of
+// class 1 must follow it (below 0.25). A calibrator fitted on the
+// unweighted held-out scores brings it back to the unweighted share
+// (measured: 0.685 against 0.689 unweighted).
+func TestFitWeightedCalibration(t *testing.T) {
+	ctx := context.Background()
+	x, y := blobs(400, 2, 2, 0.3, 21)
+	meanP1 := func(cw string) float64 {
+		t.Helper()
+		c, err := estimator.ParseClassWeight(cw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := given()
+		o.Calibration, o.ClassWeight = estimator.CalibrationPlatt, c
+		p, _, err := estimator.Fit(ctx, x, y, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := mat.NewDense(400, 2, nil)
+		if err := p.PredictProba(prob, x); err != nil {
+			t.Fatal(err)
+		}
+		return mat.Sum(prob.ColView(1)) / 400
+	}
+	plain, weighted := meanP1("none"), meanP1("1:0.05")
+	t.Logf("mean P(class 1): unweighted %.3f, class 1 weighted 0.05: %.3f", plain, weighted)
+	if !(plain > 0.35 && weighted < 0.25) {
+		t.Errorf("mean P(class 1) unweighted %.3f (want above 0.35), weighted %.3f (want below 0.25)", plain, weighted)
+	}
+}
