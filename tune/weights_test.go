@@ -146,3 +146,44 @@ func TestWeightedScore(t *testing.T) {
 		t.Errorf("weighted RMSE %g, want %g", got, want)
 	}
 }
+
+// ParK's search fits every fold with its training rows' weights and scores
+// by the weighted metric: its split score is the weighted RMSE of a
+// weighted FitParK on the split's training rows (recomputed here with the
+// same options).
+func TestSearchParKWeights(t *testing.T) {
+	ctx := context.Background()
+	x, y := regData(80, 2, 13)
+	n, _ := x.Dims()
+	w := randWeights(n, 14)
+	o := SearchOptions{Method: MethodParK, Cells: 2, Sizes: []int{20}, Sigmas: []float64{1}, Lambdas: []float64{1e-3},
+		Validation: 0.25, Seed: 3, Task: solvers.TaskRegression, Weights: w}
+	res, err := Search(ctx, x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test := dataset.Split(n, 0.75, 3)
+	s, err := newSearcher(x, y, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	po := s.parkOptions(20, 0, 1)
+	po.Weights = subsetWeights(w, train)
+	m, err := solvers.FitParK(ctx, kernels.Gaussian{Sigma: 1}, dataset.MustSelectRows(x, train), dataset.MustSelectRows(y, train), 1e-3, po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred := mat.NewDense(len(test), 1, nil)
+	if err := m.Predict(pred, dataset.MustSelectRows(x, test)); err != nil {
+		t.Fatal(err)
+	}
+	num, den := 0.0, 0.0
+	for r, i := range test {
+		d := pred.At(r, 0) - y.At(i, 0)
+		num += w[i] * d * d
+		den += w[i]
+	}
+	if want := math.Sqrt(num / den); !relClose(res.Best.Mean, want, 1e-9) {
+		t.Errorf("weighted ParK split score %.15g, weighted RMSE of the weighted fit %.15g", res.Best.Mean, want)
+	}
+}
