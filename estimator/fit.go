@@ -102,6 +102,13 @@ type Report struct {
 	Solved      bool
 	// Notes are decisions the user should hear of (see Plan.Notes).
 	Notes []string
+	// Weighted says the fit was weighted (Options.Weights or
+	// Options.ClassWeight); WeightSum is then the sum of the row weights
+	// used, and ClassWeights the factor of each class (nil without
+	// ClassWeight), in the order of the encoding's classes.
+	Weighted     bool
+	WeightSum    float64
+	ClassWeights []LabelWeight
 }
 
 // SolveFloor is the relative residual below which a CG solve that stalled
@@ -194,6 +201,10 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	if err != nil {
 		return nil, nil, err
 	}
+	weights, classWeights, err := rowWeights(opts, y, enc)
+	if err != nil {
+		return nil, nil, err
+	}
 	if isCSR && !plan.KeepSparse {
 		if in, err = DenseOf(csr); err != nil {
 			return nil, nil, err
@@ -205,7 +216,12 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	}
 	rep := &Report{Plan: plan, Method: plan.Method, Map: plan.Map, Precision: plan.Precision, Task: enc.Task,
 		Rows: n, Cols: d, Sparse: plan.KeepSparse && isCSR, Density: shape.Density, Backend: be.Name(), Notes: plan.Notes, Calibration: CalibrationNone}
-	ch, err := choose(ctx, plan, opts, in, y, enc.Task)
+	if weights != nil {
+		// rowWeights validated them: CheckWeights only sums here.
+		rep.Weighted, rep.ClassWeights = true, classWeights
+		rep.WeightSum, _ = solvers.CheckWeights(weights, n)
+	}
+	ch, err := choose(ctx, plan, opts, in, y, weights, enc.Task)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -221,7 +237,7 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	if err != nil {
 		return nil, nil, err
 	}
-	sopts := solvers.Options{Backend: be, MemoryBudget: opts.MemoryBudget, Progress: opts.Progress}
+	sopts := solvers.Options{Backend: be, MemoryBudget: opts.MemoryBudget, Progress: opts.Progress, Weights: weights}
 	fitAt := func(lambda float64) (solvers.Model, error) {
 		m, err := fitModel(ctx, plan, opts, k, lambda, ch.x, targets, sopts)
 		if err != nil {
@@ -450,7 +466,7 @@ type choice struct {
 // choose tunes each input transform of the plan and keeps the best: the
 // first (standardized, when there are two) unless the second's tuning
 // loss is lower by RawMargin; a failing second candidate is ignored.
-func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y []float64, task solvers.Task) (choice, error) {
+func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y, w []float64, task solvers.Task) (choice, error) {
 	try := func(standardize bool) (choice, error) {
 		c := choice{standardize: standardize, x: x}
 		if xd, ok := x.(*mat.Dense); ok {
@@ -466,7 +482,7 @@ func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y []float64, 
 		if err := CheckMagnitude(c.x); err != nil {
 			return c, err
 		}
-		return c, c.tune(ctx, p, o, y, task)
+		return c, c.tune(ctx, p, o, y, w, task)
 	}
 	best, err := try(p.Standardize[0])
 	if err != nil || len(p.Standardize) == 1 {
@@ -488,8 +504,9 @@ func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y []float64, 
 	return best, nil
 }
 
-// tune fills in sigma and lambda on c.x (see the package documentation).
-func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task solvers.Task) error {
+// tune fills in sigma and lambda on c.x (see the package documentation),
+// the scores and fits weighted by w (nil: unweighted).
+func (c *choice) tune(ctx context.Context, p *Plan, o Options, y, w []float64, task solvers.Task) error {
 	c.kernel, c.lambda = p.Kernel, p.Lambda
 	n, _ := c.x.Dims()
 	var err error
@@ -522,6 +539,7 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task
 	start := time.Now()
 	so := p.searchOptions(ctx, o, c.kernel, c.x)
 	so.Task = task
+	so.Weights = w
 	yy := mat.NewDense(n, 1, slices.Clone(y))
 	var res *tune.Result
 	if p.Sigma == SigmaGolden {
@@ -538,8 +556,15 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task
 	// (1/n)|f(X)-y|^2 + lambda |f|^2 weighs the data more as n grows, and
 	// the lambda that is best on rows rows is too strong on n: keep the
 	// balance of the sums, i.e. scikit-learn's alpha = lambda n, which
-	// scales lambda by rows/n.
+	// scales lambda by rows/n. Weighted, the balance is that of the weight
+	// sums, lambda sum(w): tune subsamples among the rows of positive
+	// weight, so the expected ratio of the sums is min(rows, n+)/n+ with
+	// n+ those rows.
 	c.lambda = res.Best.Lambda * float64(rows) / float64(n)
+	if w != nil {
+		pos := positiveCount(w)
+		c.lambda = res.Best.Lambda * float64(min(rows, pos)) / float64(pos)
+	}
 	if p.Sigma == SigmaGolden {
 		c.kernel.Sigma = res.Best.Sigma
 		c.chosen.Sigma = fmt.Sprintf("golden-section search on log sigma over the median heuristic %.3g x [1/%d, %d], %d evaluations", so.Sigmas[0], GoldenSpread, GoldenSpread, GoldenEvaluations)

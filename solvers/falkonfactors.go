@@ -2,6 +2,7 @@ package solvers
 
 import (
 	"context"
+	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -45,7 +46,15 @@ func factorScratch(M int) int64 {
 // newFalkonFactors computes the two factors for the centres (rows of x at
 // idx, already gathered in centers), with FALKON's jitter fallbacks. It
 // returns the factors and the jitter added to K_MM.
-func newFalkonFactors(ctx context.Context, be backend.Backend, k kernels.Kernel, centers mat.Matrix, M int, lambda float64) (*falkonFactors, float64, error) {
+//
+// cw, when not nil, are the centres' weights of a weighted fit scaled to
+// sum to M (centerWeights), and A^T A = T D T^T / M + lambda I with
+// D = diag(cw). The preconditioner rests on K_nM^T K_nM / n ~ K_MM^2 / M,
+// the centres standing in for the rows; in a weighted fit the operator
+// holds K_nM^T W K_nM / sum(w), for which the centres, drawn uniformly,
+// stand in with the importance weights D: K_MM D K_MM / M. Then B^T
+// (K_MM D K_MM / M + lambda K_MM) B = I exactly as in the unweighted case.
+func newFalkonFactors(ctx context.Context, be backend.Backend, k kernels.Kernel, centers mat.Matrix, M int, lambda float64, cw []float64) (*falkonFactors, float64, error) {
 	p := mat.NewDense(M, M, nil)
 	// L L^T = K_MM + eps M I, L lower (= T^T).
 	jit, err := factorWithJitter(ctx, be, p, 1e-14*float64(M), "K_MM + eps M I", func(a *mat.Dense) error {
@@ -68,15 +77,42 @@ func newFalkonFactors(ctx context.Context, be backend.Backend, k kernels.Kernel,
 	nb := panelRows(M)
 	d := make([]float64, nb*nb)
 	r := make([]float64, nb*M)
-	if _, err := factorWithJitterBy(ctx, p, lambda, "T T^T / M + lambda I", func(*mat.Dense) error {
+	// With centre weights, T's columns are scaled by sqrt(cw) for the
+	// product (T D^(1/2))(T D^(1/2))^T and restored after it. Restoring
+	// rounds T by an ulp or so, which is harmless: the operator and the
+	// final alpha = T^-1 A^-1 beta use the same T, and B only has to be
+	// invertible for the solution to be the system's.
+	f.scaleTCols(cw, false)
+	_, err = factorWithJitterBy(ctx, p, lambda, "T T^T / M + lambda I", func(*mat.Dense) error {
 		return f.fillTTt(ctx, nb, d, r)
-	}, func(a blas64.General) error { return backend.CholeskyLower(be, a) }); err != nil {
+	}, func(a blas64.General) error { return backend.CholeskyLower(be, a) })
+	f.scaleTCols(cw, true)
+	if err != nil {
 		return nil, 0, err
 	}
 	for i := 0; i < M; i++ {
 		f.dA[i] = g.Data[i*g.Stride+i]
 	}
 	return f, jit, nil
+}
+
+// scaleTCols multiplies column j of T (strict upper triangle of f.p and
+// f.dT) by sqrt(cw[j]), or divides it when undo; nothing for nil cw.
+func (f *falkonFactors) scaleTCols(cw []float64, undo bool) {
+	if cw == nil {
+		return
+	}
+	g := f.p
+	for j, c := range cw {
+		s := math.Sqrt(c)
+		if undo {
+			s = 1 / s
+		}
+		f.dT[j] *= s
+		for i := 0; i < j; i++ {
+			g.Data[i*g.Stride+j] *= s
+		}
+	}
 }
 
 // fillTTt writes the lower triangle (diagonal included) of T T^T / M into
