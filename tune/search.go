@@ -251,21 +251,21 @@ func (r *Result) HigherIsBetter() bool { return r.Metric == "accuracy" }
 
 // searcher holds the validated inputs of a search.
 type searcher struct {
-	opts    SearchOptions
-	be      backend.Backend
-	x       mat.Matrix // the rows tuned on (all, or a subsample): *mat.Dense or *dataset.CSR
-	labels  []float64
-	t       *mat.Dense // n x k encoded targets
-	fullX   mat.Matrix // every row and its targets, for the refit
-	fullT   *mat.Dense
-	w       []float64 // weights of the rows of x (all positive); nil: unweighted
-	fullW   []float64 // weights of the rows of fullX; nil: unweighted
-	enc     solvers.Encoding
-	folds   []dataset.Fold
-	metric  string
+	opts   SearchOptions
+	be     backend.Backend
+	x      mat.Matrix // the rows tuned on (all, or a subsample): *mat.Dense or *dataset.CSR
+	labels []float64
+	t      *mat.Dense // n x k encoded targets
+	fullX  mat.Matrix // every row and its targets, for the refit
+	fullT  *mat.Dense
+	w      []float64 // weights of the rows of x (all positive); nil: unweighted
+	fullW  []float64 // weights of the rows of fullX; nil: unweighted
+	enc    solvers.Encoding
+	folds  []dataset.Fold
+	metric string
 	// alt holds, with ScoreSquared, the task metric's scores
 	// [lambda][fold] of the group being evaluated (Row.TaskScore).
-	alt [][]float64
+	alt     [][]float64
 	kernel  func(float64) (kernels.Kernel, error)
 	lambdas []float64
 	done    int
