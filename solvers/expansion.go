@@ -2,9 +2,11 @@ package solvers
 
 import (
 	"context"
+	"math"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
@@ -31,6 +33,11 @@ type expansion struct {
 	be      backend.Backend // large-batch prediction; never nil
 	pool    sync.Pool       // *[]float64 of length M: kernel row scratch
 
+	// The squared norms |c_j|^2 of dense centres, computed once on the
+	// first Gaussian row prediction (predictRow).
+	cnOnce sync.Once
+	cn     []float64
+
 	expansion32 // precision; float32 centres (falkon32.go)
 }
 
@@ -54,13 +61,25 @@ func (e *expansion) Outputs() int { _, _, k := e.dims(); return k }
 
 // predictRow writes f(x) for one row x (length d) to out (length k).
 // It does not allocate. The centres must be dense (see denseCenters).
+//
+// For the Gaussian kernel the M kernel values come from one matrix-vector
+// product on the expansion's backend, k(x, c_j) = exp(-gamma max(0,
+// |x|^2 + |c_j|^2 - 2 x.c_j)) with the centres' norms computed once, as
+// the kernel blocks of large batches do: the M distances one by one
+// (Eval) are a chain of dependent additions that costs several times the
+// product, and a served row is mostly this work. Other kernels are
+// evaluated centre by centre with Eval.
 func (e *expansion) predictRow(out, x []float64) {
 	m, d, k := e.dims()
 	sp := e.pool.Get().(*[]float64)
 	kr := *sp
 	c := e.centers.(*mat.Dense).RawMatrix()
-	for j := 0; j < m; j++ {
-		kr[j] = e.kern.Eval(x, c.Data[j*c.Stride:j*c.Stride+d])
+	if g, ok := e.kern.(kernels.Gaussian); ok {
+		e.gaussianRow(kr, x, c, g.Gamma())
+	} else {
+		for j := 0; j < m; j++ {
+			kr[j] = e.kern.Eval(x, c.Data[j*c.Stride:j*c.Stride+d])
+		}
 	}
 	copy(out, e.mean)
 	a := e.alpha.RawMatrix()
@@ -72,6 +91,25 @@ func (e *expansion) predictRow(out, x []float64) {
 		}
 	}
 	e.pool.Put(sp)
+}
+
+// gaussianRow writes the Gaussian kernel values k(x, c_j) of the row x
+// against the dense centres c to kr (length M): -2 C x by the backend's
+// Gemv, then the norms and the exponential (backend.Exp), clamping
+// squared distances that rounding made negative to 0.
+func (e *expansion) gaussianRow(kr, x []float64, c blas64.General, gamma float64) {
+	e.cnOnce.Do(func() {
+		e.cn = make([]float64, c.Rows)
+		for j := range e.cn {
+			e.cn[j] = backend.SumSq(e.be, c.Data[j*c.Stride:j*c.Stride+c.Cols])
+		}
+	})
+	e.be.Gemv(blas.NoTrans, -2, c, blas64.Vector{N: len(x), Data: x, Inc: 1}, 0, blas64.Vector{N: c.Rows, Data: kr, Inc: 1})
+	xn := backend.SumSq(e.be, x)
+	for j, v := range kr[:c.Rows] {
+		kr[j] = -gamma * math.Max(0, xn+e.cn[j]+v)
+	}
+	backend.Exp(e.be, kr, kr)
 }
 
 // denseCenters reports whether the centres are a *mat.Dense (rows can then
