@@ -33,10 +33,11 @@ type expansion struct {
 	be      backend.Backend // large-batch prediction; never nil
 	pool    sync.Pool       // *[]float64 of length M: kernel row scratch
 
-	// The squared norms |c_j|^2 of dense centres, computed once on the
-	// first Gaussian row prediction (predictRow).
+	// The squared norms |c_j|^2 of dense centres and, when it fits
+	// maxTransposed, their transpose (d x M), made once on the first
+	// Gaussian row prediction (gaussianRow).
 	cnOnce sync.Once
-	cn     []float64
+	cn, ct []float64
 
 	expansion32 // precision; float32 centres (falkon32.go)
 }
@@ -61,14 +62,8 @@ func (e *expansion) Outputs() int { _, _, k := e.dims(); return k }
 
 // predictRow writes f(x) for one row x (length d) to out (length k).
 // It does not allocate. The centres must be dense (see denseCenters).
-//
-// For the Gaussian kernel the M kernel values come from one matrix-vector
-// product on the expansion's backend, k(x, c_j) = exp(-gamma max(0,
-// |x|^2 + |c_j|^2 - 2 x.c_j)) with the centres' norms computed once, as
-// the kernel blocks of large batches do: the M distances one by one
-// (Eval) are a chain of dependent additions that costs several times the
-// product, and a served row is mostly this work. Other kernels are
-// evaluated centre by centre with Eval.
+// The Gaussian kernel's M values come from gaussianRow, other kernels'
+// from Eval centre by centre.
 func (e *expansion) predictRow(out, x []float64) {
 	m, d, k := e.dims()
 	sp := e.pool.Get().(*[]float64)
@@ -93,20 +88,54 @@ func (e *expansion) predictRow(out, x []float64) {
 	e.pool.Put(sp)
 }
 
-// gaussianRow writes the Gaussian kernel values k(x, c_j) of the row x
-// against the dense centres c to kr (length M): -2 C x by the backend's
-// Gemv, then the norms and the exponential (backend.Exp), clamping
-// squared distances that rounding made negative to 0.
+// maxTransposed is the most entries M d of the transposed copy of the
+// centres that gaussianRow keeps (32 MiB); larger centre sets take the
+// matrix-vector product on the centres as they are.
+const maxTransposed = 1 << 22
+
+// gaussianRow writes the Gaussian kernel values k(x, c_j) = exp(-gamma
+// max(0, |x|^2 + |c_j|^2 - 2 x.c_j)) of the row x against the dense
+// centres c to kr (length M), with the centres' squared norms computed
+// once, as the kernel blocks of large batches are computed (squared
+// distances that rounding made negative are 0). Computing the M
+// distances one by one (Eval) is a chain of dependent additions that
+// costs several times the product, and a served row is mostly this work.
+//
+// The products -2 x.c_j are a sum over the non-zero x_i of x_i times row i
+// of the transposed centres (an axpy of M values, the partial sums held
+// in kr): a row with many zeros (pixels, counts, one-hot features) reads
+// only those rows of the centres, and a dense row reads all of them, as
+// a matrix-vector product would. Above maxTransposed the product is the
+// backend's Gemv on the centres.
 func (e *expansion) gaussianRow(kr, x []float64, c blas64.General, gamma float64) {
+	m, d := c.Rows, c.Cols
 	e.cnOnce.Do(func() {
-		e.cn = make([]float64, c.Rows)
+		e.cn = make([]float64, m)
 		for j := range e.cn {
-			e.cn[j] = backend.SumSq(e.be, c.Data[j*c.Stride:j*c.Stride+c.Cols])
+			e.cn[j] = backend.SumSq(e.be, c.Data[j*c.Stride:j*c.Stride+d])
+		}
+		if m*d <= maxTransposed {
+			e.ct = make([]float64, d*m)
+			for j := 0; j < m; j++ {
+				for i, v := range c.Data[j*c.Stride : j*c.Stride+d] {
+					e.ct[i*m+j] = v
+				}
+			}
 		}
 	})
-	e.be.Gemv(blas.NoTrans, -2, c, blas64.Vector{N: len(x), Data: x, Inc: 1}, 0, blas64.Vector{N: c.Rows, Data: kr, Inc: 1})
+	kr = kr[:m]
+	if e.ct != nil {
+		clear(kr)
+		for i, v := range x {
+			if v != 0 {
+				backend.AxpySlice(e.be, -2*v, e.ct[i*m:(i+1)*m], kr)
+			}
+		}
+	} else {
+		e.be.Gemv(blas.NoTrans, -2, c, blas64.Vector{N: d, Data: x, Inc: 1}, 0, blas64.Vector{N: m, Data: kr, Inc: 1})
+	}
 	xn := backend.SumSq(e.be, x)
-	for j, v := range kr[:c.Rows] {
+	for j, v := range kr {
 		kr[j] = -gamma * math.Max(0, xn+e.cn[j]+v)
 	}
 	backend.Exp(e.be, kr, kr)
