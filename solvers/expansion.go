@@ -14,8 +14,8 @@ import (
 	"github.com/zonal-ml/zonal/kernels"
 )
 
-// smallBatch is the largest batch predicted row by row with direct kernel
-// evaluations (allocation-free); larger batches go through kernel-matrix
+// smallBatch is the largest batch predicted row by row (predictRow,
+// allocation-free after warm-up); larger batches go through kernel-matrix
 // blocks and Gemm.
 const smallBatch = 32
 
@@ -142,7 +142,7 @@ func (e *expansion) gaussianRow(kr, x []float64, c blas64.General, gamma float64
 }
 
 // denseCenters reports whether the centres are a *mat.Dense (rows can then
-// be predicted one by one with Eval, predictRow).
+// be predicted one by one, predictRow).
 func (e *expansion) denseCenters() bool { _, ok := e.centers.(*mat.Dense); return ok }
 
 // predictBatch writes f(x_i) to the rows of dst for a large batch (or any
