@@ -101,12 +101,12 @@ const maxTransposed = 1 << 22
 // distances one by one (Eval) is a chain of dependent additions that
 // costs several times the product, and a served row is mostly this work.
 //
-// The products -2 x.c_j are a sum over the non-zero x_i of x_i times row i
-// of the transposed centres (an axpy of M values, the partial sums held
-// in kr): a row with many zeros (pixels, counts, one-hot features) reads
-// only those rows of the centres, and a dense row reads all of them, as
-// a matrix-vector product would. Above maxTransposed the product is the
-// backend's Gemv on the centres.
+// For a row with at most half its values non-zero (pixels, counts,
+// one-hot features) the products -2 x.c_j are a sum over the non-zero x_i
+// of x_i times row i of the transposed centres (an axpy of M values, the
+// partial sums held in kr), which reads only those rows of the centres.
+// Denser rows, and every row above maxTransposed, take the backend's Gemv
+// on the centres, which reads them all in one call.
 func (e *expansion) gaussianRow(kr, x []float64, c blas64.General, gamma float64) {
 	m, d := c.Rows, c.Cols
 	e.cnOnce.Do(func() {
@@ -124,7 +124,13 @@ func (e *expansion) gaussianRow(kr, x []float64, c blas64.General, gamma float64
 		}
 	})
 	kr = kr[:m]
-	if e.ct != nil {
+	nz := 0
+	for _, v := range x {
+		if v != 0 {
+			nz++
+		}
+	}
+	if e.ct != nil && 2*nz <= d {
 		clear(kr)
 		for i, v := range x {
 			if v != 0 {

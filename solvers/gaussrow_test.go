@@ -13,9 +13,9 @@ import (
 
 // TestGaussianRow: the Gaussian row prediction (predictRow through
 // gaussianRow) agrees with the sum of Eval's kernel values, both with the
-// transposed centres (rows with zeros skip those rows of the transpose)
-// and with the Gemv on the centres that serves centre sets above
-// maxTransposed. The two forms of the squared distance differ by rounding
+// transposed centres kept (the row with zeros and the centre take the
+// axpys over the transpose, the dense row the Gemv) and without them, as
+// above maxTransposed (every row takes the Gemv). The two forms of the squared distance differ by rounding
 // only: |x|^2 + |c|^2 - 2 x.c loses about eps (|x|^2 + |c|^2) to
 // cancellation, here about 1e-14 on squared distances of order 10 whose
 // kernel values are about exp(-1), so 1e-12 relative to the largest
@@ -44,6 +44,9 @@ func TestGaussianRow(t *testing.T) {
 		if i%3 == 0 {
 			rows[1][i] = rng.NormFloat64() // mostly zeros
 		}
+	}
+	for i := 0; i < d; i += 2 {
+		c.Set(4, i, 0) // at most 5 of 11 values non-zero
 	}
 	copy(rows[2], c.RawRowView(4)) // a centre itself: distance 0
 	for _, transposed := range []bool{true, false} {
