@@ -404,7 +404,10 @@ func (m *Falkon) CG() CGResult { return m.cg }
 func (m *Falkon) CachedKnM() bool { return m.caching }
 
 // Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
-// allocate after warm-up when x and the centres are dense. x is a *mat.Dense
+// allocate after warm-up when x and the centres are dense (with the Gaussian
+// kernel the first such batch keeps the centres' squared norms and, up to
+// 32 MiB, their transpose, from which rows with zeros read only the rows
+// they need). x is a *mat.Dense
 // or a *dataset.CSR (CSR rows, or any rows against CSR centres, go through
 // kernel blocks: dense rows are then converted to CSR, never the reverse).
 //
