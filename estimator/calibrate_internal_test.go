@@ -1,8 +1,11 @@
 package estimator
 
 import (
+	"math"
 	"slices"
 	"testing"
+
+	"github.com/zonal-ml/zonal"
 )
 
 // Above CalibrationRows the calibration refits on a stratified subsample:
@@ -48,5 +51,29 @@ func TestCalibrationRows(t *testing.T) {
 	small, _ := calibrationRows(y[:100], classes, 1)
 	if len(small) != 100 {
 		t.Errorf("100 rows: %d calibration rows, want all", len(small))
+	}
+}
+
+func TestGrownCenters(t *testing.T) {
+	f64 := zonal.Float64
+	for _, c := range []struct {
+		full, half float64
+		m, n       int
+		limit      int64
+		want       int
+	}{
+		{0.10, 0.20, 2048, 20000, 0, 4096},        // halving the loss pays: double
+		{0.10, 0.104, 2048, 20000, 0, 2048},       // within the 5% noise: keep
+		{0.10, 0.106, 2048, 20000, 0, 4096},       // just past it
+		{0.10, 0.20, 2048, 3000, 0, 3000},         // at most n
+		{0.10, 0.20, 3000, 20000, 0, 4096},        // at most GrowCenters
+		{0.10, 0.20, 2048, 100000, 1 << 30, 2048}, // 1 GiB holds 1324 centres (with K_nM cached): never below the plan's
+		{math.NaN(), 0.20, 2048, 20000, 0, 2048},  // a NaN loss never grows
+		{0.10, math.Inf(1), 2048, 20000, 0, 4096}, // an unscorable half count loses
+	} {
+		want := c.want
+		if got := grownCenters(c.full, c.half, c.m, c.n, c.limit, f64); got != want {
+			t.Errorf("grownCenters(%g, %g, %d, %d, %d) = %d, want %d", c.full, c.half, c.m, c.n, c.limit, got, want)
+		}
 	}
 }
