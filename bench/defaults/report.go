@@ -12,7 +12,7 @@ var (
 	summaryColumns = []string{"set", "task", "metric", "train rows", "test rows", "splits",
 		"defaults", "tune best", "within margin of tune", "defaults s", "choosing s", "tune s", "defaults AUC", "tune AUC"}
 	detailColumns = []string{"set", "seed", "method", "sigma", "lambda", "centres", "standardize", "fit task",
-		"CG iters", "CG residual", "converged", "condition (TODO)", "tune sigma", "tune lambda", "tune M", "tune inputs", "tune rows", "CV score"}
+		"CG iters", "CG residual", "converged", "solved", "condition", "tune sigma", "tune lambda", "tune M", "tune inputs", "tune rows", "CV score"}
 )
 
 // Margins the defaults are held to (README.md): within this many accuracy
@@ -34,6 +34,14 @@ func withinMargin(metric string, def, ref float64, testRows int) bool {
 		return def >= ref-m
 	}
 	return def <= (1+rmseMargin)*ref
+}
+
+// condCell is a condition estimate's cell ("-" when unknown).
+func condCell(c float64) string {
+	if c <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g", c)
 }
 
 // summary is the mean over the successful splits of one run of one set.
@@ -149,9 +157,9 @@ func writeTables(w io.Writer, recs []record) error {
 			cells := []string{set, fmt.Sprint(seed)}
 			if d != nil && d.Error == "" {
 				cells = append(cells, d.Method, g(d.Sigma), g(d.Lambda), fmt.Sprint(d.Centers), fmt.Sprint(d.Standardize), d.FitTask,
-					intp(d.CGIterations), floatp(d.CGResidual), boolp(d.CGConverged), "n/a")
+					intp(d.CGIterations), floatp(d.CGResidual), boolp(d.CGConverged), boolp(d.CGSolved), condCell(d.CGCondition))
 			} else {
-				cells = append(cells, "-", "-", "-", "-", "-", "-", "-", "-", "-", "n/a")
+				cells = append(cells, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-")
 			}
 			if t != nil && t.Error == "" {
 				inputs := "raw"

@@ -95,6 +95,11 @@ type record struct {
 	CGIterations *int     `json:"cg_iterations,omitempty"`
 	CGResidual   *float64 `json:"cg_residual,omitempty"`
 	CGConverged  *bool    `json:"cg_converged,omitempty"`
+	// CGSolved is estimator.Report.Solved (converged, or stalled below
+	// estimator.SolveFloor), CGCondition the solve's condition estimate
+	// (solvers.Diagnostics.Condition; 0 when unknown).
+	CGSolved    *bool   `json:"cg_solved,omitempty"`
+	CGCondition float64 `json:"cg_condition,omitempty"`
 	// The tune run's search: rows tuned on, the CV metric and best mean
 	// score, and a note when the refit is not FALKON.
 	TuneRows  int     `json:"tune_rows,omitempty"`
@@ -273,19 +278,23 @@ func fitDefaults(ctx context.Context, ds dataSet, seed uint64, tr, te *dataset.D
 	r.Method, r.Sigma, r.Lambda, r.Centers, r.Standardize = rep.Method.String(), rep.Kernel.Sigma, rep.Lambda, rep.Centers, rep.Standardize
 	r.FitTask, r.Chosen = rep.Task.String(), &rep.Chosen
 	r.CGIterations, r.CGResidual, r.CGConverged = cgOf(pipe.Model)
+	if d := rep.Diagnostics; d.Known() {
+		solved := rep.Solved
+		r.CGSolved, r.CGCondition = &solved, d.Condition
+		if r.CGIterations != nil {
+			it, res := d.Iterations, d.Residual
+			r.CGIterations, r.CGResidual = &it, &res
+		}
+	}
 	if err := r.evaluate(pipe, te.Matrix(), te.Y, ds.Task); err != nil {
 		r.Error = err.Error()
 	}
 	return r
 }
 
-// cgOf returns a FALKON model's CG report (nils for other models).
-//
-// TODO(diagnostics): when solvers' models report Diagnostics() (solver,
-// iteration cap, true final residual, condition estimate), read those
-// instead through
-// model.(interface{ Diagnostics() solvers.Diagnostics }) and fill the
-// condition column, which is "n/a" until then.
+// cgOf returns a FALKON model's CG report (nils for other models); the
+// defaults run replaces the iterations and residual with the estimator's
+// Diagnostics (the true final residual of the returned iterate).
 func cgOf(m solvers.Model) (*int, *float64, *bool) {
 	c, ok := m.(interface{ CG() solvers.CGResult })
 	if !ok {
