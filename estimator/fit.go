@@ -673,6 +673,9 @@ func (p *Plan) searchOptions(ctx context.Context, o Options, k KernelSpec, x mat
 		so.Method = tune.MethodExact
 	case MethodFalkon, MethodParK:
 		so.Method, so.Sizes = tune.MethodFalkon, []int{p.TuneCenters}
+		if p.TuneCenters == sub {
+			so.Method, so.Sizes = tune.MethodExact, nil // the same model, one eigendecomposition per sigma
+		}
 	case MethodRidge:
 		so.Method = tune.MethodRidge
 		switch p.Map {

@@ -64,6 +64,11 @@ const MinCenters = 2048
 // Plan.TuneCenters).
 const TuneCenters = 1024
 
+// ExactLOOCenters is the most tuning rows that are scored by exact KRR's
+// leave-one-out when the model's centres cover them all (see
+// Plan.TuneCenters).
+const ExactLOOCenters = 2048
+
 // FalkonCenters is the centre count the plan chooses for FALKON on n
 // training rows: at least the statistical floor tune.AutoCenters, ceil(sqrt(n)
 // ln n), and at least MinCenters, at most n and at most what the memory
@@ -121,7 +126,9 @@ type Plan struct {
 	// Centers is FALKON's or ParK's centre count (CentersChosen when it
 	// was chosen here), Map and Features ridge's map, Cells ParK's.
 	// TuneCenters is the centre count sigma and lambda are scored with:
-	// Centers, at most the tuning rows and TuneCenters.
+	// Centers, at most the tuning rows and TuneCenters; all the tuning rows
+	// (exact KRR) when Centers covers them and they are at most
+	// ExactLOOCenters.
 	Centers       int
 	CentersChosen bool
 	TuneCenters   int
@@ -225,6 +232,13 @@ func NewPlan(s Shape, o Options) (*Plan, error) {
 		p.TuneRows = min(p.TuneRows, n)
 		if p.Method == MethodFalkon || p.Method == MethodParK {
 			p.TuneCenters = min(p.Centers, p.TuneRows, TuneCenters)
+			if p.Centers >= p.TuneRows && p.TuneRows <= ExactLOOCenters {
+				// Every tuning row is a centre: the Nystrom model on them
+				// is exact KRR, scored by its leave-one-out from one
+				// eigendecomposition per sigma (the Nystrom path takes
+				// two).
+				p.TuneCenters = p.TuneRows
+			}
 		}
 	}
 	if err := p.checkMemory(); err != nil {
