@@ -17,6 +17,9 @@ type Options struct {
 	// Progress, if set, receives progress reports. It is called from the
 	// fitting goroutine (ParK: from the cell workers, serialised).
 	Progress zonal.ProgressFunc
+	// Weights are per-row weights of a fit (nil: every row has weight 1).
+	// See the package documentation for the weighted objective.
+	Weights []float64
 }
 
 // backend resolves Options.Backend (never nil).
