@@ -127,6 +127,34 @@ func (l *logisticLoss) value(F, Fd *mat.Dense, t float64, row []float64) float64
 	return s
 }
 
+// slope is sum_i w_i grad loss_i(F_i + t Fd_i) . Fd_i, the derivative in
+// t of value (row, p: scratch of length K).
+func (l *logisticLoss) slope(F, Fd *mat.Dense, t float64, row, p []float64) float64 {
+	n, _ := F.Dims()
+	s := 0.0
+	for i := 0; i < n; i++ {
+		if l.w[i] == 0 {
+			continue
+		}
+		f, d := rowOf(F, i), rowOf(Fd, i)
+		for j := range row {
+			row[j] = f[j] + t*d[j]
+		}
+		if l.K == 1 {
+			y := l.y[i]
+			s -= l.w[i] * y * sigmoid(-y*row[0]) * d[0]
+			continue
+		}
+		softmaxInto(p, row)
+		g := -d[l.cls[i]]
+		for j, v := range p {
+			g += v * d[j]
+		}
+		s += l.w[i] * g
+	}
+	return s
+}
+
 // rowLoss is the loss of row i at logits f: log(1 + exp(-y f)) or
 // logsumexp(f) - f_c, both computed without overflow.
 func (l *logisticLoss) rowLoss(i int, f []float64) float64 {
@@ -526,7 +554,7 @@ func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logi
 	s := &newtonState{ctx: ctx, be: be, fac: fac, blocks: blocks, loss: loss, idx: idx, n: n, M: M, K: K,
 		u: mat.NewDense(M, K, nil), alpha: mat.NewDense(M, K, nil),
 		F: mat.NewDense(n, K, nil), Fd: mat.NewDense(n, K, nil), D: mat.NewDense(n, K, nil), P: mat.NewDense(n, K, nil),
-		g: mat.NewDense(M, K, nil), curv: make([]float64, M), row: make([]float64, K),
+		g: mat.NewDense(M, K, nil), curv: make([]float64, M), row: make([]float64, K), prow: make([]float64, K),
 		iters: iters, auto: auto, opts: opts}
 	// The gradient at alpha = 0 (independent of lambda) scales GradTol.
 	loss.derivs(s.D, s.P, s.F)
@@ -607,6 +635,7 @@ type newtonState struct {
 	g       *mat.Dense // gradient in u
 	curv    []float64
 	row     []float64
+	prow    []float64
 	iters   int
 	auto    bool
 	opts    LogisticOptions
@@ -693,7 +722,13 @@ func (s *newtonState) step(lambda, rel float64) (bool, CGResult, error) {
 	}); err != nil {
 		return false, cg, err
 	}
-	// Backtracking (Armijo) on phi(t) = loss(F + t Fd) + lambda/2 ||u + t delta||^2.
+	// Backtracking on phi(t) = loss(F + t Fd) + lambda/2 ||u + t delta||^2:
+	// the first t = 2^-j with Armijo's decrease (1e-4 of the slope's
+	// prediction) and phi(t) < phi(0). Near the solution the decrease
+	// falls below the rounding of phi itself (about 1e-16 phi(0)); a t
+	// whose phi is within that noise of phi(0) is accepted when the
+	// directional derivative phi'(t), computed without that cancellation,
+	// has fallen to half of |phi'(0)| (it vanishes at the line's minimum).
 	slope := frobDot(s.g, delta)
 	if !(slope < 0) {
 		return false, cg, nil // not a descent direction: CG made no progress
@@ -702,11 +737,16 @@ func (s *newtonState) step(lambda, rel float64) (bool, CGResult, error) {
 	phi := func(t float64) float64 {
 		return s.loss.value(s.F, s.Fd, t, s.row) + lambda/2*(uu+2*t*ud+t*t*dd)
 	}
+	dphi := func(t float64) float64 {
+		return s.loss.slope(s.F, s.Fd, t, s.row, s.prow) + lambda*(ud+t*dd)
+	}
 	phi0 := phi(0)
+	noise := 64 * 0x1p-52 * math.Abs(phi0)
 	t := 1.0
 	found := false
 	for j := 0; j < 40; j++ {
-		if v := phi(t); v <= phi0+1e-4*t*slope {
+		v := phi(t)
+		if v <= phi0+1e-4*t*slope && v < phi0 || math.Abs(v-phi0) <= noise && math.Abs(dphi(t)) <= -slope/2 {
 			found = true
 			break
 		}

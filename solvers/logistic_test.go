@@ -369,6 +369,7 @@ func TestLogisticOptimality(t *testing.T) {
 		// gradient 1e-10 of a gradient at zero below 1 this is about
 		// 1e-7. The penalty alpha^T (K + 1e-14 n I) alpha of the fit
 		// differs from the dense alpha^T K alpha by ~1e-13.
+		t.Logf("%s: %s, logits differ by %g", tc.name, m.Diagnostics(), maxAbsDiff(got, want))
 		if d := maxAbsDiff(got, want); d > 1e-6 {
 			t.Errorf("%s: logits differ from the dense Newton solution by %g", tc.name, d)
 		}
@@ -405,6 +406,7 @@ func TestLogisticPathAndStreaming(t *testing.T) {
 	} {
 		// lambda = 1e-4: ||u - u*|| <= 1e-10 g0 / 1e-4, logits within
 		// ~1e-5 (see TestLogisticOptimality's bound).
+		t.Logf("%s: differ by %g", name, maxAbsDiff(fit(o), ref))
 		if d := maxAbsDiff(fit(o), ref); d > 1e-4 {
 			t.Errorf("%s: logits differ by %g", name, d)
 		}
