@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -437,37 +438,78 @@ func (b *knmBlocks) pass(ctx context.Context, out, in *blas64.General, row func(
 // fails even with jitter; the kernel's errors; ctx.Err() (wrapped) when
 // canceled.
 func FitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, lambda float64, opts LogisticOptions) (*Logistic, error) {
+	path, idx, loss, err := checkLogistic(k, x, y, lambda, opts)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := fitLogistic(ctx, k, x, loss, path, 1, idx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return ms[0], nil
+}
+
+// FitLogisticPath is FitLogistic at every lambda of lambdas (strictly
+// decreasing), each solved to GradTol from the solution at the one before
+// (opts.LambdaPath, automatic for nil, runs before the first and must lie
+// above it): the models of a regularisation path at about the cost of
+// its smallest lambda's fit, for choosing lambda on held-out rows. The
+// models share their centres.
+//
+// Errors: those of FitLogistic; zonal.ErrParam for an empty or not
+// strictly decreasing lambdas.
+func FitLogisticPath(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, lambdas []float64, opts LogisticOptions) ([]*Logistic, error) {
+	if len(lambdas) == 0 {
+		return nil, fmt.Errorf("%w: no lambdas", zonal.ErrParam)
+	}
+	for i, l := range lambdas {
+		if err := checkLambda(l); err != nil {
+			return nil, fmt.Errorf("lambdas[%d]: %w", i, err)
+		}
+		if i > 0 && !(l < lambdas[i-1]) {
+			return nil, fmt.Errorf("%w: lambdas must decrease strictly, entry %d is %g after %g", zonal.ErrParam, i, l, lambdas[i-1])
+		}
+	}
+	path, idx, loss, err := checkLogistic(k, x, y, lambdas[0], opts)
+	if err != nil {
+		return nil, err
+	}
+	path = append(path[:len(path)-1], lambdas...)
+	return fitLogistic(ctx, k, x, loss, path, len(lambdas), idx, opts)
+}
+
+// checkLogistic checks FitLogistic's arguments and returns the lambda path ending at lambda, the centres and the loss.
+func checkLogistic(k kernels.Kernel, x mat.Matrix, y *mat.Dense, lambda float64, opts LogisticOptions) ([]float64, []int, *logisticLoss, error) {
 	if k == nil {
-		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
+		return nil, nil, nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
 	n, _, _, err := checkXY(x, y)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if err := checkLambda(lambda); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	loss, err := newLogisticLoss(y, opts.Weights)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	M := opts.Centers
 	if M < 1 || M > n {
-		return nil, fmt.Errorf("%w: logistic FALKON needs 1 <= centres <= n = %d, got %d", zonal.ErrParam, n, M)
+		return nil, nil, nil, fmt.Errorf("%w: logistic FALKON needs 1 <= centres <= n = %d, got %d", zonal.ErrParam, n, M)
 	}
 	if opts.Iterations < 0 || opts.NewtonSteps < 0 || opts.MaxNewtonSteps < 0 || !(opts.GradTol >= 0) {
-		return nil, fmt.Errorf("%w: logistic options: Iterations %d, NewtonSteps %d, MaxNewtonSteps %d, GradTol %g must not be negative",
+		return nil, nil, nil, fmt.Errorf("%w: logistic options: Iterations %d, NewtonSteps %d, MaxNewtonSteps %d, GradTol %g must not be negative",
 			zonal.ErrParam, opts.Iterations, opts.NewtonSteps, opts.MaxNewtonSteps, opts.GradTol)
 	}
 	path, err := logisticPath(lambda, opts.LambdaPath)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if err := kernels.CheckScale(k, x); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	idx := uniformCenters(n, M, opts.Seed)
-	return fitLogistic(ctx, k, x, loss, path, idx, opts)
+	return path, uniformCenters(n, M, opts.Seed), loss, nil
 }
 
 // logisticPath checks or makes the lambda path (LambdaPath) and appends
@@ -496,7 +538,10 @@ func logisticPath(lambda float64, given []float64) ([]float64, error) {
 	return append(path, lambda), nil
 }
 
-func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logisticLoss, path []float64, idx []int, opts LogisticOptions) (*Logistic, error) {
+// fitLogistic runs Newton along path, the last targets lambdas solved to
+// GradTol (the others NewtonSteps steps each), and returns the models at
+// those.
+func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logisticLoss, path []float64, targets int, idx []int, opts LogisticOptions) ([]*Logistic, error) {
 	n, _ := x.Dims()
 	K := loss.K
 	M := len(idx)
@@ -565,56 +610,56 @@ func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logi
 	if g0 == 0 {
 		g0 = 1
 	}
-	res := NewtonResult{Tol: gradTol, Automatic: auto, Path: path}
+	res := NewtonResult{Tol: gradTol, Automatic: auto}
+	first := len(path) - targets
+	var models []*Logistic
 	for pi, lambda := range path {
-		final := pi == len(path)-1
+		target := pi >= first
 		steps := pathSteps
-		if final {
+		if target {
 			steps = maxSteps
 		}
+		stalled := false
 		for st := 0; st < steps; st++ {
 			if err := s.gradient(lambda); err != nil {
 				return nil, err
 			}
 			rel := s.g.Norm(2) / g0
-			if final {
-				res.Gradient = rel
-				if rel <= gradTol {
-					break
-				}
+			if target && rel <= gradTol {
+				break
 			}
 			moved, cg, err := s.step(lambda, rel)
 			if err != nil {
 				return nil, err
 			}
 			res.Steps++
-			if !final {
+			if !target {
 				res.PathSteps++
 			}
 			res.CGIterations += cg.Iterations
 			res.CGCap = max(res.CGCap, cg.Cap)
 			opts.report(zonal.Progress{Stage: "newton", Done: res.Steps, Total: res.Steps + steps - st - 1, Residual: rel})
 			if !moved {
-				if final {
-					res.Stalled = true
-				}
+				stalled = true
 				break
 			}
 		}
+		if !target {
+			continue
+		}
+		if err := s.gradient(lambda); err != nil {
+			return nil, err
+		}
+		r := res
+		r.Gradient = s.g.Norm(2) / g0
+		r.Converged = r.Gradient <= gradTol
+		r.Stalled = stalled && !r.Converged
+		r.Objective = s.objective(lambda)
+		r.Path = slices.Clone(path[:pi+1])
+		models = append(models, &Logistic{exp: newExpansion(be, k, centers, mat.DenseCopyOf(s.alpha), make([]float64, K)), lambda: lambda, idx: idx,
+			newton: r, kmmJit: jit, caching: blocks.knm != nil})
 	}
-	final := path[len(path)-1]
-	if err := s.gradient(final); err != nil {
-		return nil, err
-	}
-	res.Gradient = s.g.Norm(2) / g0
-	res.Converged = res.Gradient <= gradTol
-	if res.Converged {
-		res.Stalled = false
-	}
-	res.Objective = s.objective(final)
-	mean := make([]float64, K)
-	return &Logistic{exp: newExpansion(be, k, centers, s.alpha, mean), lambda: final, idx: idx,
-		newton: res, kmmJit: jit, caching: blocks.knm != nil}, nil
+	return models, nil
 }
 
 // newtonState is the iterate of a logistic fit and its work arrays.

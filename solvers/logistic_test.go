@@ -445,21 +445,21 @@ func TestLogisticWeightsAsRepeats(t *testing.T) {
 		path, _ := logisticPath(1e-3, nil)
 		o := opts
 		o.Weights = w
-		m, err := fitLogistic(context.Background(), k, x, l, path, idx, o)
+		m, err := fitLogistic(context.Background(), k, x, l, path, 1, idx, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return predictAll(t, m, x.Slice(0, 10, 0, 2).(*mat.Dense))
+		return predictAll(t, m[0], x.Slice(0, 10, 0, 2).(*mat.Dense))
 	}
 	a := fit(x, tg, w, cidx)
 	// Predict the same rows: the first 10 rows of x.
 	l, _ := newLogisticLoss(te, nil)
 	path, _ := logisticPath(1e-3, nil)
-	me, err := fitLogistic(context.Background(), k, xe, l, path, eidx, opts)
+	me, err := fitLogistic(context.Background(), k, xe, l, path, 1, eidx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := predictAll(t, me, x.Slice(0, 10, 0, 2).(*mat.Dense))
+	b := predictAll(t, me[0], x.Slice(0, 10, 0, 2).(*mat.Dense))
 	// Both minimise the same objective: agreement to the gradient
 	// tolerance's bound (TestLogisticOptimality).
 	if d := maxAbsDiff(a, b); d > 1e-6 {
@@ -561,6 +561,40 @@ func TestLogisticThreshold(t *testing.T) {
 			if lab[i] != want {
 				t.Fatalf("threshold %g row %d: label %g, probability %g", th, i, lab[i], prob.At(i, 1))
 			}
+		}
+	}
+}
+
+// TestLogisticPathModels: every model of FitLogisticPath is the solution
+// FitLogistic finds at its lambda (to the gradient tolerance's accuracy,
+// see TestLogisticOptimality), and bad lambdas are refused.
+func TestLogisticPathModels(t *testing.T) {
+	x, y := blobs(100, 3, 2, 12)
+	_, tg := encoded(t, y)
+	lambdas := []float64{1e-1, 1e-2, 1e-3}
+	o := LogisticOptions{Centers: 30, GradTol: 1e-10}
+	ms, err := FitLogisticPath(context.Background(), testGauss{1}, x, tg, lambdas, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != len(lambdas) {
+		t.Fatalf("%d models for %d lambdas", len(ms), len(lambdas))
+	}
+	for i, l := range lambdas {
+		m, err := FitLogistic(context.Background(), testGauss{1}, x, tg, l, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ms[i].Lambda() != l || !ms[i].Diagnostics().Converged {
+			t.Errorf("model %d: lambda %g, %s", i, ms[i].Lambda(), ms[i].Diagnostics())
+		}
+		if d := maxAbsDiff(predictAll(t, ms[i], x), predictAll(t, m, x)); d > 1e-6 {
+			t.Errorf("lambda %g: path model and direct fit differ by %g", l, d)
+		}
+	}
+	for _, bad := range [][]float64{nil, {1e-2, 1e-1}, {1e-2, 1e-2}, {0}} {
+		if _, err := FitLogisticPath(context.Background(), testGauss{1}, x, tg, bad, o); !errors.Is(err, zonal.ErrParam) {
+			t.Errorf("lambdas %v: %v", bad, err)
 		}
 	}
 }
