@@ -52,6 +52,8 @@ func (c Chosen) clearlyBeats(d Chosen) bool {
 // Report is what Fit did: the plan, the values it settled on and how.
 type Report struct {
 	Plan *Plan
+	// Loss is the training loss.
+	Loss Loss
 	// Method, Kernel (with its chosen sigma), Lambda, Centers (FALKON,
 	// ParK), Features (ridge: the map's dimension), Cells (ParK) and
 	// Standardize are the settings of the fitted model.
@@ -196,7 +198,10 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	if err != nil {
 		return nil, nil, err
 	}
-	rep := &Report{Plan: plan, Method: plan.Method, Map: plan.Map, Precision: plan.Precision, Task: enc.Task,
+	if opts.Loss == LossLogistic && enc.Task != solvers.TaskClassification {
+		return nil, nil, &zonal.ParamError{Param: "Loss", Value: opts.Loss, Reason: "the logistic loss is a classification loss; the task is " + enc.Task.String()}
+	}
+	rep := &Report{Plan: plan, Loss: plan.Loss, Method: plan.Method, Map: plan.Map, Precision: plan.Precision, Task: enc.Task,
 		Rows: n, Cols: d, Sparse: plan.KeepSparse && isCSR, Density: shape.Density, Backend: be.Name(), Notes: plan.Notes, Calibration: CalibrationNone}
 	ch, err := choose(ctx, plan, opts, in, y, enc.Task)
 	if err != nil {
@@ -261,7 +266,9 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	if err != nil {
 		return nil, nil, err
 	}
-	if enc.Task == solvers.TaskClassification {
+	if enc.Task == solvers.TaskClassification && plan.Loss == LossLogistic {
+		rep.Calibration = CalibrationNone // the logits are the probabilities' own
+	} else if enc.Task == solvers.TaskClassification {
 		cal, err := fitCalibration(ctx, plan, opts, k, &ch, enc, y, sopts, rep)
 		if err != nil {
 			return nil, nil, err
@@ -292,6 +299,10 @@ func fitModel(ctx context.Context, plan *Plan, opts Options, k kernels.Kernel, l
 		}
 		return solvers.FitRidge(ctx, fm, x, targets, lambda, solvers.RidgeOptions{Options: sopts, Precision: plan.Precision})
 	case MethodFalkon:
+		if plan.Loss == LossLogistic {
+			return solvers.FitLogistic(ctx, k, x, targets, lambda, solvers.LogisticOptions{Options: sopts,
+				Centers: plan.Centers, Iterations: plan.Iterations, Seed: opts.Seed})
+		}
 		return solvers.FitFalkon(ctx, k, x, targets, lambda, solvers.FalkonOptions{Options: sopts,
 			Centers: plan.Centers, Sampling: opts.Sampling, Iterations: plan.Iterations, Seed: opts.Seed, Precision: plan.Precision})
 	case MethodParK:
@@ -510,6 +521,9 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task
 		return nil
 	}
 	start := time.Now()
+	if p.Loss == LossLogistic && p.Sigma != SigmaGolden {
+		return c.tuneLogistic(ctx, p, o, y, start)
+	}
 	so := p.searchOptions(ctx, o, c.kernel, c.x)
 	so.Task = task
 	yy := mat.NewDense(n, 1, slices.Clone(y))
@@ -544,6 +558,26 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task
 	}
 	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
 	c.chosen.TuneMetric, c.chosen.TuneScore = res.Metric, res.Best.Mean
+	if p.Loss == LossLogistic {
+		// The squared loss's search chose sigma; lambda is the logistic
+		// loss's own.
+		c.chosen.Sigma += " (of the squared loss)"
+		return c.tuneLogistic(ctx, p, o, y, start)
+	}
+	return nil
+}
+
+// tuneLogistic chooses the logistic loss's lambda at c's kernel
+// (chooseLogisticLambda) and records the choice.
+func (c *choice) tuneLogistic(ctx context.Context, p *Plan, o Options, y []float64, start time.Time) error {
+	lambda, score, rows, desc, err := chooseLogisticLambda(ctx, p, o, c.kernel, c.x, y)
+	if err != nil {
+		return err
+	}
+	c.lambda = lambda
+	c.chosen.Lambda = desc
+	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
+	c.chosen.TuneMetric, c.chosen.TuneScore = "logloss", score
 	return nil
 }
 
