@@ -1,0 +1,209 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// zonal fit -loss logistic writes a logistic model without a calibration;
+// zonal predict -proba prints its probabilities (PredictProba bit for bit,
+// rows summing to 1, decisions their argmax), -threshold works on the
+// binary one, and the -json report says the loss and the Newton solve.
+func TestFitPredictLogistic(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name    string
+		args    []string
+		classes string
+	}{
+		{"binary", nil, "0,1"},
+		{"3 classes", []string{"-format", "libsvm"}, "0,1,2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := writeBinaryCSV(t, dir, 150)
+			if c.classes != "0,1" {
+				data = writeClassLIBSVM(t, dir, "three.libsvm", 120, 3)
+			}
+			model := filepath.Join(t.TempDir(), "m.zonal")
+			obj := fitJSON(t, append([]string{"-train", data, "-loss", "logistic", "-model", model, "-seed", "1"}, c.args...)...)
+			solve, _ := obj["solve"].(map[string]any)
+			if obj["loss"] != "logistic" || obj["calibration"] != "none" || solve["solver"] != solvers.SolverNewton || !(solve["newton_steps"].(float64) > 0) {
+				t.Errorf("report: loss %v, calibration %v, solve %v", obj["loss"], obj["calibration"], solve)
+			}
+			if v, ok := obj["logloss"].(float64); !ok || !(v > 0) {
+				t.Errorf("test log loss %v, want a number", obj["logloss"])
+			}
+			pipe := loadModel(t, model)
+			if pipe.Model.Kind() != solvers.KindLogistic || pipe.Calibration != nil || !pipe.HasProbabilities() {
+				t.Fatalf("model %s, calibration %v", pipe.Model.Kind(), pipe.Calibration)
+			}
+			out, errs, code := runCmd(append([]string{"predict", "-model", model, "-data", data, "-proba"}, c.args...)...)
+			if code != 0 {
+				t.Fatal(errs)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if lines[0] != c.classes {
+				t.Fatalf("header %q, want %q", lines[0], c.classes)
+			}
+			prob := parseRows(t, lines[1:], ",")
+			d, err := dataset.ReadFile(data, dataset.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := d.Dims()
+			want := mat.NewDense(n, pipe.Classes(), nil)
+			if err := pipe.PredictProba(want, d.Matrix()); err != nil {
+				t.Fatal(err)
+			}
+			labels, errs, code := runCmd(append([]string{"predict", "-model", model, "-data", data}, c.args...)...)
+			if code != 0 {
+				t.Fatal(errs)
+			}
+			lab := parseRows(t, strings.Split(strings.TrimSuffix(labels, "\n"), "\n"), ",")
+			if len(prob) != n || len(lab) != n {
+				t.Fatalf("%d probability rows, %d labels for %d rows", len(prob), len(lab), n)
+			}
+			for i, row := range prob {
+				s, best := 0.0, 0
+				for j, v := range row {
+					if v != want.At(i, j) {
+						t.Fatalf("row %d class %d: printed %v, PredictProba %v", i, j, v, want.At(i, j))
+					}
+					if v > row[best] {
+						best = j
+					}
+					s += v
+				}
+				// k probabilities summed in float64: a few ulps.
+				if math.Abs(s-1) > 1e-12 {
+					t.Fatalf("row %d sums to %v", i, s)
+				}
+				if pipe.Encoding.Classes[best] != lab[i][0] {
+					t.Fatalf("row %d: label %v, probabilities %v", i, lab[i][0], row)
+				}
+			}
+			if c.classes != "0,1" {
+				return
+			}
+			out, errs, code = runCmd("predict", "-model", model, "-data", data, "-threshold", "0.8")
+			if code != 0 {
+				t.Fatal(errs)
+			}
+			for i, l := range parseRows(t, strings.Split(strings.TrimSuffix(out, "\n"), "\n"), ",") {
+				if (l[0] == 1) != (prob[i][1] > 0.8) {
+					t.Fatalf("threshold 0.8 row %d: label %v, probability %v", i, l[0], prob[i][1])
+				}
+			}
+		})
+	}
+}
+
+// -loss is checked: an unknown loss, a method other than falkon, a
+// regression and zonal tune are refused with usage errors naming -loss.
+func TestLossFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	data := writeBinaryCSV(t, dir, 60)
+	reg := writeRegressionCSV(t, dir, "reg.csv", 60, 3)
+	for _, args := range [][]string{
+		{"fit", "-train", data, "-loss", "hinge"},
+		{"fit", "-train", data, "-loss", "logistic", "-method", "exact"},
+		{"fit", "-train", data, "-loss", "logistic", "-calibration", "platt"},
+		{"fit", "-train", reg, "-loss", "logistic", "-task", "regression"},
+		{"tune", "-train", data, "-loss", "logistic"},
+	} {
+		_, errs, code := runCmd(args...)
+		if code != exitUsage || !strings.Contains(errs, "-loss") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+	// A target read as regression is refused at fit time, naming -loss.
+	if _, errs, code := runCmd("fit", "-train", reg, "-loss", "logistic"); code == 0 || !strings.Contains(errs, "-loss") {
+		t.Errorf("logistic on a regression target: exit %d, %q", code, errs)
+	}
+}
+
+// zonal serve answers the probabilities of a logistic model file: rows
+// summing to 1, the pipeline's own.
+func TestServeLogistic(t *testing.T) {
+	dir := t.TempDir()
+	data := writeClassLIBSVM(t, dir, "three.libsvm", 90, 3)
+	model := filepath.Join(dir, "m.zonal")
+	if _, errs, code := runCmd("fit", "-train", data, "-format", "libsvm", "-loss", "logistic", "-lambda", "1e-3", "-sigma", "1", "-model", model); code != 0 {
+		t.Fatal(errs)
+	}
+	pipe := loadModel(t, model)
+	var out, errb lockedBuffer
+	sigs := make(chan os.Signal, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serveUntil([]string{"-model", model, "-addr", "127.0.0.1:0"}, &out, &errb, sigs)
+	}()
+	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	var url string
+	for deadline := time.Now().Add(10 * time.Second); url == ""; time.Sleep(5 * time.Millisecond) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			url = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no address printed: %s %s", out.String(), errb.String())
+		}
+	}
+	rows := [][]float64{{0, 0, 0}, {1, 0.5, 0}, {2, 1, 0}, {0.4, 0.9, 0.5}} // d = 3: the file names column 3
+	body, _ := json.Marshal(map[string]any{"rows": rows, "probabilities": true})
+	resp, err := http.Post(url+"/v1/predict", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var a struct {
+		Predictions   []float64
+		Probabilities [][]float64
+	}
+	if resp.StatusCode != 200 || json.Unmarshal(b, &a) != nil || len(a.Probabilities) != len(rows) {
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	x := mat.NewDense(len(rows), 3, nil)
+	for i, r := range rows {
+		x.SetRow(i, r)
+	}
+	want := mat.NewDense(len(rows), 3, nil)
+	if err := pipe.PredictProba(want, x); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range a.Probabilities {
+		s := 0.0
+		for j, v := range p {
+			// JSON carries the shortest round-trip decimal: exact.
+			if v != want.At(i, j) {
+				t.Fatalf("row %d class %d: served %v, PredictProba %v", i, j, v, want.At(i, j))
+			}
+			s += v
+		}
+		if math.Abs(s-1) > 1e-12 {
+			t.Fatalf("row %d sums to %v", i, s)
+		}
+	}
+	sigs <- syscall.SIGTERM
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no shutdown within 10 s")
+	}
+}
