@@ -106,14 +106,22 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 	if err != nil {
 		return 0, 0, 0, "", fmt.Errorf("choosing the logistic lambda: %w", err)
 	}
+	tte, err := enc.Targets(yte)
+	if err != nil {
+		return 0, 0, 0, "", err
+	}
 	out := mat.NewDense(len(test), enc.Outputs(), nil)
 	best, bestLoss := 0, math.Inf(1)
 	for i, m := range models {
 		if err := m.Predict(out, xte); err != nil {
 			return 0, 0, 0, "", err
 		}
+		l, err := solvers.LogisticLoss(out, tte, nil)
+		if err != nil {
+			return 0, 0, 0, "", err
+		}
 		// Ties keep the larger lambda (the smoother model).
-		if l := meanLogLoss(out, enc, yte); l < bestLoss {
+		if l < bestLoss {
 			best, bestLoss = i, l
 		}
 	}
@@ -124,36 +132,4 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 		desc += fmt.Sprintf(" (%.3g on %d rows, times %d/%d for all rows: the same lambda n)", lambdas[best], len(train), len(train), n)
 	}
 	return lambda, bestLoss, len(train), desc, nil
-}
-
-// meanLogLoss is the mean log-loss of the logits out (one column: the
-// log-odds of Classes[1]; else one per class) at the labels y:
-// log(1 + exp(-s f)) with s = +-1, or logsumexp(f) - f_c, both without
-// overflow.
-func meanLogLoss(out *mat.Dense, enc solvers.Encoding, y []float64) float64 {
-	s := 0.0
-	for i, v := range y {
-		c, _ := slices.BinarySearch(enc.Classes, v)
-		f := out.RawRowView(i)
-		if len(f) == 1 {
-			z := f[0]
-			if c == 0 {
-				z = -z
-			}
-			// log(1 + exp(-z))
-			if z > 0 {
-				s += math.Log1p(math.Exp(-z))
-			} else {
-				s += -z + math.Log1p(math.Exp(z))
-			}
-			continue
-		}
-		m := slices.Max(f)
-		e := 0.0
-		for _, u := range f {
-			e += math.Exp(u - m)
-		}
-		s += m + math.Log(e) - f[c]
-	}
-	return s / float64(len(y))
 }

@@ -340,6 +340,35 @@ func newLogisticLoss(y *mat.Dense, w []float64) (*logisticLoss, error) {
 	return l, nil
 }
 
+// LogisticLoss is the loss FitLogistic minimises, without its penalty:
+// the weighted mean over the rows of the logistic (one column) or softmax
+// loss of the logits out (n x K, as a Logistic model predicts them) at the
+// encoded targets y (n x K, as FitLogistic takes them), w the row weights
+// (nil: all 1). On held-out rows it is the mean log-loss of the model's
+// probabilities, computed from the logits without rounding them to
+// probabilities first.
+//
+// Errors: zonal.ErrShape for nil matrices or shapes that differ;
+// zonal.ErrNonFinite for NaN or Inf in out; the targets' and weights'
+// errors of FitLogistic.
+func LogisticLoss(out, y *mat.Dense, w []float64) (float64, error) {
+	if out == nil || y == nil {
+		return 0, fmt.Errorf("%w: nil matrix", zonal.ErrShape)
+	}
+	n, K := out.Dims()
+	if r, c := y.Dims(); r != n || c != K {
+		return 0, fmt.Errorf("%w: %d x %d logits for %d x %d targets", zonal.ErrShape, n, K, r, c)
+	}
+	if err := checkFinite("logits", out); err != nil {
+		return 0, err
+	}
+	l, err := newLogisticLoss(y, w)
+	if err != nil {
+		return 0, err
+	}
+	return l.value(out, nil, 0, nil), nil
+}
+
 // knmBlocks walks K_nM in row blocks: cached whole, or recomputed a block
 // at a time.
 type knmBlocks struct {

@@ -598,3 +598,39 @@ func TestLogisticPathModels(t *testing.T) {
 		}
 	}
 }
+
+// TestLogisticLossOfLogits: LogisticLoss of a model's logits is the mean
+// of -log(probability of the true class) of the pipeline's probabilities,
+// and bad shapes are refused.
+func TestLogisticLossOfLogits(t *testing.T) {
+	for _, K := range []int{2, 3} {
+		x, y := blobs(80, K, 1.5, 21)
+		enc, tg := encoded(t, y)
+		m, err := FitLogistic(context.Background(), testGauss{1}, x, tg, 1e-2, LogisticOptions{Centers: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := NewPipeline(nil, enc, m)
+		out := predictAll(t, m, x)
+		got, err := LogisticLoss(out, tg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := mat.NewDense(80, K, nil)
+		if err := p.PredictProba(prob, x); err != nil {
+			t.Fatal(err)
+		}
+		want := 0.0
+		for i, v := range y {
+			want -= math.Log(prob.At(i, int(v))) / 80
+		}
+		// Probabilities of moderate logits: log of a rounded probability
+		// is within ~1e-15 relative of the loss computed from the logit.
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("K=%d: LogisticLoss %v, mean -log p %v", K, got, want)
+		}
+		if _, err := LogisticLoss(out.Slice(0, 10, 0, enc.Outputs()).(*mat.Dense), tg, nil); !errors.Is(err, zonal.ErrShape) {
+			t.Errorf("K=%d: shapes: %v", K, err)
+		}
+	}
+}
