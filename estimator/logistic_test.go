@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/solvers"
 )
@@ -69,14 +68,7 @@ func TestFitLogisticDigits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("tunes and fits digits (seconds); skipped with -short")
 	}
-	d, err := dataset.Digits()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, _ := d.X.Dims()
-	tr, te := dataset.Split(n, 0.8, 1)
-	train, _ := d.Subset(tr)
-	test, _ := d.Subset(te)
+	train, test := digitsSplit(t)
 	pipe, rep, err := estimator.Fit(context.Background(), train.X, train.Y, estimator.Options{Loss: estimator.LossLogistic, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

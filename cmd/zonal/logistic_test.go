@@ -5,13 +5,10 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -101,21 +98,8 @@ func TestServeLogistic(t *testing.T) {
 		t.Fatal(errs)
 	}
 	pipe := loadModel(t, model)
-	var out, errb lockedBuffer
-	sigs := make(chan os.Signal, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serveUntil([]string{"-model", model, "-addr", "127.0.0.1:0"}, &out, &errb, sigs)
-	}()
-	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
-	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == ""; time.Sleep(5 * time.Millisecond) {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			url = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no address printed: %s %s", out.String(), errb.String())
-		}
-	}
+	url, stop := startServe(t, []string{"-model", model, "-addr", "127.0.0.1:0"}, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`))
+	defer stop()
 	rows := [][]float64{{0, 0, 0}, {1, 0.5, 0}, {2, 1, 0}, {0.4, 0.9, 0.5}} // d = 3: the file names column 3
 	body, _ := json.Marshal(map[string]any{"rows": rows, "probabilities": true})
 	resp, err := http.Post(url+"/v1/predict", "application/json", strings.NewReader(string(body)))
@@ -151,14 +135,5 @@ func TestServeLogistic(t *testing.T) {
 		if math.Abs(s-1) > 1e-12 {
 			t.Fatalf("row %d sums to %v", i, s)
 		}
-	}
-	sigs <- syscall.SIGTERM
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no shutdown within 10 s")
 	}
 }
