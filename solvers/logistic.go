@@ -12,6 +12,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/calibrate"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -143,7 +144,7 @@ func (l *logisticLoss) slope(F, Fd *mat.Dense, t float64, row, p []float64) floa
 		}
 		if l.K == 1 {
 			y := l.y[i]
-			s -= l.w[i] * y * sigmoid(-y*row[0]) * d[0]
+			s -= l.w[i] * y * calibrate.Sigmoid(-y*row[0]) * d[0]
 			continue
 		}
 		softmaxInto(p, row)
@@ -160,7 +161,7 @@ func (l *logisticLoss) slope(F, Fd *mat.Dense, t float64, row, p []float64) floa
 // logsumexp(f) - f_c, both computed without overflow.
 func (l *logisticLoss) rowLoss(i int, f []float64) float64 {
 	if l.K == 1 {
-		return softplus(-l.y[i] * f[0])
+		return calibrate.Softplus(-l.y[i] * f[0])
 	}
 	return logSumExp(f) - f[l.cls[i]]
 }
@@ -175,7 +176,7 @@ func (l *logisticLoss) derivs(D, P, F *mat.Dense) {
 		if l.K == 1 {
 			// d/df log(1 + exp(-y f)) = -y sigma(-y f).
 			y := l.y[i]
-			s := sigmoid(-y * f[0])
+			s := calibrate.Sigmoid(-y * f[0])
 			d[0] = -l.w[i] * y * s
 			p[0] = s * (1 - s)
 			continue
@@ -231,22 +232,6 @@ func (l *logisticLoss) centreCurvature(dst []float64, idx []int, P *mat.Dense) {
 		}
 		dst[j] = n * l.w[i] * c
 	}
-}
-
-func sigmoid(z float64) float64 {
-	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
-	}
-	e := math.Exp(z)
-	return e / (1 + e)
-}
-
-// softplus is log(1 + exp(z)).
-func softplus(z float64) float64 {
-	if z > 0 {
-		return z + math.Log1p(math.Exp(-z))
-	}
-	return math.Log1p(math.Exp(z))
 }
 
 func logSumExp(f []float64) float64 {

@@ -137,7 +137,7 @@ func (p *Pipeline) binaryProb(s float64) float64 {
 	if p.Calibration != nil {
 		return p.Calibration.Binary.Apply(s)
 	}
-	return sigmoid(s)
+	return calibrate.Sigmoid(s)
 }
 
 // Classes is the number of probability columns of PredictProba (the
