@@ -277,6 +277,9 @@ func (p *Plan) String() string {
 			b.WriteString(", sigma by the median heuristic")
 		case SigmaGolden:
 			fmt.Fprintf(&b, ", sigma by golden-section search on log sigma over the median heuristic x [1/%d, %d], %d evaluations", GoldenSpread, GoldenSpread, GoldenEvaluations)
+			if p.Loss != LossSquared {
+				b.WriteString(" of the squared loss")
+			}
 		case SigmaScaled:
 			b.WriteString(", sigma by the scale rule sqrt(d var(X) / 2)")
 		}
