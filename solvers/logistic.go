@@ -429,7 +429,10 @@ func (b *knmBlocks) pass(ctx context.Context, out, in *blas64.General, row func(
 // min(0.1, sqrt(gradient ratio)) (an inexact Newton method: loose far from
 // the solution, tight near it, converging superlinearly), then takes the
 // largest step 2^-j along delta that decreases the objective enough
-// (Armijo, 1e-4), so every step decreases it. The lambdas of the path are
+// (Armijo, 1e-4), so every step decreases it; near the solution, where
+// the decrease falls below the objective's rounding, a step is taken when
+// the directional derivative along delta has halved instead (computed
+// from the logits, without that cancellation). The lambdas of the path are
 // solved first, NewtonSteps each, each a warm start for the next; at the
 // final lambda Newton runs until the relative gradient norm meets GradTol,
 // MaxNewtonSteps, or the line search finds no decrease (Stalled).

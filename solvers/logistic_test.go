@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/dataset"
 )
 
 // blobs draws n rows of d = 2 features around K centres on a circle of
@@ -632,5 +633,29 @@ func TestLogisticLossOfLogits(t *testing.T) {
 		if _, err := LogisticLoss(out.Slice(0, 10, 0, enc.Outputs()).(*mat.Dense), tg, nil); !errors.Is(err, zonal.ErrShape) {
 			t.Errorf("K=%d: shapes: %v", K, err)
 		}
+	}
+}
+
+// TestLogisticCSR: CSR rows give the dense fit's model (the kernel blocks
+// sum in another order: agreement to the gradient tolerance's bound, see
+// TestLogisticOptimality), with CSR centres.
+func TestLogisticCSR(t *testing.T) {
+	x, y := blobs(80, 3, 2, 13)
+	_, tg := encoded(t, y)
+	o := LogisticOptions{Centers: 25, GradTol: 1e-10}
+	md, err := FitLogistic(context.Background(), testGauss{1}, x, tg, 1e-3, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := dataset.NewCSRFromDense(x)
+	ms, err := FitLogistic(context.Background(), testGauss{1}, xs, tg, 1e-3, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ms.Centers().(*dataset.CSR); !ok {
+		t.Errorf("centres of a CSR fit are %T", ms.Centers())
+	}
+	if d := maxAbsDiff(predictAll(t, md, x), predictAll(t, ms, xs)); d > 1e-6 {
+		t.Errorf("CSR and dense fits differ by %g", d)
 	}
 }
