@@ -216,8 +216,10 @@ func (l *logisticLoss) hessRows(i0 int, G blas64.General, P *mat.Dense) {
 // centreCurvature writes the curvature weights of the preconditioner at
 // the centres idx: n w_i times the curvature (binary) or the mean over the
 // classes of p_ic (1 - p_ic) (multinomial: the mean diagonal of the K x K
-// Hessian block, one weight for the one M x M preconditioner every output
-// shares).
+// Hessian block diag(p) - p p^T, i.e. its mean eigenvalue, one weight for
+// the one M x M preconditioner every output shares; on digits, 10
+// classes, the largest diagonal entry instead took 1.5 times the CG
+// iterations).
 func (l *logisticLoss) centreCurvature(dst []float64, idx []int, P *mat.Dense) {
 	n := float64(len(l.w))
 	for j, i := range idx {
