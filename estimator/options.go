@@ -38,8 +38,9 @@ type Options struct {
 	Coef0  float64
 	Degree int
 	// Lambda is the ridge parameter of the objective
-	// (1/n)|f(X)-y|^2 + lambda |f|^2 (scikit-learn's alpha = lambda n);
-	// zero means chosen (see the package documentation).
+	// (1/n)|f(X)-y|^2 + lambda |f|^2 (scikit-learn's alpha = lambda n),
+	// with LossLogistic of (1/n) sum_i loss_i + (lambda/2) |f|^2; zero
+	// means chosen (see the package documentation).
 	Lambda float64
 	// Centers is the Nystrom centre count M of FALKON (the total over the
 	// cells for ParK); zero means AutoCenters.

@@ -150,7 +150,7 @@ func (f *estimatorFlags) register(fs *flag.FlagSet, o *estimator.Options) {
 	fs.Float64Var(&o.Gamma, "gamma", 1, "polynomial kernel scale")
 	fs.Float64Var(&o.Coef0, "coef0", 1, "polynomial kernel offset")
 	fs.IntVar(&o.Degree, "degree", 2, "polynomial kernel degree")
-	fs.StringVar(&f.lambda, "lambda", autoValue, "ridge parameter of (1/n)|f(X)-y|^2 + lambda |f|^2: a number or auto")
+	fs.StringVar(&f.lambda, "lambda", autoValue, "ridge parameter of (1/n)|f(X)-y|^2 + lambda |f|^2 (-loss logistic: of the mean loss + lambda/2 |f|^2): a number or auto")
 	fs.StringVar(&f.centers, "centers", autoValue, "Nystrom centres M (falkon; total over the cells for park): a count or auto")
 	fs.IntVar(&o.Features, "features", estimator.DefaultFeatures, "feature count D of -method ridge")
 	fs.Float64Var(&o.CellCap, "cell-cap", 0, "ParK: no cell above C n/Q rows (0 = no cap, else >= 1)")
