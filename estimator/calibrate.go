@@ -111,6 +111,9 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 	if err != nil {
 		return nil, err
 	}
+	// The weights follow the rows: each fold model is fitted on its
+	// training rows' weights, and the calibrator on the held-out rows'.
+	wc := solvers.SubsetWeights(sopts.Weights, rows)
 	tc, err := enc.Targets(yc)
 	if err != nil {
 		return nil, err
@@ -126,7 +129,9 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 			return nil, err
 		}
 		fold.Centers = foldCenters(plan, o, len(train), len(rows) < n)
-		m, err := fitModel(ctx, &fold, o, k, rep.Lambda, xtr, denseRows(tc, train), sopts)
+		fo := sopts
+		fo.Weights = solvers.SubsetWeights(wc, train)
+		m, err := fitModel(ctx, &fold, o, k, rep.Lambda, xtr, denseRows(tc, train), fo)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +143,7 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 	}
 	cal := &solvers.Calibration{}
 	if len(enc.Classes) == 2 {
-		cal.Binary, _, err = calibrate.FitCV(ctx, method, yc, nil, CalibrationFolds, o.Seed, func(train, test []int) ([]float64, error) {
+		cal.Binary, _, err = calibrate.FitCV(ctx, method, yc, wc, CalibrationFolds, o.Seed, func(train, test []int) ([]float64, error) {
 			out, err := score(train, test)
 			if err != nil {
 				return nil, err
@@ -146,7 +151,7 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 			return mat.Col(nil, 0, out), nil
 		})
 	} else {
-		cal.Multiclass, _, err = calibrate.FitMulticlassCV(ctx, method, enc.Classes, yc, nil, CalibrationFolds, o.Seed, score)
+		cal.Multiclass, _, err = calibrate.FitMulticlassCV(ctx, method, enc.Classes, yc, wc, CalibrationFolds, o.Seed, score)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("calibration: %w", err)

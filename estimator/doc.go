@@ -91,6 +91,22 @@
 //     pipeline's labels are its decisions at probability 0.5
 //     (solvers.Pipeline.DecodeOutputs).
 //
+// # Weights
+//
+// Options.Weights (sample weights) and Options.ClassWeight (a factor per
+// class: scikit-learn's class_weight, "balanced" being n / (k n_c)) give
+// each row the weight sample weight x class factor. They are validated once,
+// in Fit, against the rows and the classes, and the same weights then go
+// everywhere a row counts: to the tuning (tune.SearchOptions.Weights:
+// weighted folds, closed forms and scores), to the model fit
+// (solvers.Options.Weights, whose package documentation gives the weighted
+// objective), and to the calibration, whose fold models are fitted on their
+// rows' weights and whose calibrator is fitted on the held-out rows'
+// weights, so that the probabilities are those of the weighted
+// distribution. The plan (centres, tuning rows) is made from the data's
+// shape as without weights. Report.Weighted, WeightSum and ClassWeights
+// say what was used.
+//
 // No rule looks at a data set's name or is fitted to one data set.
 //
 // # Errors

@@ -35,13 +35,20 @@ type Chosen struct {
 	// setting on the tuning rows ("" and 0 when lambda was given).
 	TuneMetric string  `json:"tune_metric,omitempty"`
 	TuneScore  float64 `json:"tune_score,omitempty"`
+	// SelectScore is the tuner's selection score of the chosen setting
+	// when it is not TuneScore: the mean squared error of the left-out
+	// outputs against the encoded targets (Plan.Score tune.ScoreSquared).
+	SelectScore float64 `json:"select_score,omitempty"`
 	// Calibration says how CalibrationAuto chose the calibration method.
 	Calibration string `json:"calibration,omitempty"`
 }
 
-// clearlyBeats reports whether c's tuning loss (the error rate
-// 1 - accuracy, or the RMSE) is below (1 - RawMargin) times d's.
+// clearlyBeats reports whether c's tuning loss (the selection score, or the
+// error rate 1 - accuracy, or the RMSE) is below (1 - RawMargin) times d's.
 func (c Chosen) clearlyBeats(d Chosen) bool {
+	if c.SelectScore > 0 && d.SelectScore > 0 {
+		return c.SelectScore < (1-RawMargin)*d.SelectScore
+	}
 	lc, ld := c.TuneScore, d.TuneScore
 	if c.TuneMetric == "accuracy" {
 		lc, ld = 1-lc, 1-ld
@@ -97,6 +104,13 @@ type Report struct {
 	Solved      bool
 	// Notes are decisions the user should hear of (see Plan.Notes).
 	Notes []string
+	// Weighted says the fit was weighted (Options.Weights or
+	// Options.ClassWeight); WeightSum is then the sum of the row weights
+	// used, and ClassWeights the factor of each class (nil without
+	// ClassWeight), in the order of the encoding's classes.
+	Weighted     bool
+	WeightSum    float64
+	ClassWeights []LabelWeight
 }
 
 // SolveFloor is the relative residual below which a CG solve that stalled
@@ -189,6 +203,10 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	if err != nil {
 		return nil, nil, err
 	}
+	weights, classWeights, err := rowWeights(opts, y, enc)
+	if err != nil {
+		return nil, nil, err
+	}
 	if isCSR && !plan.KeepSparse {
 		if in, err = DenseOf(csr); err != nil {
 			return nil, nil, err
@@ -203,7 +221,12 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	}
 	rep := &Report{Plan: plan, Loss: plan.Loss, Method: plan.Method, Map: plan.Map, Precision: plan.Precision, Task: enc.Task,
 		Rows: n, Cols: d, Sparse: plan.KeepSparse && isCSR, Density: shape.Density, Backend: be.Name(), Notes: plan.Notes, Calibration: CalibrationNone}
-	ch, err := choose(ctx, plan, opts, in, y, enc.Task)
+	if weights != nil {
+		// rowWeights validated them: CheckWeights only sums here.
+		rep.Weighted, rep.ClassWeights = true, classWeights
+		rep.WeightSum, _ = solvers.CheckWeights(weights, n)
+	}
+	ch, err := choose(ctx, plan, opts, in, y, weights, enc.Task)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -219,7 +242,7 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	if err != nil {
 		return nil, nil, err
 	}
-	sopts := solvers.Options{Backend: be, MemoryBudget: opts.MemoryBudget, Progress: opts.Progress}
+	sopts := solvers.Options{Backend: be, MemoryBudget: opts.MemoryBudget, Progress: opts.Progress, Weights: weights}
 	fitAt := func(lambda float64) (solvers.Model, error) {
 		m, err := fitModel(ctx, plan, opts, k, lambda, ch.x, targets, sopts)
 		if err != nil {
@@ -454,7 +477,7 @@ type choice struct {
 // choose tunes each input transform of the plan and keeps the best: the
 // first (standardized, when there are two) unless the second's tuning
 // loss is lower by RawMargin; a failing second candidate is ignored.
-func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y []float64, task solvers.Task) (choice, error) {
+func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y, w []float64, task solvers.Task) (choice, error) {
 	try := func(standardize bool) (choice, error) {
 		c := choice{standardize: standardize, x: x}
 		if xd, ok := x.(*mat.Dense); ok {
@@ -470,7 +493,7 @@ func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y []float64, 
 		if err := CheckMagnitude(c.x); err != nil {
 			return c, err
 		}
-		return c, c.tune(ctx, p, o, y, task)
+		return c, c.tune(ctx, p, o, y, w, task)
 	}
 	best, err := try(p.Standardize[0])
 	if err != nil || len(p.Standardize) == 1 {
@@ -492,8 +515,9 @@ func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y []float64, 
 	return best, nil
 }
 
-// tune fills in sigma and lambda on c.x (see the package documentation).
-func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task solvers.Task) error {
+// tune fills in sigma and lambda on c.x (see the package documentation),
+// the scores and fits weighted by w (nil: unweighted).
+func (c *choice) tune(ctx context.Context, p *Plan, o Options, y, w []float64, task solvers.Task) error {
 	c.kernel, c.lambda = p.Kernel, p.Lambda
 	n, _ := c.x.Dims()
 	var err error
@@ -516,16 +540,20 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task
 	}
 	if p.CentersChosen {
 		c.chosen.Centers = "auto, ceil(sqrt(n) ln n)"
+		if p.Method == MethodFalkon {
+			c.chosen.Centers = fmt.Sprintf("auto, the most of ceil(sqrt(n) ln n) and min(n, %d)", MinCenters)
+		}
 	}
 	if !p.TuneLambda {
 		return nil
 	}
 	start := time.Now()
 	if p.Loss == LossLogistic && p.Sigma != SigmaGolden {
-		return c.tuneLogistic(ctx, p, o, y, start)
+		return c.tuneLogistic(ctx, p, o, y, w, start)
 	}
 	so := p.searchOptions(ctx, o, c.kernel, c.x)
 	so.Task = task
+	so.Weights = w
 	yy := mat.NewDense(n, 1, slices.Clone(y))
 	var res *tune.Result
 	if p.Sigma == SigmaGolden {
@@ -542,8 +570,15 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task
 	// (1/n)|f(X)-y|^2 + lambda |f|^2 weighs the data more as n grows, and
 	// the lambda that is best on rows rows is too strong on n: keep the
 	// balance of the sums, i.e. scikit-learn's alpha = lambda n, which
-	// scales lambda by rows/n.
+	// scales lambda by rows/n. Weighted, the balance is that of the weight
+	// sums, lambda sum(w): tune subsamples among the rows of positive
+	// weight, so the expected ratio of the sums is min(rows, n+)/n+ with
+	// n+ those rows.
 	c.lambda = res.Best.Lambda * float64(rows) / float64(n)
+	if w != nil {
+		pos := positiveCount(w)
+		c.lambda = res.Best.Lambda * float64(min(rows, pos)) / float64(pos)
+	}
 	if p.Sigma == SigmaGolden {
 		c.kernel.Sigma = res.Best.Sigma
 		c.chosen.Sigma = fmt.Sprintf("golden-section search on log sigma over the median heuristic %.3g x [1/%d, %d], %d evaluations", so.Sigmas[0], GoldenSpread, GoldenSpread, GoldenEvaluations)
@@ -558,26 +593,35 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y []float64, task
 	}
 	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
 	c.chosen.TuneMetric, c.chosen.TuneScore = res.Metric, res.Best.Mean
+	if res.Metric == "squared_error" {
+		// Chosen by the squared error, reported in the task's metric (the
+		// test metric's scale), whose selection loss clearlyBeats compares.
+		c.chosen.TuneMetric, c.chosen.TuneScore = "rmse", res.Best.TaskScore
+		if task == solvers.TaskClassification {
+			c.chosen.TuneMetric, c.chosen.SelectScore = "accuracy", res.Best.Mean
+		}
+	}
 	if p.Loss == LossLogistic {
 		// The squared loss's search chose sigma; lambda is the logistic
 		// loss's own.
 		c.chosen.Sigma += " (of the squared loss)"
-		return c.tuneLogistic(ctx, p, o, y, start)
+		return c.tuneLogistic(ctx, p, o, y, w, start)
 	}
 	return nil
 }
 
 // tuneLogistic chooses the logistic loss's lambda at c's kernel
-// (chooseLogisticLambda) and records the choice.
-func (c *choice) tuneLogistic(ctx context.Context, p *Plan, o Options, y []float64, start time.Time) error {
-	lambda, score, rows, desc, err := chooseLogisticLambda(ctx, p, o, c.kernel, c.x, y)
+// (chooseLogisticLambda) and records the choice; its held-out log-loss is
+// also the selection score clearlyBeats compares.
+func (c *choice) tuneLogistic(ctx context.Context, p *Plan, o Options, y, w []float64, start time.Time) error {
+	lambda, score, rows, desc, err := chooseLogisticLambda(ctx, p, o, c.kernel, c.x, y, w)
 	if err != nil {
 		return err
 	}
 	c.lambda = lambda
 	c.chosen.Lambda = desc
 	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
-	c.chosen.TuneMetric, c.chosen.TuneScore = "logloss", score
+	c.chosen.TuneMetric, c.chosen.TuneScore, c.chosen.SelectScore = "logloss", score, score
 	return nil
 }
 
@@ -597,13 +641,14 @@ func (p *Plan) searchOptions(ctx context.Context, o Options, k KernelSpec, x mat
 		Validation: p.Validation,
 		Seed:       o.Seed,
 		Rows:       p.TuneRows,
+		Score:      p.Score,
 	}
 	sub := p.TuneRows
 	switch p.Method {
 	case MethodExact:
 		so.Method = tune.MethodExact
 	case MethodFalkon, MethodParK:
-		so.Method, so.Sizes = tune.MethodFalkon, []int{min(p.Centers, sub)}
+		so.Method, so.Sizes = tune.MethodFalkon, []int{p.TuneCenters}
 	case MethodRidge:
 		so.Method = tune.MethodRidge
 		switch p.Map {

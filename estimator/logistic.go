@@ -35,23 +35,36 @@ const LogisticTuneGradTol = 1e-4
 const logisticFolds = 5
 
 // chooseLogisticLambda chooses the logistic loss's lambda at kernel spec
-// ks on the rows x (n of them, already transformed) with labels y: on
-// the plan's tuning subsample, a seeded stratified 80/20 split, the
+// ks on the rows x (n of them, already transformed) with labels y and row
+// weights w (nil: unweighted): on the plan's tuning subsample (of the
+// rows of positive weight), a seeded stratified 80/20 split, the
 // regularisation path over the plan's lambdas fitted on the 80%
 // (solvers.FitLogisticPath, each lambda warm-started from the larger one),
-// and the lambda of least held-out mean log-loss, scaled to n rows as the
-// squared loss's is (the objective's data term is a mean, so lambda n is
-// kept). It returns the lambda for n rows, the best log-loss, the rows the
-// path was fitted on and a description.
-func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec, x mat.Matrix, y []float64) (float64, float64, int, string, error) {
+// and the lambda of least held-out (weighted) mean log-loss, scaled to all
+// rows as the squared loss's is: the objective's data term is a weighted
+// mean, so lambda sum(w) is kept, lambda times the training part's weight
+// sum over all rows' (rows/n unweighted). It returns the lambda for all
+// rows, the best log-loss, the rows the path was fitted on and a
+// description.
+func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w []float64) (float64, float64, int, string, error) {
 	n, _ := x.Dims()
 	enc, err := Encoding(y, solvers.TaskClassification)
 	if err != nil {
 		return 0, 0, 0, "", err
 	}
-	sub, err := dataset.Subsample(n, min(p.TuneRows, n), o.Seed+17)
+	cand := make([]int, 0, n) // the rows that enter the objective
+	for i := 0; i < n; i++ {
+		if w == nil || w[i] > 0 {
+			cand = append(cand, i)
+		}
+	}
+	pick, err := dataset.Subsample(len(cand), min(p.TuneRows, len(cand)), o.Seed+17)
 	if err != nil {
 		return 0, 0, 0, "", err
+	}
+	sub := make([]int, len(pick))
+	for i, j := range pick {
+		sub[i] = cand[j]
 	}
 	ysub := make([]float64, len(sub))
 	for i, r := range sub {
@@ -70,20 +83,20 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 	if len(test) == 0 || len(train) == 0 {
 		return 0, 0, 0, "", fmt.Errorf("%w: %d tuning rows cannot be split to choose lambda (give Lambda)", zonal.ErrEmpty, len(sub))
 	}
-	pick := func(idx []int) (mat.Matrix, []float64, error) {
+	part := func(idx []int) (mat.Matrix, []float64, []float64, error) {
 		rows := make([]int, len(idx))
 		lab := make([]float64, len(idx))
 		for i, j := range idx {
 			rows[i], lab[i] = sub[j], ysub[j]
 		}
 		xs, err := rowsOf(x, rows)
-		return xs, lab, err
+		return xs, lab, solvers.SubsetWeights(w, rows), err
 	}
-	xtr, ytr, err := pick(train)
+	xtr, ytr, wtr, err := part(train)
 	if err != nil {
 		return 0, 0, 0, "", err
 	}
-	xte, yte, err := pick(test)
+	xte, yte, wte, err := part(test)
 	if err != nil {
 		return 0, 0, 0, "", err
 	}
@@ -100,8 +113,8 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 	slices.Reverse(lambdas)
 	lambdas = slices.Compact(lambdas)
 	models, err := solvers.FitLogisticPath(ctx, k, xtr, ttr, lambdas, solvers.LogisticOptions{
-		Options: solvers.Options{Backend: o.Backend, MemoryBudget: o.MemoryBudget, Progress: o.Progress},
-		Centers: min(p.Centers, len(train)), Seed: o.Seed, Iterations: p.Iterations, GradTol: LogisticTuneGradTol,
+		Options: solvers.Options{Backend: o.Backend, MemoryBudget: o.MemoryBudget, Progress: o.Progress, Weights: wtr},
+		Centers: min(tuneCentres(p), len(train)), Seed: o.Seed, Iterations: p.Iterations, GradTol: LogisticTuneGradTol,
 	})
 	if err != nil {
 		return 0, 0, 0, "", fmt.Errorf("choosing the logistic lambda: %w", err)
@@ -116,7 +129,7 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 		if err := m.Predict(out, xte); err != nil {
 			return 0, 0, 0, "", err
 		}
-		l, err := solvers.LogisticLoss(out, tte, nil)
+		l, err := solvers.LogisticLoss(out, tte, wte)
 		if err != nil {
 			return 0, 0, 0, "", err
 		}
@@ -125,11 +138,32 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 			best, bestLoss = i, l
 		}
 	}
-	lambda := lambdas[best] * float64(len(train)) / float64(n)
+	wsum, err := solvers.CheckWeights(w, n)
+	if err != nil {
+		return 0, 0, 0, "", err
+	}
+	trsum, err := solvers.CheckWeights(wtr, len(train))
+	if err != nil {
+		return 0, 0, 0, "", err
+	}
+	lambda := lambdas[best] * trsum / wsum
 	desc := fmt.Sprintf("held-out log-loss of the logistic fit, %s %.0f/%.0f split of %d rows, over %d values",
 		how, 100*(1-LogisticValidation), 100*LogisticValidation, len(sub), len(lambdas))
-	if len(train) < n {
+	switch {
+	case w != nil:
+		desc += fmt.Sprintf(" (%.3g on %d rows, times their weight sum over all rows' for all rows: the same lambda sum(w))", lambdas[best], len(train))
+	case len(train) < n:
 		desc += fmt.Sprintf(" (%.3g on %d rows, times %d/%d for all rows: the same lambda n)", lambdas[best], len(train), len(train), n)
 	}
 	return lambda, bestLoss, len(train), desc, nil
+}
+
+// tuneCentres is the centre count the lambda path is fitted with: the
+// plan's TuneCenters, as the squared loss's tuning (Centers when the plan
+// has none).
+func tuneCentres(p *Plan) int {
+	if p.TuneCenters > 0 {
+		return p.TuneCenters
+	}
+	return p.Centers
 }

@@ -69,7 +69,9 @@ func TestFitLogisticDigits(t *testing.T) {
 		t.Skip("tunes and fits digits (seconds); skipped with -short")
 	}
 	train, test := digitsSplit(t)
-	pipe, rep, err := estimator.Fit(context.Background(), train.X, train.Y, estimator.Options{Loss: estimator.LossLogistic, Seed: 1})
+	// 300 centres: the default (all 1437 rows) costs ten times as much
+	// for a test of the wiring.
+	pipe, rep, err := estimator.Fit(context.Background(), train.X, train.Y, estimator.Options{Loss: estimator.LossLogistic, Centers: 300, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,5 +100,35 @@ func TestFitLogisticDigits(t *testing.T) {
 	// (TestFitDigits); the logistic loss must too.
 	if acc := solvers.Accuracy(pred, test.Y); acc < 0.95 {
 		t.Errorf("logistic digits accuracy %.4f, want >= 0.95", acc)
+	}
+}
+
+// Equal weights are the unweighted logistic fit (the objective divides by
+// their sum), bit for bit; zero weights are accepted.
+func TestFitLogisticWeights(t *testing.T) {
+	x, y := blobs(200, 2, 3, 0.1, 5)
+	o := estimator.Options{Loss: estimator.LossLogistic, Centers: 40, Seed: 3}
+	plain, _, err := estimator.Fit(context.Background(), x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Weights = make([]float64, len(y))
+	for i := range o.Weights {
+		o.Weights[i] = 2
+	}
+	twice, _, err := estimator.Fit(context.Background(), x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := solvers.MarshalPipeline(plain)
+	b, _ := solvers.MarshalPipeline(twice)
+	if string(a) != string(b) {
+		t.Error("weights all 2 changed the logistic model")
+	}
+	for i := range o.Weights {
+		o.Weights[i] = float64(i % 3)
+	}
+	if _, rep, err := estimator.Fit(context.Background(), x, y, o); err != nil || !rep.Weighted {
+		t.Errorf("weights with zeros: %v, weighted %v", err, rep != nil && rep.Weighted)
 	}
 }

@@ -82,6 +82,16 @@ type Options struct {
 	// (zero: CalibrationAuto; see Calibration). Regression ignores
 	// CalibrationAuto and CalibrationNone and refuses the others.
 	Calibration Calibration
+	// Weights are per-row sample weights (nil: all 1), one per training
+	// row, finite and >= 0, not all zero (solvers.CheckWeights): the fit
+	// minimises (1/sum w) sum_i w_i |f(x_i) - y_i|^2 + lambda |f|^2 (the
+	// solvers package's weighted objective), lambda is tuned on weighted
+	// scores, and the calibration is fitted on weighted folds.
+	Weights []float64
+	// ClassWeight multiplies each row's weight by a factor of its class
+	// (classification only; see ClassWeight): none (zero), balanced, or
+	// explicit factors.
+	ClassWeight ClassWeight
 	// Seed seeds every random choice (subsamples, centres, features).
 	Seed uint64
 	// Workers is how many ParK cells are fitted at once (zero: GOMAXPROCS).
@@ -216,6 +226,9 @@ func (o Options) Validate() error {
 	}
 	if o.Calibration < CalibrationAuto || o.Calibration > CalibrationNone {
 		return &zonal.ParamError{Param: "Calibration", Value: int(o.Calibration), Reason: "unknown setting; want " + strings.Join(calibrationSetting.names, ", ")}
+	}
+	if err := o.ClassWeight.check(); err != nil {
+		return err
 	}
 	if o.MemoryBudget < 0 {
 		return &zonal.ParamError{Param: "MemoryBudget", Value: o.MemoryBudget, Reason: "must be >= 0 (0: the default)"}

@@ -56,6 +56,27 @@ const ExactLOORows = 1000
 // tune.AutoRows.
 const ExactTuneRows = 2000
 
+// MinCenters is the fewest centres the plan gives FALKON when it chooses
+// the count and the rows allow (see FalkonCenters).
+const MinCenters = 2048
+
+// TuneCenters is the most centres sigma and lambda are scored with (see
+// Plan.TuneCenters).
+const TuneCenters = 1024
+
+// FalkonCenters is the centre count the plan chooses for FALKON on n
+// training rows: at least the statistical floor tune.AutoCenters, ceil(sqrt(n)
+// ln n), and at least MinCenters, at most n and at most what the memory
+// budget holds for the M x M factors and the cached n x M kernel block
+// (tune.MaxCenters).
+func FalkonCenters(n int, limit int64, p zonal.Precision) int {
+	if n <= 0 {
+		return 0
+	}
+	floor := tune.AutoCenters(n, limit, p)
+	return max(floor, min(n, MinCenters, tune.MaxCenters(n, limit, p)))
+}
+
 // SigmaChoice is how the plan sets the bandwidth.
 type SigmaChoice int
 
@@ -95,12 +116,19 @@ type Plan struct {
 	Lambda     float64
 	TuneRows   int
 	Criterion  tune.Criterion
+	// Score is what the tuner selects by: tune.ScoreSquared, the squared
+	// error of the left-out outputs (for regression the same choice as
+	// RMSE; see the package documentation for classification).
+	Score      tune.Score
 	Validation float64
 	Lambdas    []float64
 	// Centers is FALKON's or ParK's centre count (CentersChosen when it
 	// was chosen here), Map and Features ridge's map, Cells ParK's.
+	// TuneCenters is the centre count sigma and lambda are scored with:
+	// Centers, at most the tuning rows and TuneCenters.
 	Centers       int
 	CentersChosen bool
+	TuneCenters   int
 	Map           Map
 	Features      int
 	Cells         int
@@ -170,7 +198,11 @@ func NewPlan(s Shape, o Options) (*Plan, error) {
 	case MethodFalkon, MethodParK:
 		p.Centers = o.Centers
 		if p.Centers == 0 {
-			p.Centers, p.CentersChosen = tune.AutoCenters(n, o.MemoryBudget, o.Precision), true
+			p.CentersChosen = true
+			p.Centers = tune.AutoCenters(n, o.MemoryBudget, o.Precision)
+			if o.Method == MethodFalkon {
+				p.Centers = FalkonCenters(n, o.MemoryBudget, o.Precision)
+			}
 		}
 		if o.Method == MethodParK {
 			p.Cells = o.cells()
@@ -186,6 +218,7 @@ func NewPlan(s Shape, o Options) (*Plan, error) {
 		p.TuneLambda = true
 		p.Lambdas = AutoLambdas()
 		p.Criterion = tune.CriterionLOO
+		p.Score = tune.ScoreSquared
 		p.TuneRows = tune.AutoRows
 		if o.Method == MethodExact {
 			p.TuneRows = ExactTuneRows
@@ -194,6 +227,9 @@ func NewPlan(s Shape, o Options) (*Plan, error) {
 			}
 		}
 		p.TuneRows = min(p.TuneRows, n)
+		if p.Method == MethodFalkon || p.Method == MethodParK {
+			p.TuneCenters = min(p.Centers, p.TuneRows, TuneCenters)
+		}
 	}
 	if err := p.checkMemory(); err != nil {
 		return nil, err
@@ -258,7 +294,7 @@ func (p *Plan) String() string {
 	}
 	switch p.Method {
 	case MethodFalkon:
-		fmt.Fprintf(&b, ", M = %d centres%s", p.Centers, chosenNote(p.CentersChosen, "ceil(sqrt(n) ln n), at most n and what the memory budget holds"))
+		fmt.Fprintf(&b, ", M = %d centres%s", p.Centers, chosenNote(p.CentersChosen, fmt.Sprintf("the most of ceil(sqrt(n) ln n) and %d, at most n and what the memory budget holds", MinCenters)))
 	case MethodParK:
 		fmt.Fprintf(&b, ", Q = %d cells, M = %d centres in all%s", p.Cells, p.Centers, chosenNote(p.CentersChosen, "ceil(sqrt(n) ln n)"))
 	case MethodRidge:
@@ -305,7 +341,11 @@ func (p *Plan) String() string {
 		if p.Validation > 0 {
 			how = fmt.Sprintf("%.0f/%.0f validation split", 100*(1-p.Validation), 100*p.Validation)
 		}
-		fmt.Fprintf(&b, "lambda: %s over %d values (%g ... %g) on %d rows, scaled by rows/n\n", how, len(p.Lambdas), p.Lambdas[0], p.Lambdas[len(p.Lambdas)-1], p.TuneRows)
+		fmt.Fprintf(&b, "lambda: %s over %d values (%g ... %g) on %d rows, scaled by rows/n", how, len(p.Lambdas), p.Lambdas[0], p.Lambdas[len(p.Lambdas)-1], p.TuneRows)
+		if p.TuneCenters > 0 {
+			fmt.Fprintf(&b, ", scored with %d centres", p.TuneCenters)
+		}
+		b.WriteString("\n")
 	} else {
 		fmt.Fprintf(&b, "lambda: %g\n", p.Lambda)
 	}

@@ -34,6 +34,7 @@ type batcher struct {
 	quit     chan struct{}
 	stopped  chan struct{}
 	arriving atomic.Int64 // prediction requests admitted and still being decoded
+	pending  atomic.Int64 // rows queued and not yet in a block (taken by run)
 	jobs     sync.Pool    // *job
 	scratch  sync.Pool    // *blockScratch
 	blocks   sync.Pool    // *block
@@ -63,6 +64,11 @@ func (b *batcher) stop() {
 	<-b.stopped
 }
 
+// alone reports whether a single-row request that has been decoded has
+// no block to join: no other prediction request is being decoded and no
+// row waits in the batcher.
+func (b *batcher) alone() bool { return b.arriving.Load() == 0 && b.pending.Load() == 0 }
+
 // predictRow queues the row x (d values) for model m and waits for its
 // answer, the label into labels[0] and the k outputs into outs.
 func (b *batcher) predictRow(ctx context.Context, m *model, x, labels, outs []float64, st *stage) error {
@@ -79,9 +85,11 @@ func (b *batcher) predictRow(ctx context.Context, m *model, x, labels, outs []fl
 	j.queued = time.Now()
 	// At most MaxInFlight requests are admitted and the queue holds as many
 	// jobs, so it is full only when cancelled requests left jobs behind.
+	b.pending.Add(1)
 	select {
 	case b.queue <- j:
 	default:
+		b.pending.Add(-1)
 		return errorf(http.StatusServiceUnavailable, "server is saturated (batch queue full); retry later")
 	}
 	select {
@@ -154,6 +162,7 @@ func (b *batcher) run() {
 			}
 		}
 		blk.jobs = batch
+		b.pending.Add(-int64(len(batch)))
 		go b.runBlock(blk)
 	}
 }
@@ -171,6 +180,7 @@ func (b *batcher) failQueued() {
 }
 
 func (b *batcher) finish(js []*job, err error) {
+	b.pending.Add(-int64(len(js)))
 	for _, j := range js {
 		j.err = err
 		j.done <- struct{}{}

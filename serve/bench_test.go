@@ -115,6 +115,13 @@ func benchRequests(n, d int) map[string]struct {
 	}
 }
 
+// benchReq is one request of a benchmark: path, body and header.
+type benchReq = struct {
+	path   string
+	body   []byte
+	header http.Header
+}
+
 // BenchmarkServeJSON: one request of 1 or 64 rows through the handler
 // (routing, admission, body, decoding, prediction, answer), on /v1/predict,
 // v2 JSON and v2 binary. Report allocations with -benchmem.
@@ -153,3 +160,96 @@ func BenchmarkServeJSON(b *testing.B) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// BenchmarkServeSingleRow: single-row requests through the handler on the
+// model size the serving goal is stated for, FALKON with M = 1000 centres
+// on d = 784, with digit-like rows (four values in five zero, the others
+// integers up to 255). "serial" sends one request at a time (the inline
+// path of a lone row); "parallel" sends from GOMAXPROCS goroutines at
+// once (rows meet in the batcher). Report allocations with -benchmem.
+func BenchmarkServeSingleRow(b *testing.B) {
+	const n, d, m = 1200, 784, 1000
+	x, y := synth(n, d, 23)
+	for i, v := range x.RawMatrix().Data {
+		if i%5 != 0 {
+			v = 0
+		}
+		x.RawMatrix().Data[i] = math.Round(math.Abs(v) * 80)
+	}
+	labels := make([]float64, n)
+	for i, v := range y {
+		labels[i] = float64(int(math.Abs(v*3)) % 10)
+	}
+	enc, err := solvers.NewEncoding(labels, solvers.TaskClassification)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t, err := enc.Targets(labels)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, err := kernels.NewGaussian(1000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := solvers.FitFalkon(bg, k, x, t, 1e-6, solvers.FalkonOptions{Centers: m, Iterations: 5, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := solvers.NewPipeline(nil, enc, f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(p, Options{Logger: discardLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	row := x.RawRowView(7)
+	bodies := map[string]benchReq{}
+	v1, _ := json.Marshal(map[string]any{"rows": [][]float64{row}})
+	bodies["v1"] = benchReq{"/v1/predict", v1, http.Header{}}
+	hdr, _ := json.Marshal(map[string]any{"inputs": []any{map[string]any{"name": "x", "datatype": "FP64", "shape": []int{1, d}, "parameters": map[string]any{"binary_data_size": 8 * d}}}})
+	bin := append([]byte(nil), hdr...)
+	for _, v := range row {
+		bin = binary.LittleEndian.AppendUint64(bin, math.Float64bits(v))
+	}
+	bodies["v2binary"] = benchReq{"/v2/models/model/infer", bin, http.Header{headerLength: {strconv.Itoa(len(hdr))}}}
+	serveOne := func(b *testing.B, rq benchReq) func() {
+		body := new(benchBody)
+		req, err := http.NewRequest("POST", rq.path, body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header = rq.header
+		req.ContentLength = int64(len(rq.body))
+		w := &benchWriter{h: http.Header{}}
+		return func() {
+			body.Reset(rq.body)
+			w.reset()
+			s.ServeHTTP(w, req)
+			if w.code != http.StatusOK {
+				b.Errorf("%d %s", w.code, w.body.String())
+			}
+		}
+	}
+	for _, route := range []string{"v1", "v2binary"} {
+		rq := bodies[route]
+		b.Run(route+"/serial", func(b *testing.B) {
+			one := serveOne(b, rq)
+			b.ReportAllocs()
+			for b.Loop() {
+				one()
+			}
+		})
+		b.Run(route+"/parallel", func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				one := serveOne(b, rq)
+				for pb.Next() {
+					one()
+				}
+			})
+		})
+	}
+}

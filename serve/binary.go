@@ -135,8 +135,8 @@ var octetType = []string{"application/octet-stream"}
 func writeBinary(w http.ResponseWriter, b []byte, jsonLen int) error {
 	h := w.Header()
 	h["Content-Type"] = octetType
-	h.Set(headerLength, strconv.Itoa(jsonLen))
-	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h[headerLength] = headerInt(jsonLen)
+	setLength(h, len(b))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b) // an error means the client went away
 	return nil

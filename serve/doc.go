@@ -79,12 +79,16 @@
 // centres that is one b x M kernel block (a matrix-matrix product) instead of
 // b matrix-vector products. A request waits at most Options.BatchDelay for
 // companions, and only while other single-row requests have been admitted and
-// are still being decoded: an idle server predicts a lone row at once. While
-// every worker is busy, rows queue and the next block takes them all, so
-// blocks grow with the load. Row i of a block is answered with the
-// prediction of row i alone: exactly for blocks of at most 32 rows (the
-// solvers predict those row by row) and to rounding for larger ones (kernel
-// blocks and Gemm sum in another order; the tests allow 1e-12 (1 + |y|)).
+// are still being decoded: an idle server predicts a lone row at once. A
+// row with nothing to join (no other prediction request being decoded, no
+// row queued) and a free worker is predicted on its request's own
+// goroutine, without the two goroutine handoffs of the batcher (to its
+// dispatcher and back). While every worker is busy, rows queue and the
+// next block takes them all, so blocks grow with the load. Row i of a
+// block is answered with the prediction of row i alone: exactly for
+// blocks of at most 32 rows (the solvers predict those row by row) and to
+// rounding for larger ones (kernel blocks and Gemm sum in another order;
+// the tests allow 1e-12 (1 + |y|)).
 //
 // # Metrics
 //
@@ -95,7 +99,8 @@
 //	zonal_queue_duration_seconds{route,protocol}    decoded request waiting for its prediction
 //	zonal_compute_duration_seconds{route,protocol}  its block prediction (a batched row: the block's)
 //	zonal_serve_requests_total{route,code}          requests by status code
-//	zonal_serve_rows_predicted_total, zonal_serve_batch_rows (histogram of block sizes),
+//	zonal_serve_rows_predicted_total, zonal_serve_batch_rows (histogram of the sizes of the
+//	                               blocks of single rows, a lone row predicted at once being one of 1),
 //	zonal_serve_in_flight_requests, zonal_serve_rejected_total, zonal_serve_panics_total,
 //	zonal_serve_reloads_total{result}, zonal_serve_model_info{name,kind,task},
 //	zonal_serve_model_input_dim, zonal_serve_model_outputs,

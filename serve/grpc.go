@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -39,29 +40,59 @@ import (
 // tensors or none, so a tensor's own binary_data is not consulted).
 func (s *Server) GRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	maxMsg := int(min(s.opts.MaxBodyBytes, math.MaxInt32))
+	routes := make(map[string]grpcRoute) // filled below, before any call
 	g := grpc.NewServer(append([]grpc.ServerOption{
 		grpc.MaxRecvMsgSize(maxMsg),
 		grpc.MaxSendMsgSize(math.MaxInt32), // answers are bounded by MaxRows
-		grpc.UnaryInterceptor(s.grpcIntercept),
+		grpc.UnaryInterceptor(s.grpcIntercept(routes)),
 	}, opts...)...)
 	oip.RegisterGRPCInferenceServiceServer(g, &grpcService{s: s, st: s.met.stage("ModelInfer", protoGRPC)})
+	for name, info := range g.GetServiceInfo() {
+		for _, mi := range info.Methods {
+			routes["/"+name+"/"+mi.Name] = grpcRoute{
+				ok:  s.met.requests.WithLabelValues(mi.Name, codes.OK.String()),
+				lat: s.met.latency.WithLabelValues(mi.Name, protoGRPC),
+			}
+		}
+	}
 	return g
 }
 
-// grpcIntercept counts, times and recovers every call.
-func (s *Server) grpcIntercept(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
-	route := path.Base(info.FullMethod)
-	start := time.Now()
-	defer func() {
-		if v := recover(); v != nil {
-			s.met.panics.Inc()
-			s.opts.Logger.Error("panic in handler", "route", route, "protocol", protoGRPC, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			resp, err = nil, status.Error(codes.Internal, "internal error (logged)")
-		}
-		s.met.requests.WithLabelValues(route, status.Code(err).String()).Inc()
-		s.met.latency.WithLabelValues(route, protoGRPC).Observe(time.Since(start).Seconds())
-	}()
-	return h(ctx, req)
+// grpcRoute is the request counter of the OK answers and the latency
+// observer of one gRPC method, resolved once (GRPCServer) for the methods
+// registered on the server.
+type grpcRoute struct {
+	ok  prometheus.Counter
+	lat prometheus.Observer
+}
+
+// grpcIntercept counts, times and recovers every call; routes holds the
+// pre-resolved series of the service's methods (the usual case: no label
+// lookup per call).
+func (s *Server) grpcIntercept(routes map[string]grpcRoute) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
+		route := path.Base(info.FullMethod)
+		start := time.Now()
+		defer func() {
+			if v := recover(); v != nil {
+				s.met.panics.Inc()
+				s.opts.Logger.Error("panic in handler", "route", route, "protocol", protoGRPC, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				resp, err = nil, status.Error(codes.Internal, "internal error (logged)")
+			}
+			r, known := routes[info.FullMethod]
+			if code := status.Code(err); code == codes.OK && known {
+				r.ok.Inc()
+			} else {
+				s.met.requests.WithLabelValues(route, code.String()).Inc()
+			}
+			if known {
+				r.lat.Observe(time.Since(start).Seconds())
+			} else {
+				s.met.latency.WithLabelValues(route, protoGRPC).Observe(time.Since(start).Seconds())
+			}
+		}()
+		return h(ctx, req)
+	}
 }
 
 // grpcError turns an *httpError into a status of the matching code, any

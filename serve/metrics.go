@@ -61,7 +61,7 @@ func newMetrics(reg *prometheus.Registry, own bool) (*metrics, error) {
 			Name: "zonal_serve_rows_predicted_total", Help: "Rows predicted (successful predictions only).",
 		}),
 		batchRows: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "zonal_serve_batch_rows", Help: "Rows per block prediction made by the dynamic batcher.",
+			Name: "zonal_serve_batch_rows", Help: "Rows per block prediction of single-row requests: the dynamic batcher's blocks, and lone rows predicted at once (blocks of 1).",
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
 		}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{

@@ -303,6 +303,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // answers, panic recovery, request count and latency.
 func (s *Server) instrument(route, method string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	lat := s.met.latency.WithLabelValues(route, protoHTTP)
+	served := s.met.requests.WithLabelValues(route, codeText(http.StatusOK)) // pre-resolved: the usual answer
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		w := statusWriters.Get().(*statusWriter)
@@ -322,7 +323,11 @@ func (s *Server) instrument(route, method string, h func(http.ResponseWriter, *h
 			if code == 0 {
 				code = http.StatusOK
 			}
-			s.met.requests.WithLabelValues(route, codeText(code)).Inc()
+			if code == http.StatusOK {
+				served.Inc()
+			} else {
+				s.met.requests.WithLabelValues(route, codeText(code)).Inc()
+			}
 			lat.Observe(time.Since(start).Seconds())
 			*w = statusWriter{}
 			statusWriters.Put(w)
@@ -379,10 +384,42 @@ func codeText(code int) string {
 // answer instead of allocating one each (net/http only reads it).
 var jsonType = []string{"application/json"}
 
+// unchunkedBytes is the largest answer net/http sends with a
+// Content-Length it computes itself (net/http's bufferBeforeChunkingSize:
+// an answer written in one Write that fits its buffer is still buffered
+// when the handler returns). Longer answers get theirs from setLength.
+const unchunkedBytes = 2048
+
+// setLength sets the Content-Length of an answer of n bytes unless net/http
+// computes it (n <= unchunkedBytes), which it does without allocating.
+func setLength(h http.Header, n int) {
+	if n > unchunkedBytes {
+		h["Content-Length"] = headerInt(n)
+	}
+}
+
+// smallInts are the header values "0" .. "2047", shared read-only by every
+// answer (net/http copies header values when it writes them).
+var smallInts = func() [][]string {
+	v := make([][]string, unchunkedBytes)
+	for i := range v {
+		v[i] = []string{strconv.Itoa(i)}
+	}
+	return v
+}()
+
+// headerInt is the header value of n (shared for small n).
+func headerInt(n int) []string {
+	if n >= 0 && n < len(smallInts) {
+		return smallInts[n]
+	}
+	return []string{strconv.Itoa(n)}
+}
+
 func writeJSON(w http.ResponseWriter, code int, b []byte) error {
 	h := w.Header()
 	h["Content-Type"] = jsonType
-	h.Set("Content-Length", strconv.Itoa(len(b)))
+	setLength(h, len(b))
 	w.WriteHeader(code)
 	_, _ = w.Write(b) // an error means the client went away: nothing more to answer
 	return nil
@@ -433,18 +470,30 @@ func (s *Server) release() {
 }
 
 // predict answers the n x d rows x with model m into labels (n) and outs
-// (n x k): a lone row through the batcher (when batching is on), more rows
-// as one block on a worker slot. The wait and the prediction are observed
-// in st.
+// (n x k), as one block on a worker slot. A lone row goes to the batcher
+// (when batching is on) unless it has nothing to join: when no other
+// single-row request is being decoded or waits for a block and a worker
+// is free, it is predicted at once on the request's goroutine, which
+// spares the two goroutine handoffs of the batcher (a block of one row
+// either way). The wait and the prediction are observed in st.
 func (s *Server) predict(ctx context.Context, m *model, x []float64, n int, labels, outs []float64, st *stage) error {
-	if n == 1 && s.batch != nil {
-		return s.batch.predictRow(ctx, m, x, labels, outs, st)
-	}
 	t0 := time.Now()
-	select {
-	case s.slots <- struct{}{}:
-	case <-ctx.Done():
-		return errorf(http.StatusServiceUnavailable, "request cancelled while waiting for a worker: %v", ctx.Err())
+	if n == 1 && s.batch != nil {
+		if !s.batch.alone() {
+			return s.batch.predictRow(ctx, m, x, labels, outs, st)
+		}
+		select {
+		case s.slots <- struct{}{}:
+		default:
+			return s.batch.predictRow(ctx, m, x, labels, outs, st)
+		}
+		s.met.batchRows.Observe(1)
+	} else {
+		select {
+		case s.slots <- struct{}{}:
+		case <-ctx.Done():
+			return errorf(http.StatusServiceUnavailable, "request cancelled while waiting for a worker: %v", ctx.Err())
+		}
 	}
 	defer func() { <-s.slots }()
 	dn := denseHeaders.Get().(*denses)

@@ -82,7 +82,8 @@ func (o DenseOperator) Apply(_ context.Context, dst, x blas64.General) error {
 // one report per iteration: Stage "cg", Done the iteration, Total the
 // iteration bound in force (with AutoCap it moves as the estimate of the
 // condition number grows), Residual the largest relative residual over the
-// columns.
+// columns. Options.Weights does not apply (CG solves the system it is
+// given; the weighted fits form weighted systems).
 type CGOptions struct {
 	Options
 	// Tol is the relative-residual tolerance: column j has converged when

@@ -26,17 +26,27 @@ func gatherRows(x *mat.Dense, idx []int) *mat.Dense {
 	return c
 }
 
-// centerTargets returns Y - mean (a copy) and the column means.
-func centerTargets(y *mat.Dense) (*mat.Dense, []float64) {
+// centerTargets returns Y - mean (a copy) and the column means, weighted
+// by w when w is not nil (the mean sum_i w_i y_i / sum_i w_i).
+func centerTargets(y *mat.Dense, w []float64) (*mat.Dense, []float64) {
 	n, k := y.Dims()
 	mean := make([]float64, k)
+	total := float64(n)
+	if w != nil {
+		total = 0
+	}
 	for i := 0; i < n; i++ {
+		wi := 1.0
+		if w != nil {
+			wi = w[i]
+			total += wi
+		}
 		for j, v := range rowOf(y, i) {
-			mean[j] += v
+			mean[j] += wi * v
 		}
 	}
 	for j := range mean {
-		mean[j] /= float64(n)
+		mean[j] /= total
 	}
 	yc := mat.NewDense(n, k, nil)
 	for i := 0; i < n; i++ {

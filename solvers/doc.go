@@ -52,6 +52,33 @@
 // The targets are centred: each model stores the training mean of every output
 // column and adds it back at prediction (an unpenalised intercept).
 //
+// # Weights
+//
+// Options.Weights gives row i a weight w_i >= 0 (finite, not all zero;
+// CheckWeights is the one validation, a *zonal.ParamError on "Weights"
+// otherwise). A weighted fit minimises
+//
+//	(1/sum w) sum_i w_i |f(x_i) - y_i|^2 + lambda ||f||^2
+//
+// with the targets centred by their weighted mean sum_i w_i y_i / sum w.
+// With integer weights this is exactly the unweighted fit on the rows
+// repeated w_i times, lambda meaning the same (the identity is the test);
+// scaling all weights by one factor changes nothing, so equal weights are
+// the unweighted fit and take its path. Every "n" of the systems above
+// becomes sum w and every sum over rows is weighted: KRR factors
+// S K S + lambda sum(w) I with S = W^(1/2) and takes alpha = S beta; ridge
+// accumulates Z^T W Z and Z^T W Y by scaling each block's rows by
+// sqrt(w_i); FALKON's passes form K_nM^T W (K_nM u), its centres are drawn
+// among the rows of positive weight, and its preconditioner takes the
+// centres' weights D (scaled to sum to M) in A = chol(T D T^T / M + lambda I),
+// the centres standing in for the weighted rows as they stand in for the
+// rows unweighted; ParK partitions the rows of positive weight unweighted
+// and gives each cell its rows' weights with lambda_q = lambda sum(w) /
+// sum_q(w). Rows of weight zero are dropped before anything is formed (a
+// KRR model does not keep them). Fitted models report WeightSum; model
+// files do not record weights (the fitted function is all a prediction
+// needs), so files of weighted and unweighted fits are alike.
+//
 // With M = n centres FALKON solves the exact KRR system, and with an exact
 // feature map (Nystrom on all training points, Z Z^T = K) ridge regression on
 // features gives the exact KRR predictor; both identities are tests.

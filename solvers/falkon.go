@@ -68,6 +68,7 @@ type Falkon struct {
 	auto    bool // the fit's iteration cap was automatic
 	kmmJit  float64
 	caching bool
+	wsum    float64 // sum of the fit's Options.Weights; 0: unweighted or loaded
 }
 
 // FitFalkon fits FALKON (Rudi, Carratino, Rosasco 2017) with k outputs. With
@@ -91,8 +92,16 @@ type Falkon struct {
 // kernels.MatrixInto, the centres kept in the model are its rows as a CSR
 // (dataset.CSR.Subset), and the model predicts dense and CSR rows alike.
 //
+// opts.Weights, when set, makes the fit weighted (see the package doc):
+// the rows of weight zero are dropped, the centres are drawn among the
+// others (CenterIndices are still rows of x), the passes form
+// K_nM^T W K_nM u and the right-hand side K_nM^T W (Y - mean) with the
+// weighted mean, n becomes sum(w), and A = chol(T D T^T / M + lambda I)
+// with D the centres' weights scaled to sum to M (falkonfactors.go).
+//
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
-// Centers outside 1..n, an unknown Sampling or Precision; zonal.ErrShape for nil inputs,
+// bad Weights (CheckWeights), Centers outside 1..n (the rows of positive
+// weight when weighted), an unknown Sampling or Precision; zonal.ErrShape for nil inputs,
 // x neither a *mat.Dense nor a *dataset.CSR, a CSR whose parts disagree with
 // its shape, or a label count other than the row count; zonal.ErrRange for
 // a CSR column index outside [0, d) or not increasing within its row; zonal.ErrEmpty for no rows or
@@ -109,18 +118,25 @@ func FitFalkon(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
-	n, _, _, err := checkXY(x, y)
-	if err != nil {
+	if _, _, _, err := checkXY(x, y); err != nil {
 		return nil, err
 	}
 	if err := checkLambda(lambda); err != nil {
 		return nil, err
 	}
+	x, y, rw, err := prepareWeights(x, y, opts.Weights)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
 	if err := kernels.CheckScale(k, x); err != nil {
 		return nil, err
 	}
 	M := opts.Centers
 	if M < 1 || M > n {
+		if rw.kept != nil {
+			return nil, fmt.Errorf("%w: FALKON needs 1 <= centres <= %d (the rows of positive weight), got %d", zonal.ErrParam, n, M)
+		}
 		return nil, fmt.Errorf("%w: FALKON needs 1 <= centres <= n = %d, got %d", zonal.ErrParam, n, M)
 	}
 	var idx []int
@@ -135,8 +151,14 @@ func FitFalkon(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense
 	default:
 		return nil, fmt.Errorf("%w: unknown centre sampling %q (uniform, rls)", zonal.ErrParam, opts.Sampling)
 	}
-	yc, mean := centerTargets(y)
-	return fitFalkonCentered(ctx, k, x, yc, mean, lambda, idx, opts)
+	yc, mean := centerTargets(y, rw.w)
+	f, err := fitFalkonCentered(ctx, k, x, yc, mean, lambda, idx, rw.w, rw.sum, opts)
+	if err != nil {
+		return nil, err
+	}
+	f.idx = rw.original(f.idx)
+	f.wsum = rw.given
+	return f, nil
 }
 
 // uniformCenters draws M distinct indices of 0..n-1, sorted.
@@ -147,7 +169,11 @@ func uniformCenters(n, M int, seed uint64) []int {
 	return idx
 }
 
-func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *mat.Dense, mean []float64, lambda float64, idx []int, opts FalkonOptions) (*Falkon, error) {
+// fitFalkonCentered fits FALKON on the centred targets yc with the centres
+// at idx, weighted by w (nil: unweighted) whose sum is wsum (n when
+// unweighted); opts.Weights is not read.
+func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *mat.Dense, mean []float64, lambda float64, idx []int,
+	w []float64, wsum float64, opts FalkonOptions) (*Falkon, error) {
 	n, _ := x.Dims()
 	_, kout := yc.Dims()
 	M := len(idx)
@@ -170,7 +196,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	}
 	centers := subsetRows(x, idx)
 
-	fac, jit, err := newFalkonFactors(ctx, be, k, centers, M, lambda)
+	fac, jit, err := newFalkonFactors(ctx, be, k, centers, M, lambda, centerWeights(w, idx))
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +205,10 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	// K_nM: cached whole, or streamed in row blocks.
 	var knm *mat.Dense
 	bs := n
-	k32, err := newKnM32(ctx, be, k, x, yc, centers, fixed, limit, opts)
+	// Weighted: the right-hand side is K_nM^T W yc, and every pass scales
+	// the rows of K_nM u by the weights, K_nM^T W (K_nM u).
+	ycw := scaledRows(yc, w)
+	k32, err := newKnM32(ctx, be, k, x, ycw, w, centers, fixed, limit, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -216,8 +245,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		kb = mat.NewDense(bs, M, nil)
 	}
 	tmp := mat.NewDense(bs, kout, nil)
-	// pass computes out = K_nM^T (K_nM w) (+ K_nM^T yc when w is nil: out = K_nM^T yc).
-	pass := func(ctx context.Context, out blas64.General, w *blas64.General) error {
+	// pass computes out = K_nM^T W (K_nM u) (out = K_nM^T W yc when u is
+	// nil; W = I when unweighted).
+	pass := func(ctx context.Context, out blas64.General, u *blas64.General) error {
 		zeroGeneral(out)
 		for i0 := 0; i0 < n; i0 += bs {
 			if err := ctx.Err(); err != nil {
@@ -234,11 +264,14 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 				}
 			}
 			var rhs blas64.General
-			if w == nil {
-				rhs = yc.Slice(i0, i1, 0, kout).(*mat.Dense).RawMatrix()
+			if u == nil {
+				rhs = ycw.Slice(i0, i1, 0, kout).(*mat.Dense).RawMatrix()
 			} else {
 				rhs = tmp.Slice(0, i1-i0, 0, kout).(*mat.Dense).RawMatrix()
-				be.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), *w, 0, rhs)
+				be.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), *u, 0, rhs)
+				if w != nil {
+					scaleRows(rhs, w[i0:i1])
+				}
 			}
 			be.Gemm(blas.Trans, blas.NoTrans, 1, kv.RawMatrix(), rhs, 1, out)
 		}
@@ -247,11 +280,11 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	if k32 != nil {
 		pass = k32.pass
 	}
-	invN := 1 / float64(n)
+	invN := 1 / wsum
 	v := mat.NewDense(M, kout, nil)
-	w := mat.NewDense(M, kout, nil)
+	tw := mat.NewDense(M, kout, nil)
 	op := OperatorFunc{N: M, F: func(ctx context.Context, dst, u blas64.General) error {
-		vr, wr := v.RawMatrix(), w.RawMatrix()
+		vr, wr := v.RawMatrix(), tw.RawMatrix()
 		copyGeneral(vr, u)
 		fac.solveA(blas.NoTrans, vr) // v = A^-1 u
 		copyGeneral(wr, vr)
@@ -359,6 +392,11 @@ func (m *Falkon) CenterIndices() []int { return m.idx }
 // Alpha returns the M x k coefficients (not a copy).
 func (m *Falkon) Alpha() *mat.Dense { return m.exp.alpha }
 
+// WeightSum is the sum of the Options.Weights the model was fitted with:
+// 0 for an unweighted fit and for a loaded model (model files do not
+// record weights).
+func (m *Falkon) WeightSum() float64 { return m.wsum }
+
 // CG reports the conjugate-gradient run of the fit.
 func (m *Falkon) CG() CGResult { return m.cg }
 
@@ -366,7 +404,10 @@ func (m *Falkon) CG() CGResult { return m.cg }
 func (m *Falkon) CachedKnM() bool { return m.caching }
 
 // Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
-// allocate after warm-up when x and the centres are dense. x is a *mat.Dense
+// allocate after warm-up when x and the centres are dense (with the Gaussian
+// kernel the first such batch keeps the centres' squared norms and, up to
+// 32 MiB, their transpose, from which rows with zeros read only the rows
+// they need). x is a *mat.Dense
 // or a *dataset.CSR (CSR rows, or any rows against CSR centres, go through
 // kernel blocks: dense rows are then converted to CSR, never the reverse).
 //

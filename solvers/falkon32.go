@@ -61,7 +61,8 @@ type knm32 struct {
 	ko         kernels.Options
 	c32        *kernels.Centers32
 	x          mat.Matrix
-	yc         *mat.Dense
+	yc         *mat.Dense // the targets, already multiplied by the weights
+	rw         []float64  // the row weights; nil: unweighted
 	n, M, kout int
 	bs         int            // rows per pass block
 	cache      blas32.General // n x M; Data nil when streaming
@@ -91,7 +92,7 @@ func widenRows(n, M int) int { return min(n, max(16, int(passBlockBytes/(int64(M
 //
 // Errors: zonal.ErrTooLarge when not even one streamed row fits; those of
 // kernels.NewCenters32 and MatrixInto32; ctx.Err() (wrapped) when canceled.
-func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, yc *mat.Dense, centers mat.Matrix,
+func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, yc *mat.Dense, rw []float64, centers mat.Matrix,
 	fixed, limit int64, opts FalkonOptions) (*knm32, error) {
 	if opts.Precision != zonal.Float32 {
 		return nil, nil
@@ -104,7 +105,7 @@ func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.M
 	if err != nil {
 		return nil, err
 	}
-	q := &knm32{be: be, ko: ko, c32: c32, x: x, yc: yc, n: n, M: M, kout: kout}
+	q := &knm32{be: be, ko: ko, c32: c32, x: x, yc: yc, rw: rw, n: n, M: M, kout: kout}
 	// Always held: the centres in float32, w and o_b in float32, the
 	// scratch of one block computation.
 	wr := widenRows(n, M)
@@ -152,8 +153,9 @@ const fillRows32 = 4096
 // isCached reports whether q holds K_nM whole (false for a nil q).
 func (q *knm32) isCached() bool { return q != nil && q.cached }
 
-// pass is FALKON's pass on the float32 K_nM: out = K_nM^T (K_nM w), or
-// out = K_nM^T yc when w is nil, block by block: each block's rows are
+// pass is FALKON's pass on the float32 K_nM: out = K_nM^T W (K_nM w), or
+// out = K_nM^T yc when w is nil (W the row weights, I when unweighted; yc
+// holds the weighted targets), block by block: each block's rows are
 // widened to float64 widenRows at a time and multiplied in float64 (or, with
 // products32, multiplied in float32; see the note above).
 func (q *knm32) pass(ctx context.Context, out blas64.General, w *blas64.General) error {
@@ -194,6 +196,9 @@ func (q *knm32) pass(ctx context.Context, out blas64.General, w *blas64.General)
 			} else {
 				t = q.wt.Slice(0, r1-r0, 0, q.kout).(*mat.Dense).RawMatrix()
 				q.be.Gemm(blas.NoTrans, blas.NoTrans, 1, kw, *w, 0, t)
+				if q.rw != nil {
+					scaleRows(t, q.rw[i0+r0:i0+r1])
+				}
 			}
 			q.be.Gemm(blas.Trans, blas.NoTrans, 1, kw, t, 1, out)
 		}
@@ -209,6 +214,13 @@ func (q *knm32) pass32(kv blas32.General, i0 int, out blas64.General, useW bool)
 	t := rows32(q.t32, 0, m)
 	if useW {
 		backend.Sgemm(q.be, blas.NoTrans, blas.NoTrans, 1, kv, q.w32, 0, t)
+		if q.rw != nil {
+			for i := 0; i < m; i++ {
+				for j := 0; j < q.kout; j++ {
+					t.Data[i*t.Stride+j] *= float32(q.rw[i0+i])
+				}
+			}
+		}
 	} else {
 		yr := q.yc.RawMatrix()
 		for i := 0; i < m; i++ {

@@ -45,12 +45,20 @@ func factorScratch(M int) int64 {
 // newFalkonFactors computes the two factors for the centres (rows of x at
 // idx, already gathered in centers), with FALKON's jitter fallbacks. It
 // returns the factors and the jitter added to K_MM.
-func newFalkonFactors(ctx context.Context, be backend.Backend, k kernels.Kernel, centers mat.Matrix, M int, lambda float64) (*falkonFactors, float64, error) {
+//
+// cw, when not nil, are the centres' weights of a weighted fit scaled to
+// sum to M (centerWeights), and A^T A = T D T^T / M + lambda I with
+// D = diag(cw). The preconditioner rests on K_nM^T K_nM / n ~ K_MM^2 / M,
+// the centres standing in for the rows; in a weighted fit the operator
+// holds K_nM^T W K_nM / sum(w), for which the centres, drawn uniformly,
+// stand in with the importance weights D: K_MM D K_MM / M. Then B^T
+// (K_MM D K_MM / M + lambda K_MM) B = I exactly as in the unweighted case.
+func newFalkonFactors(ctx context.Context, be backend.Backend, k kernels.Kernel, centers mat.Matrix, M int, lambda float64, cw []float64) (*falkonFactors, float64, error) {
 	f, jit, err := newFalkonT(ctx, be, k, centers, M)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := f.factorA(ctx, lambda, nil); err != nil {
+	if err := f.factorA(ctx, lambda, cw); err != nil {
 		return nil, 0, err
 	}
 	return f, jit, nil
@@ -82,9 +90,11 @@ func newFalkonT(ctx context.Context, be backend.Backend, k kernels.Kernel, cente
 
 // factorA (re)computes A, A^T A = T D T^T / M + lambda I, into the lower
 // triangle from T (the strict upper triangle, not touched) with the jitter
-// fallbacks. D is diag(w), or the identity for a nil w (FALKON); the
-// logistic solver passes the loss's curvature at the centres and calls it
-// again at every Newton step.
+// fallbacks. D is diag(w), or the identity for a nil w: a weighted FALKON
+// passes its centre weights (newFalkonFactors), the logistic solver the
+// loss's curvature at the centres, again at every Newton step. T itself
+// is never modified (fillTTt scales copies of its blocks), so a weight of
+// 0, or repeated refactorizations, leave it exact.
 func (f *falkonFactors) factorA(ctx context.Context, lambda float64, w []float64) error {
 	M := f.p.Rows
 	nb := panelRows(M)

@@ -35,7 +35,7 @@ func TestFalkonFactors(t *testing.T) {
 			for _, M := range []int{1, 2, 7, 130, 300} {
 				x, _ := synth(M, 4, uint64(M))
 				const lambda = 1e-3
-				f, jit, err := newFalkonFactors(ctx, be, k, x, M, lambda)
+				f, jit, err := newFalkonFactors(ctx, be, k, x, M, lambda, nil)
 				if err != nil {
 					t.Fatalf("%s M=%d: %v", bname, M, err)
 				}

@@ -26,7 +26,8 @@ type KRR struct {
 	exp    *expansion
 	lambda float64
 	jitter float64
-	fitted bool // fitted here (Diagnostics known), not loaded
+	wsum   float64 // sum of the fit's Options.Weights; 0: unweighted or loaded
+	fitted bool    // fitted here (Diagnostics known), not loaded
 }
 
 // FitKRR fits exact KRR by a Cholesky factorisation of K + lambda n I (the
@@ -36,7 +37,12 @@ type KRR struct {
 // (lambda n below the rounding level of K) a jitter of 1e-12..1e-4 times the
 // mean diagonal is added in steps; past that the error wraps zonal.ErrNotPositiveDefinite.
 // The training rows are kept as the expansion's centres (a copy, of the
-// same storage as x). Linear algebra runs on opts.Backend, at prediction
+// same storage as x; rows of weight zero are left out).
+//
+// opts.Weights, when set, makes the fit weighted (see the package doc):
+// with W = diag(w) and S = W^(1/2) it factors S K S + lambda sum(w) I and
+// alpha = S beta, the symmetric form of (W K + lambda sum(w) I) alpha =
+// W (Y - mean); the targets are centred by their weighted mean. Linear algebra runs on opts.Backend, at prediction
 // time too.
 //
 // x is a *mat.Dense or a *dataset.CSR (any other matrix type is refused).
@@ -44,7 +50,8 @@ type KRR struct {
 // kernels.MatrixInto, the centres kept in the model are its rows as a CSR
 // (dataset.CSR.Subset), and the model predicts dense and CSR rows alike.
 //
-// Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite;
+// Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
+// bad Weights (CheckWeights);
 // zonal.ErrShape for nil inputs, x neither a *mat.Dense nor a *dataset.CSR,
 // a CSR whose parts disagree with its shape, or a label count other than the
 // row count; zonal.ErrRange for a CSR column index outside [0, d) or not
@@ -62,13 +69,17 @@ func FitKRR(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, l
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
-	n, _, _, err := checkXY(x, y)
-	if err != nil {
+	if _, _, _, err := checkXY(x, y); err != nil {
 		return nil, err
 	}
 	if err := checkLambda(lambda); err != nil {
 		return nil, err
 	}
+	x, y, rw, err := prepareWeights(x, y, opts.Weights)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
 	if err := kernels.CheckScale(k, x); err != nil {
 		return nil, err
 	}
@@ -79,24 +90,31 @@ func FitKRR(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, l
 			zonal.ErrTooLarge, n, budget.Format(need), budget.Format(limit))
 	}
 	be := opts.backend()
-	yc, mean := centerTargets(y)
+	yc, mean := centerTargets(y, rw.w)
+	// Weighted (package doc): alpha = S beta with S = W^(1/2) and
+	// (S K S + lambda sum(w) I) beta = S (Y - mean), the symmetric form of
+	// (W K + lambda sum(w) I) alpha = W (Y - mean).
+	s := sqrtWeights(rw.w)
 	kmat := mat.NewDense(n, n, nil)
 	fill := func(a *mat.Dense) error {
 		opts.report(zonal.Progress{Stage: "kernel", Done: 0, Total: 1})
 		if err := kernels.MatrixInto(ctx, a, k, x, x, kernels.Options{Backend: be}); err != nil {
 			return err
 		}
+		scaleRowsCols(a, s)
 		opts.report(zonal.Progress{Stage: "kernel", Done: 1, Total: 1})
 		return ctx.Err()
 	}
-	jit, err := factorWithJitter(ctx, be, kmat, lambda*float64(n), "K + lambda n I", fill)
+	jit, err := factorWithJitter(ctx, be, kmat, lambda*rw.sum, "K + lambda n I", fill)
 	if err != nil {
 		return nil, err
 	}
 	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
+	scaleRows(yc.RawMatrix(), s)
 	be.CholSolve(kmat.RawMatrix(), yc.RawMatrix())
+	scaleRows(yc.RawMatrix(), s)
 	xc := copyInput(x)
-	return &KRR{exp: newExpansion(be, k, xc, yc, mean), lambda: lambda, jitter: jit, fitted: true}, nil
+	return &KRR{exp: newExpansion(be, k, xc, yc, mean), lambda: lambda, jitter: jit, wsum: rw.given, fitted: true}, nil
 }
 
 // Kind returns "krr".
@@ -108,6 +126,11 @@ func (m *KRR) InputDim() int { _, d, _ := m.exp.dims(); return d }
 // Outputs is k.
 func (m *KRR) Outputs() int { _, _, k := m.exp.dims(); return k }
 
+// WeightSum is the sum of the Options.Weights the model was fitted with:
+// 0 for an unweighted fit and for a loaded model (model files do not
+// record weights; the fitted function is all they need).
+func (m *KRR) WeightSum() float64 { return m.wsum }
+
 // Jitter is the diagonal jitter the factorisation needed (0 normally).
 func (m *KRR) Jitter() float64 { return m.jitter }
 
@@ -115,7 +138,10 @@ func (m *KRR) Jitter() float64 { return m.jitter }
 func (m *KRR) Alpha() *mat.Dense { return m.exp.alpha }
 
 // Predict writes f(x_i) to the rows of dst; batches of at most 32 rows do not
-// allocate after warm-up when x and the centres are dense. x is a *mat.Dense
+// allocate after warm-up when x and the centres are dense (with the Gaussian
+// kernel the first such batch keeps the centres' squared norms and, up to
+// 32 MiB, their transpose, from which rows with zeros read only the rows
+// they need). x is a *mat.Dense
 // or a *dataset.CSR (CSR rows, or any rows against CSR centres, go through
 // kernel blocks: dense rows are then converted to CSR, never the reverse).
 //

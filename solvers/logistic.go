@@ -297,25 +297,9 @@ func newLogisticLoss(y *mat.Dense, w []float64) (*logisticLoss, error) {
 		}
 		l.cls[i] = c
 	}
-	sum := 0.0
-	if w == nil {
-		sum = float64(n)
-	} else {
-		if len(w) != n {
-			return nil, fmt.Errorf("%w: %d weights for %d rows", zonal.ErrShape, len(w), n)
-		}
-		for i, v := range w {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: weight %d is %g", zonal.ErrNonFinite, i, v)
-			}
-			if v < 0 {
-				return nil, fmt.Errorf("%w: weight %d is %g, weights must be >= 0", zonal.ErrParam, i, v)
-			}
-			sum += v
-		}
-		if !(sum > 0) || math.IsInf(sum, 0) {
-			return nil, fmt.Errorf("%w: the weights sum to %g, want a positive finite sum", zonal.ErrParam, sum)
-		}
+	sum, err := CheckWeights(w, n)
+	if err != nil {
+		return nil, err
 	}
 	for i := range l.w {
 		if w == nil {

@@ -107,7 +107,8 @@ type ParKCell struct {
 	// ValidationRows and ValidationRMSE: the held-out rows and the root mean
 	// squared error over them and every column of y, the targets FitParK was
 	// given (for a classification pipeline, the encoded target columns); NaN
-	// when none.
+	// when none. Unweighted even in a weighted fit (a diagnostic of the
+	// cell, not the objective).
 	ValidationRows int
 	ValidationRMSE float64
 }
@@ -148,6 +149,7 @@ type ParK struct {
 	lambda    float64
 	report    *ParKReport
 	diag      Diagnostics // aggregated over the cells
+	wsum      float64     // sum of the fit's Options.Weights; 0: unweighted or loaded
 }
 
 // FitParK fits ParK (Carratino, Vigogna, Calandriello, Rosasco 2021).
@@ -163,6 +165,12 @@ type ParK struct {
 // Voronoi cells (a centroid need not lie in its own cell). Assignment stays
 // O(Q) kernel evaluations per point and prediction applies the same offsets,
 // so a test point goes where a training row at its place went.
+//
+// opts.Weights, when set, drops the rows of weight zero, partitions the
+// others as above (the partition does not look at the weights), and fits
+// each cell with its rows' weights and lambda_q = lambda sum(w) / sum_q(w),
+// so that every cell's absolute regulariser is again the global one (see
+// the package doc; with one cell the fit is weighted FALKON).
 //
 // Cell q with n_q rows is fitted by FALKON with M_q centres (opts.Budget)
 // and lambda_q = lambda n / n_q, the scaling of the paper's analysis, so each
@@ -182,7 +190,7 @@ type ParK struct {
 // alike.
 //
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
-// Cells outside 1..n, Centers outside Cells..n, an unknown Partition or
+// bad Weights (CheckWeights), Cells outside 1..n, Centers outside Cells..n, an unknown Partition or
 // Budget, Cap in (0, 1) or not finite, Overlap outside [0, 1], Validation
 // outside [0, 0.5], fewer
 // distinct points in feature space than Cells; zonal.ErrShape for nil
@@ -202,13 +210,17 @@ func FitParK(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, 
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
-	n, _, _, err := checkXY(x, y)
-	if err != nil {
+	if _, _, _, err := checkXY(x, y); err != nil {
 		return nil, err
 	}
 	if err := checkLambda(lambda); err != nil {
 		return nil, err
 	}
+	x, y, rw, err := prepareWeights(x, y, opts.Weights)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
 	if err := kernels.CheckScale(k, x); err != nil {
 		return nil, err
 	}
@@ -291,7 +303,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, 
 	}
 	var mq []int
 	if opts.Budget == BudgetEffDim {
-		if mq, err = effDimBudget(ctx, be, k, x, diag, fitRows, M, lambda, n, opts.Seed); err != nil {
+		if mq, err = effDimBudget(ctx, be, k, x, diag, fitRows, M, cellRegs(fitRows, rw, lambda), opts.Seed); err != nil {
 			return nil, err
 		}
 	} else {
@@ -300,7 +312,7 @@ func FitParK(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, 
 
 	p := &ParK{
 		kern: k, centroids: subsetRows(x, part.cidx), cdiag: make([]float64, Q), offsets: part.offsets,
-		cells: make([]*expansion, Q), sizes: make([]int, Q), lambda: lambda, report: rep,
+		cells: make([]*expansion, Q), sizes: make([]int, Q), lambda: lambda, report: rep, wsum: rw.given,
 	}
 	for q, i := range part.cidx {
 		p.cdiag[q] = diag[i]
@@ -320,7 +332,8 @@ func FitParK(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, 
 	var mu sync.Mutex
 	done := 0
 	cellOpts.Progress = nil
-	cellOpts.Backend = be // the cells' models predict on the fit's backend
+	cellOpts.Weights = nil // the cells' weights go to fitFalkonCentered
+	cellOpts.Backend = be  // the cells' models predict on the fit's backend
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, Q)
@@ -351,9 +364,10 @@ func FitParK(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense, 
 					co.Iterations = t
 				}
 			}
-			yc, mean := centerTargets(yq)
-			lq := lambda * float64(n) / float64(nq)
-			f, err := fitFalkonCentered(ctx, k, xq, yc, mean, lq, uniformCenters(nq, m, co.Seed), co)
+			wq, sq := cellWeights(rw, rows)
+			yc, mean := centerTargets(yq, wq)
+			lq := lambda * rw.sum / sq
+			f, err := fitFalkonCentered(ctx, k, xq, yc, mean, lq, uniformCenters(nq, m, co.Seed), wq, sq, co)
 			if err != nil {
 				errs[q] = fmt.Errorf("ParK cell %d (%d rows, %d centres): %w", q, nq, m, err)
 				cancel()
@@ -480,7 +494,7 @@ const (
 // N_q(lambda_q) (see BudgetEffDim), lambda_q = lambda n / n_q, within
 // 1..n_q; the centres a capped cell cannot take go to the others in
 // proportion again.
-func effDimBudget(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, rows [][]int, M int, lambda float64, n int, seed uint64) ([]int, error) {
+func effDimBudget(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, diag []float64, rows [][]int, M int, regs []float64, seed uint64) ([]int, error) {
 	Q := len(rows)
 	eff := make([]float64, Q)
 	rng := rand.New(rand.NewPCG(seed, 0x14057b7ef767814f))
@@ -491,8 +505,9 @@ func effDimBudget(ctx context.Context, be backend.Backend, k kernels.Kernel, x m
 		S := sampleRows(r, effDimSample, rng)
 		R := sampleRows(r, effDimRows, rng)
 		m := len(S)
-		// lambda_q n_q = lambda n: the absolute regulariser of every cell.
-		reg := lambda * float64(n)
+		// lambda_q n_q = lambda n: the absolute regulariser of every cell
+		// (cellRegs).
+		reg := regs[q]
 		kss := mat.NewDense(m, m, nil)
 		if err := kernels.MatrixInto(ctx, kss, k, subsetRows(x, S), subsetRows(x, S), kernels.Options{Backend: be}); err != nil {
 			return nil, err
@@ -596,6 +611,43 @@ func (p *ParK) InputDim() int { _, d := p.centroids.Dims(); return d }
 
 // Outputs is k.
 func (p *ParK) Outputs() int { _, _, k := p.cells[0].dims(); return k }
+
+// cellRegs is the absolute regulariser of each cell for effDimBudget's
+// unweighted kernel samples: lambda_q n_q = lambda n unweighted; weighted,
+// lambda_q = lambda sum(w) / sum_q(w) in units of the cell's mean weight
+// sum_q(w) / n_q, that is lambda sum(w) n_q / sum_q(w) (lambda n again
+// when the weights are equal).
+func cellRegs(rows [][]int, rw rowWeights, lambda float64) []float64 {
+	regs := make([]float64, len(rows))
+	for q, r := range rows {
+		regs[q] = lambda * rw.sum
+		if rw.w != nil {
+			if _, sq := cellWeights(rw, r); sq > 0 {
+				regs[q] *= float64(len(r)) / sq
+			}
+		}
+	}
+	return regs
+}
+
+// cellWeights returns the weights of a cell's rows (nil when unweighted)
+// and their sum (the row count when unweighted).
+func cellWeights(rw rowWeights, rows []int) ([]float64, float64) {
+	if rw.w == nil {
+		return nil, float64(len(rows))
+	}
+	wq := SubsetWeights(rw.w, rows)
+	var sq float64
+	for _, v := range wq {
+		sq += v
+	}
+	return wq, sq
+}
+
+// WeightSum is the sum of the Options.Weights the model was fitted with:
+// 0 for an unweighted fit and for a loaded model (model files do not
+// record weights).
+func (p *ParK) WeightSum() float64 { return p.wsum }
 
 // Cells is Q.
 func (p *ParK) Cells() int { return len(p.cells) }

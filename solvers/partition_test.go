@@ -423,7 +423,7 @@ func TestEffDimBudget(t *testing.T) {
 		rows = append(rows, r)
 	}
 	diag, _ := kernelDiag(bg, nil, k, x)
-	got, err := effDimBudget(bg, nil, k, x, diag, rows, 90, 1e-14, 900, 1)
+	got, err := effDimBudget(bg, nil, k, x, diag, rows, 90, cellRegs(rows, rowWeights{sum: 900}, 1e-14), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +439,7 @@ func TestEffDimBudget(t *testing.T) {
 		copy(rowOf(xd, i), rowOf(x, rows[2][0]))
 	}
 	diag, _ = kernelDiag(bg, nil, k, xd)
-	got, err = effDimBudget(bg, nil, k, xd, diag, rows, 90, 1e-4, 900, 1)
+	got, err = effDimBudget(bg, nil, k, xd, diag, rows, 90, cellRegs(rows, rowWeights{sum: 900}, 1e-4), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

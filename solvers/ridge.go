@@ -31,6 +31,7 @@ type Ridge struct {
 	lambda float64
 	prec   zonal.Precision // of the features, at fit and prediction time
 	be     backend.Backend // large-batch prediction; never nil
+	wsum   float64         // sum of the fit's Options.Weights; 0: unweighted or loaded
 	fitted bool            // fitted here (Diagnostics known), not loaded
 	pool   sync.Pool       // *ridgeScratch
 }
@@ -85,8 +86,14 @@ const (
 // Z^T Z singular). Linear algebra runs on opts.Backend, at prediction time
 // too (the map's Transform uses its own).
 //
+// opts.Weights, when set, makes the fit weighted (see the package doc):
+// each block's rows of Z and of Y - mean (centred by the weighted mean) are
+// scaled by sqrt(w_i), so the sums are Z^T W Z and Z^T W (Y - mean), and
+// the system is (Z^T W Z + lambda sum(w) I) W = Z^T W (Y - mean); rows of
+// weight zero are skipped.
+//
 // Errors: zonal.ErrParam for a nil map, lambda not positive and finite, an
-// unknown Precision;
+// unknown Precision, bad Weights (CheckWeights);
 // zonal.ErrShape for nil inputs, x neither a *mat.Dense nor a *dataset.CSR,
 // a CSR whose parts disagree with its shape, a label count other than the
 // row count or a map whose input dimension is not x's column count;
@@ -109,7 +116,7 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x mat.Matrix, y *mat.D
 	if err := opts.Precision.Check(); err != nil {
 		return nil, err
 	}
-	n, d, k, err := checkXY(x, y)
+	_, d, k, err := checkXY(x, y)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +126,11 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x mat.Matrix, y *mat.D
 	if fm.InputDim() != d {
 		return nil, fmt.Errorf("%w: feature map takes %d inputs, data has %d columns", zonal.ErrShape, fm.InputDim(), d)
 	}
+	x, y, rw, err := prepareWeights(x, y, opts.Weights)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
 	D := fm.Dim()
 	be := opts.backend()
 	limit := budget.Or(opts.MemoryBudget)
@@ -144,12 +156,16 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x mat.Matrix, y *mat.D
 	bs := int(min((limit-need)/rowBytes, int64(capRows)))
 	bs = max(1, min(bs, n))
 
-	yc, mean := centerTargets(y)
+	// Weighted: the rows of Z and of Y - mean scaled by sqrt(w_i), so that
+	// the sums are Z^T W Z and Z^T W (Y - mean).
+	yc, mean := centerTargets(y, rw.w)
+	s := sqrtWeights(rw.w)
+	scaleRows(yc.RawMatrix(), s)
 	ztz := mat.NewDense(D, D, nil)
 	zty := mat.NewDense(D, k, nil)
-	block := ridgeBlock64(be, fm, yc, ztz, zty, bs)
+	block := ridgeBlock64(be, fm, yc, s, ztz, zty, bs)
 	if f32 {
-		block = ridgeBlockFloat32(be, fm, yc, ztz, zty, bs)
+		block = ridgeBlockFloat32(be, fm, yc, s, ztz, zty, bs)
 	}
 	nblocks := (n + bs - 1) / bs
 	for b, i0 := 0, 0; i0 < n; b, i0 = b+1, i0+bs {
@@ -180,7 +196,7 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x mat.Matrix, y *mat.D
 		a.Copy(gram)
 		return nil
 	}
-	if _, err := factorWithJitter(ctx, be, ztz, lambda*float64(n), "Z^T Z + lambda n I", fill); err != nil {
+	if _, err := factorWithJitter(ctx, be, ztz, lambda*rw.sum, "Z^T Z + lambda n I", fill); err != nil {
 		return nil, err
 	}
 	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
@@ -188,13 +204,15 @@ func FitRidge(ctx context.Context, fm kernels.FeatureMap, x mat.Matrix, y *mat.D
 	r := newRidge(be, fm, zty, mean, lambda)
 	r.fitted = true
 	r.prec = opts.Precision
+	r.wsum = rw.given
 	return r, nil
 }
 
 // ridgeBlock64 returns the float64 block step of FitRidge: the features of
-// rows [i0, i1) into a bs x D block, then Z_b^T Z_b and Z_b^T Y_b added
-// into ztz and zty.
-func ridgeBlock64(be backend.Backend, fm kernels.FeatureMap, yc, ztz, zty *mat.Dense, bs int) func(x mat.Matrix, i0, i1 int) error {
+// rows [i0, i1) into a bs x D block, its rows scaled by s (when not nil:
+// the square roots of the weights, yc already scaled), then Z_b^T Z_b and
+// Z_b^T Y_b added into ztz and zty.
+func ridgeBlock64(be backend.Backend, fm kernels.FeatureMap, yc *mat.Dense, s []float64, ztz, zty *mat.Dense, bs int) func(x mat.Matrix, i0, i1 int) error {
 	D, k := zty.Dims()
 	zb := mat.NewDense(bs, D, nil)
 	return func(x mat.Matrix, i0, i1 int) error {
@@ -208,6 +226,9 @@ func ridgeBlock64(be backend.Backend, fm kernels.FeatureMap, yc, ztz, zty *mat.D
 		if err := checkFinite("features", zv); err != nil {
 			return err
 		}
+		if s != nil {
+			scaleRows(zv.RawMatrix(), s[i0:i1])
+		}
 		be.Syrk(blas.Trans, 1, zv.RawMatrix(), 1, ztz.RawMatrix())
 		yv := yc.Slice(i0, i1, 0, k).(*mat.Dense)
 		be.Gemm(blas.Trans, blas.NoTrans, 1, zv.RawMatrix(), yv.RawMatrix(), 1, zty.RawMatrix())
@@ -215,11 +236,12 @@ func ridgeBlock64(be backend.Backend, fm kernels.FeatureMap, yc, ztz, zty *mat.D
 	}
 }
 
-// ridgeBlockFloat32 is ridgeBlock64 in mixed precision (RidgeOptions): the
+// ridgeBlockFloat32 is ridgeBlock64 in mixed precision (RidgeOptions; the
+// weights' square roots rounded to float32 scale the float32 rows): the
 // block's features by kernels.Transform32, its Gram by backend.Ssyrk and
 // Z_b^T Y_b by backend.Sgemm on Y_b rounded to float32, both widened and
 // added into the float64 ztz and zty.
-func ridgeBlockFloat32(be backend.Backend, fm kernels.FeatureMap, yc, ztz, zty *mat.Dense, bs int) func(x mat.Matrix, i0, i1 int) error {
+func ridgeBlockFloat32(be backend.Backend, fm kernels.FeatureMap, yc *mat.Dense, s []float64, ztz, zty *mat.Dense, bs int) func(x mat.Matrix, i0, i1 int) error {
 	D, k := zty.Dims()
 	zb := newGeneral32(bs, D)
 	yb := newGeneral32(bs, k)
@@ -232,6 +254,15 @@ func ridgeBlockFloat32(be backend.Backend, fm kernels.FeatureMap, yc, ztz, zty *
 		}
 		if err := checkFinite32("float32 features", zv, i0); err != nil {
 			return err
+		}
+		if s != nil {
+			for i := 0; i < i1-i0; i++ {
+				si := float32(s[i0+i])
+				row := zv.Data[i*zv.Stride : i*zv.Stride+D]
+				for j := range row {
+					row[j] *= si
+				}
+			}
 		}
 		for i := 0; i < i1-i0; i++ {
 			for j, v := range rowOf(yc, i0+i) {
@@ -273,6 +304,11 @@ func (r *Ridge) InputDim() int { return r.fm.InputDim() }
 
 // Outputs is the number of outputs k.
 func (r *Ridge) Outputs() int { _, k := r.w.Dims(); return k }
+
+// WeightSum is the sum of the Options.Weights the model was fitted with:
+// 0 for an unweighted fit and for a loaded model (model files do not
+// record weights).
+func (r *Ridge) WeightSum() float64 { return r.wsum }
 
 // Map returns the feature map.
 func (r *Ridge) Map() kernels.FeatureMap { return r.fm }

@@ -152,7 +152,7 @@ func TestRidgeFloat32Gram(t *testing.T) {
 	wantY.Mul(z.T(), y)
 	for _, be := range backendsUnderTest(t) {
 		ztz, zty := mat.NewDense(D, D, nil), mat.NewDense(D, 1, nil)
-		step := ridgeBlockFloat32(be, fm, y, ztz, zty, bs)
+		step := ridgeBlockFloat32(be, fm, y, nil, ztz, zty, bs)
 		blocks := 0
 		for i0 := 0; i0 < n; i0 += bs {
 			if err := step(x, i0, min(i0+bs, n)); err != nil {

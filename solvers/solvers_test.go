@@ -34,7 +34,7 @@ func TestKRRMatchesDirectSolve(t *testing.T) {
 		}
 		kmat.Set(i, i, kmat.At(i, i)+lambda*float64(n))
 	}
-	yc, _ := centerTargets(y)
+	yc, _ := centerTargets(y, nil)
 	var want mat.Dense
 	if err := want.Solve(kmat, yc); err != nil {
 		t.Fatal(err)

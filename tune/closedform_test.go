@@ -37,10 +37,12 @@ func twoOutputs(y *mat.Dense) *mat.Dense {
 type looCase struct {
 	name  string
 	l     *loo
-	refit func(x, t *mat.Dense, lambda float64) (solvers.Model, error)
+	refit func(x, t *mat.Dense, w []float64, lambda float64) (solvers.Model, error)
 }
 
-func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
+// looCases builds the closed forms for the row weights w (nil: unweighted)
+// the way Search does: the kernel matrix or features of the scaled problem.
+func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense, w []float64) []looCase {
 	t.Helper()
 	ctx := context.Background()
 	n, _ := x.Dims()
@@ -49,17 +51,20 @@ func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
 	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
 		t.Fatal(err)
 	}
+	sw := sqrtOf(w)
+	scaleSym(kf, sw)
 	ev := make([]float64, n)
 	if err := be.SymEig(kf.RawMatrix(), ev, true); err != nil {
 		t.Fatal(err)
 	}
 	clampEig(ev)
-	krr := looCase{name: "krr", l: newLOO(be, kf, ev, tg, true),
-		refit: func(x, t *mat.Dense, lambda float64) (solvers.Model, error) {
-			return solvers.FitKRR(ctx, k, x, t, lambda, solvers.Options{Backend: be})
+	krr := looCase{name: "krr", l: newLOO(be, kf, ev, tg, sw, true),
+		refit: func(x, t *mat.Dense, w []float64, lambda float64) (solvers.Model, error) {
+			return solvers.FitKRR(ctx, k, x, t, lambda, solvers.Options{Backend: be, Weights: w})
 		}}
 	fm, z := fourierFeatures(t, be, k, x, 16, 3)
-	fs := newFeatureStats(be, z, tg)
+	scaleRowsBy(z, sw)
+	fs := newFeatureStats(be, z, tg, nil)
 	evz := make([]float64, 16)
 	if err := be.SymEig(fs.g.RawMatrix(), evz, true); err != nil {
 		t.Fatal(err)
@@ -67,9 +72,9 @@ func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
 	clampEig(evz)
 	q := mat.NewDense(n, 16, nil)
 	be.Gemm(blasNoTrans, blasNoTrans, 1, z.RawMatrix(), fs.g.RawMatrix(), 0, q.RawMatrix())
-	ridge := looCase{name: "ridge", l: newLOO(be, q, evz, tg, false),
-		refit: func(x, t *mat.Dense, lambda float64) (solvers.Model, error) {
-			return solvers.FitRidge(ctx, fm, x, t, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be}})
+	ridge := looCase{name: "ridge", l: newLOO(be, q, evz, tg, sw, false),
+		refit: func(x, t *mat.Dense, w []float64, lambda float64) (solvers.Model, error) {
+			return solvers.FitRidge(ctx, fm, x, t, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be, Weights: w}})
 		}}
 	return []looCase{krr, ridge}
 }
@@ -77,19 +82,30 @@ func looCases(t *testing.T, be backend.Backend, x, tg *mat.Dense) []looCase {
 // TestLOOMatchesRefits: the closed-form leave-one-out predictions equal n
 // solvers refits on the other n-1 rows with the same absolute regulariser
 // (lambda' = lambda n / (n-1)), each predicting its left-out row.
-func TestLOOMatchesRefits(t *testing.T) {
+func TestLOOMatchesRefits(t *testing.T) { looMatchesRefits(t, nil) }
+
+// looMatchesRefits is TestLOOMatchesRefits with the row weights w (nil:
+// all 1) of a 30-row problem: the refit on the other rows has their
+// weights and lambda' = lambda sum(w) / (sum(w) - w_i), the same absolute
+// regulariser.
+func looMatchesRefits(t *testing.T, w []float64) {
 	be := backend.Default()
 	x, y := regData(30, 3, 1)
 	tg := twoOutputs(y)
 	n, _ := x.Dims()
-	for _, c := range looCases(t, be, x, tg) {
+	S := sumOr(w, n)
+	for _, c := range looCases(t, be, x, tg, w) {
 		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
 			pred := mat.NewDense(n, 2, nil)
 			c.l.predict(be, pred, lambda)
 			out := mat.NewDense(1, 2, nil)
 			worst := 0.0
 			for i := 0; i < n; i++ {
-				m, err := c.refit(without(x, i), without(tg, i), lambda*float64(n)/float64(n-1))
+				wi, wo := 1.0, []float64(nil)
+				if w != nil {
+					wi, wo = w[i], append(append([]float64(nil), w[:i]...), w[i+1:]...)
+				}
+				m, err := c.refit(without(x, i), without(tg, i), wo, lambda*S/(S-wi))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -111,18 +127,26 @@ func TestLOOMatchesRefits(t *testing.T) {
 // TestGCVMatchesSmoother: GCV from the eigenbasis equals n |(I-S) Y|^2 /
 // tr(I-S)^2 with the smoother S read off one solvers fit on Y = I_n (the
 // fit is linear in the targets, column j of its predictions is S e_j).
-func TestGCVMatchesSmoother(t *testing.T) {
+func TestGCVMatchesSmoother(t *testing.T) { gcvMatchesSmoother(t, nil) }
+
+// gcvMatchesSmoother is TestGCVMatchesSmoother with the row weights w
+// (nil: all 1): the weighted GCV is n^2 sum_i w_i |r_i|^2 / (sum(w)
+// (n - tr S)^2), S read off one weighted fit (tr S is also the trace of
+// the scaled problem's smoother D S D^-1); n |r|^2 / (n - tr S)^2 when
+// every weight is 1.
+func gcvMatchesSmoother(t *testing.T, w []float64) {
 	be := backend.Default()
 	x, y := regData(30, 3, 2)
 	tg := twoOutputs(y)
 	n, _ := x.Dims()
+	S := sumOr(w, n)
 	eye := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
 		eye.Set(i, i, 1)
 	}
-	for _, c := range looCases(t, be, x, tg) {
+	for _, c := range looCases(t, be, x, tg, w) {
 		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
-			m, err := c.refit(x, eye, lambda)
+			m, err := c.refit(x, eye, w, lambda)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,9 +157,18 @@ func TestGCVMatchesSmoother(t *testing.T) {
 			var r mat.Dense
 			r.Mul(s, tg)
 			r.Sub(tg, &r)
-			num := mat.Norm(&r, 2) // Frobenius for matrices
+			num := 0.0
+			for i := 0; i < n; i++ {
+				wi := 1.0
+				if w != nil {
+					wi = w[i]
+				}
+				for j := 0; j < 2; j++ {
+					num += wi * r.At(i, j) * r.At(i, j)
+				}
+			}
 			tr := float64(n) - mat.Trace(s)
-			want := float64(n) * num * num / (tr * tr)
+			want := float64(n) * float64(n) * num / (S * tr * tr)
 			got := c.l.gcv(be, lambda)
 			if !relClose(got, want, closedTol) {
 				t.Fatalf("%s lambda %g: GCV closed form %.15g, from S %.15g", c.name, lambda, got, want)
@@ -147,7 +180,11 @@ func TestGCVMatchesSmoother(t *testing.T) {
 // TestPathMatchesFits: the k-fold lambda paths, by eigendecomposition and
 // by Cholesky per lambda, predict what solvers fits on the fold's training
 // rows predict on its test rows.
-func TestPathMatchesFits(t *testing.T) {
+func TestPathMatchesFits(t *testing.T) { pathMatchesFits(t, nil) }
+
+// pathMatchesFits is TestPathMatchesFits with the row weights w (nil:
+// unweighted) of a 40-row problem: weighted paths against weighted fits.
+func pathMatchesFits(t *testing.T, w []float64) {
 	ctx := context.Background()
 	be := backend.Default()
 	x, y := regData(40, 2, 3)
@@ -158,18 +195,19 @@ func TestPathMatchesFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := folds[1]
+	wtr := subsetWeights(w, f.Train)
 	k := kernels.Gaussian{Sigma: 0.9}
 	kf := mat.NewDense(n, n, nil)
 	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
 		t.Fatal(err)
 	}
-	kp, err := krrSystem(kf, tg, f.Train, f.Test).eigPath(be)
+	kp, err := krrSystem(kf, tg, wtr, f.Train, f.Test).eigPath(be)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kd := krrSystem(kf, tg, f.Train, f.Test).directPath()
+	kd := krrSystem(kf, tg, wtr, f.Train, f.Test).directPath()
 	fm, z := fourierFeatures(t, be, k, x, 20, 5)
-	fs := newFeatureStats(be, z, tg)
+	fs := newFeatureStats(be, z, tg, w)
 	rd := ridgeSystem(be, fs, tg, f.Train, f.Test).directPath()
 	rp, err := ridgeSystem(be, fs, tg, f.Train, f.Test).eigPath(be)
 	if err != nil {
@@ -177,11 +215,11 @@ func TestPathMatchesFits(t *testing.T) {
 	}
 	xtr, ttr, xte := dataset.MustSelectRows(x, f.Train), dataset.MustSelectRows(tg, f.Train), dataset.MustSelectRows(x, f.Test)
 	for _, lambda := range []float64{1e-4, 1e-2} {
-		km, err := solvers.FitKRR(ctx, k, xtr, ttr, lambda, solvers.Options{Backend: be})
+		km, err := solvers.FitKRR(ctx, k, xtr, ttr, lambda, solvers.Options{Backend: be, Weights: wtr})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rm, err := solvers.FitRidge(ctx, fm, xtr, ttr, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be}})
+		rm, err := solvers.FitRidge(ctx, fm, xtr, ttr, lambda, solvers.RidgeOptions{Options: solvers.Options{Backend: be, Weights: wtr}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,14 +276,14 @@ func TestLOOUnreliableIsNaN(t *testing.T) {
 	be := backend.Default()
 	x, y := regData(20, 2, 4)
 	_, z := fourierFeatures(t, be, kernels.Gaussian{Sigma: 1}, x, 40, 1)
-	fs := newFeatureStats(be, z, y)
+	fs := newFeatureStats(be, z, y, nil)
 	ev := make([]float64, 40)
 	if err := be.SymEig(fs.g.RawMatrix(), ev, true); err != nil {
 		t.Fatal(err)
 	}
 	clampEig(ev)
 	mulRightInPlace(be, z, fs.g)
-	l := newLOO(be, z, ev, y, false)
+	l := newLOO(be, z, ev, y, nil, false)
 	pred := mat.NewDense(20, 1, nil)
 	l.predict(be, pred, 1e-14)
 	nan := 0

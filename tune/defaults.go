@@ -146,25 +146,30 @@ func ScaleSigma(x mat.Matrix) (float64, error) {
 // AutoCenters returns a number of FALKON centres (or Nystrom / random
 // features) for n training rows: M = ceil(sqrt(n) ln n) (the order FALKON's
 // statistical analysis asks for), at least 1 when n >= 1, at most n, and at
-// most the largest M whose M x M factors (one float64 array: see
-// solvers.FitFalkon) and cached n x M kernel block (entries of precision p,
-// 4 bytes for zonal.Float32), 8 M^2 + p.Bytes() n M bytes, fit the memory
-// budget limit (0 means zonal.DefaultMemoryBudget). n <= 0 gives 0.
+// most MaxCenters(n, limit, p). n <= 0 gives 0.
 func AutoCenters(n int, limit int64, p zonal.Precision) int {
 	if n <= 0 {
 		return 0
 	}
 	m := int(math.Ceil(math.Sqrt(float64(n)) * math.Log(float64(n))))
 	m = max(1, min(m, n))
+	return max(1, min(m, MaxCenters(n, limit, p)))
+}
+
+// MaxCenters is the largest centre count M for n training rows whose M x M
+// factors (one float64 array: see solvers.FitFalkon) and cached n x M
+// kernel block (entries of precision p, 4 bytes for zonal.Float32),
+// 8 M^2 + p.Bytes() n M bytes, fit the memory budget limit (0 means
+// zonal.DefaultMemoryBudget); at least 1.
+func MaxCenters(n int, limit int64, p zonal.Precision) int {
 	// 8 M^2 + b n M <= B (bytes).
 	b := float64(p.Bytes())
 	if p.Check() != nil {
 		b = 8
 	}
 	lim := float64(budget.Or(limit))
-	nb := b * float64(n)
-	capM := int((-nb + math.Sqrt(nb*nb+32*lim)) / 16)
-	return max(1, min(m, capM))
+	nb := b * float64(max(n, 0))
+	return max(1, int((-nb+math.Sqrt(nb*nb+32*lim))/16))
 }
 
 // checkRows returns the shape of x and checks that it has columns and

@@ -44,6 +44,19 @@
 // and spread of the score over folds, time) and the best setting, refitted
 // on all rows when asked.
 //
+// # Weights
+//
+// SearchOptions.Weights makes every fit the solvers' weighted one (lambda
+// times the training rows' weight sum; targets centred by the weighted
+// mean) and every score weighted. The lambda paths stay diagonal in one
+// eigenbasis: that of the scaled problem, rows sqrt(w_i) z_i (KRR:
+// D K D with D = diag(sqrt(w))), whose unweighted no-intercept fit is the
+// weighted one. A fold's sums are weighted the same way (G = Z^T W Z, ...);
+// the closed-form leave-one-out divides the scaled residual by sqrt(w_i)
+// and centres each left-out fit by the others' weighted mean (loo.go has
+// the formulas; tests compare them with weighted refits on n-1 rows).
+// Rows of weight zero are dropped before the folds are drawn.
+//
 // # ParK
 //
 // MethodParK tunes ParK (solvers.FitParK with SearchOptions.Cells cells and

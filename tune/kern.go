@@ -39,6 +39,10 @@ func featureMap(be backend.Backend, k kernels.Kernel, x mat.Matrix, kind Map, si
 // tuned FALKON path and the refitted model use the same centres.
 func falkonCenters(n, m int, seed uint64) []int { return solvers.UniformCenters(n, m, seed) }
 
+// subsetWeights is the row weights of the rows idx (solvers.SubsetWeights;
+// nil stays nil).
+func subsetWeights(w []float64, idx []int) []float64 { return solvers.SubsetWeights(w, idx) }
+
 // falkonIterations bounds FALKON's CG in the refit (solvers' default is 20).
 const falkonIterations = 50
 
@@ -54,13 +58,15 @@ func refit(ctx context.Context, s *searcher, set Setting) (solvers.Model, string
 	if err != nil {
 		return nil, "", err
 	}
-	so := solvers.Options{Backend: s.be, MemoryBudget: s.opts.MemoryBudget}
+	so := solvers.Options{Backend: s.be, MemoryBudget: s.opts.MemoryBudget, Weights: s.fullW}
 	switch s.opts.Method {
 	case MethodExact:
 		m, err := solvers.FitKRR(ctx, k, x, t, set.Lambda, so)
 		return m, "", err
 	case MethodParK:
-		m, err := solvers.FitParK(ctx, k, x, t, set.Lambda, s.parkOptions(set.Size, s.opts.MemoryBudget, 0))
+		po := s.parkOptions(set.Size, s.opts.MemoryBudget, 0)
+		po.Weights = s.fullW
+		m, err := solvers.FitParK(ctx, k, x, t, set.Lambda, po)
 		return m, "", err
 	case MethodFalkon:
 		f, err := solvers.FitFalkon(ctx, k, x, t, set.Lambda, solvers.FalkonOptions{Options: so, Centers: set.Size, Seed: s.opts.Seed, Iterations: falkonIterations})

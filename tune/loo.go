@@ -35,11 +35,33 @@ import (
 // exactly (no approximation; TestLOOMatchesRefits compares it with n
 // refits). GCV is n |(I - S) Y|_F^2 / tr(I - S)^2 with
 // (I - S) Y = (I - H) Y_c and tr(I - S) = n - 1 - tr H + 1^T H 1 / n.
+//
+// Weighted (SearchOptions.Weights, all positive here), the fit with
+// weights w and c = lambda sum(w) is the unweighted no-intercept fit of the
+// scaled problem: rows sqrt(w_i) z_i (KRR: the kernel D K D, D =
+// diag(sqrt(w))) and targets sqrt(w_i) v_i, whose hat matrix H is built
+// here from the scaled basis. Its left-out residual at row i is sqrt(w_i)
+// times the real one, so
+//
+//	g_i(v) = v_i - ((I - H) D v)_i / (sqrt(w_i) (1 - H_ii)),
+//
+// and the left-out fit (weights w without w_i, the same c, so lambda' =
+// c / (sum(w) - w_i)) centres with the weighted mean of the others,
+// m_i = (sum_j w_j y_j - w_i y_i) / (sum(w) - w_i): p_i is the formula
+// above with these g_i and m_i (TestLOOWeightedMatchesRefits). GCV is
+// evaluated on the scaled problem with the weighted-mean smoother
+// J = sqrt(w) sqrt(w)^T / sum(w): n^2 |(I - H)(I - J) D Y|^2 /
+// (sum(w) tr(I - S)^2), tr(I - S) = n - 1 - tr H + sqrt(w)^T H sqrt(w) /
+// sum(w), which is the unweighted GCV when every w_i is 1.
 type loo struct {
 	q    *mat.Dense // n x r: V (orth) or Z U
 	s    []float64
 	t    *mat.Dense // n x k targets
-	qt   *mat.Dense // r x (k+1): Q^T [Y 1]
+	ts   *mat.Dense // n x k targets times sqrt(w) (t when unweighted)
+	sw   []float64  // sqrt(w_i); nil: unweighted
+	wy   []float64  // sum_i w_i y_i per output
+	wsum float64    // sum(w) (n when unweighted)
+	qt   *mat.Dense // r x (k+1): Q^T [D Y, sqrt(w)] (Q^T [Y 1] unweighted)
 	qn   []float64  // squared column norms of Q
 	orth bool
 	w    []float64  // per-lambda weights
@@ -48,17 +70,31 @@ type loo struct {
 	h    []float64  // 1 - H_ii
 }
 
-func newLOO(be backend.Backend, q *mat.Dense, s []float64, t *mat.Dense, orth bool) *loo {
+// newLOO prepares the closed forms for the basis q and eigenvalues s of the
+// (scaled, when sw is not nil) problem, the targets t and sw = sqrt(w).
+func newLOO(be backend.Backend, q *mat.Dense, s []float64, t *mat.Dense, sw []float64, orth bool) *loo {
 	n, r := q.Dims()
 	_, k := t.Dims()
+	l := &loo{q: q, s: s, t: t, ts: t, sw: sw, wy: make([]float64, k), wsum: float64(n), orth: orth, qt: mat.NewDense(r, k+1, nil), qn: make([]float64, r),
+		w: make([]float64, r), tmp: mat.NewDense(r, k+1, nil), res: mat.NewDense(n, k+1, nil), h: make([]float64, n)}
+	if sw != nil {
+		l.ts, l.wsum = mat.DenseCopyOf(t), 0
+		for i := 0; i < n; i++ {
+			for j := range l.ts.RawRowView(i) {
+				l.ts.RawRowView(i)[j] *= sw[i]
+			}
+			l.wsum += sw[i] * sw[i]
+		}
+	}
 	y1 := mat.NewDense(n, k+1, nil)
 	for i := 0; i < n; i++ {
 		row := y1.RawRowView(i)
-		copy(row, t.RawRowView(i))
-		row[k] = 1
+		copy(row, l.ts.RawRowView(i))
+		row[k] = l.sqrtW(i)
+		for j, v := range t.RawRowView(i) {
+			l.wy[j] += l.sqrtW(i) * l.sqrtW(i) * v
+		}
 	}
-	l := &loo{q: q, s: s, t: t, orth: orth, qt: mat.NewDense(r, k+1, nil), qn: make([]float64, r),
-		w: make([]float64, r), tmp: mat.NewDense(r, k+1, nil), res: mat.NewDense(n, k+1, nil), h: make([]float64, n)}
 	be.Gemm(blas.Trans, blas.NoTrans, 1, q.RawMatrix(), y1.RawMatrix(), 0, l.qt.RawMatrix())
 	for i := 0; i < n; i++ {
 		for j, v := range q.RawRowView(i) {
@@ -68,10 +104,18 @@ func newLOO(be backend.Backend, q *mat.Dense, s []float64, t *mat.Dense, orth bo
 	return l
 }
 
-// eval computes, for lambda, res = (I - H)[Y 1] and h_i = 1 - H_ii.
+// sqrtW is sqrt(w_i) (1 when unweighted).
+func (l *loo) sqrtW(i int) float64 {
+	if l.sw == nil {
+		return 1
+	}
+	return l.sw[i]
+}
+
+// eval computes, for lambda, res = (I - H)[D Y, sqrt(w)] and h_i = 1 - H_ii.
 func (l *loo) eval(be backend.Backend, lambda float64) {
 	n, r := l.q.Dims()
-	c := lambda * float64(n)
+	c := lambda * l.wsum
 	for j := 0; j < r; j++ {
 		if l.orth {
 			l.w[j] = c / (l.s[j] + c)
@@ -96,11 +140,11 @@ func (l *loo) eval(be backend.Backend, lambda float64) {
 			continue
 		}
 		l.h[i] = 1 - d
-		row, y := l.res.RawRowView(i), l.t.RawRowView(i)
+		row, y := l.res.RawRowView(i), l.ts.RawRowView(i)
 		for t := 0; t < k; t++ {
 			row[t] = y[t] - row[t]
 		}
-		row[k] = 1 - row[k]
+		row[k] = l.sqrtW(i) - row[k]
 	}
 }
 
@@ -117,12 +161,6 @@ const minLeverageGap = 1e-8
 func (l *loo) predict(be backend.Backend, dst *mat.Dense, lambda float64) {
 	l.eval(be, lambda)
 	n, k := l.t.Dims()
-	sum := make([]float64, k)
-	for i := 0; i < n; i++ {
-		for t, v := range l.t.RawRowView(i) {
-			sum[t] += v
-		}
-	}
 	for i := 0; i < n; i++ {
 		y, res, out := l.t.RawRowView(i), l.res.RawRowView(i), dst.RawRowView(i)
 		if !l.orth && l.h[i] < minLeverageGap {
@@ -131,10 +169,12 @@ func (l *loo) predict(be backend.Backend, dst *mat.Dense, lambda float64) {
 			}
 			continue
 		}
-		g1 := 1 - res[k]/l.h[i]
+		si := l.sqrtW(i)
+		wi := si * si
+		g1 := 1 - res[k]/(si*l.h[i])
 		for t := 0; t < k; t++ {
-			m := (sum[t] - y[t]) / float64(n-1)
-			gy := y[t] - res[t]/l.h[i]
+			m := (l.wy[t] - wi*y[t]) / (l.wsum - wi)
+			gy := y[t] - res[t]/(si*l.h[i])
 			out[t] = m + gy - m*g1
 		}
 	}
@@ -145,16 +185,14 @@ func (l *loo) gcv(be backend.Backend, lambda float64) float64 {
 	l.eval(be, lambda)
 	n, k := l.t.Dims()
 	mean := make([]float64, k)
-	for i := 0; i < n; i++ {
-		for t, v := range l.t.RawRowView(i) {
-			mean[t] += v / float64(n)
-		}
+	for t := range mean {
+		mean[t] = l.wy[t] / l.wsum
 	}
 	num := 0.0
 	for i := 0; i < n; i++ {
 		res := l.res.RawRowView(i)
 		for t := 0; t < k; t++ {
-			e := res[t] - mean[t]*res[k] // (I-H)(y - ybar 1)
+			e := res[t] - mean[t]*res[k] // (I-H) D (y - ybar 1)
 			num += e * e
 		}
 	}
@@ -168,7 +206,7 @@ func (l *loo) gcv(be backend.Backend, lambda float64) float64 {
 			q1 := l.qt.At(j, k)
 			oneIH1 += w * q1 * q1
 		}
-		tr = nmTr - oneIH1/float64(n)
+		tr = nmTr - oneIH1/l.wsum
 	} else {
 		trH, oneH1 := 0.0, 0.0
 		for j, w := range l.w {
@@ -176,7 +214,7 @@ func (l *loo) gcv(be backend.Backend, lambda float64) float64 {
 			q1 := l.qt.At(j, k)
 			oneH1 += w * q1 * q1
 		}
-		tr = float64(n) - 1 - trH + oneH1/float64(n)
+		tr = float64(n) - 1 - trH + oneH1/l.wsum
 	}
-	return float64(n) * num / (tr * tr)
+	return float64(n) * float64(n) / l.wsum * num / (tr * tr)
 }

@@ -105,7 +105,9 @@ func (s *searcher) parkFold(ctx context.Context, k kernels.Kernel, size int, f d
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		m, err := solvers.FitParK(ctx, k, xtr, ttr, lam, s.parkOptions(size, share, workers))
+		po := s.parkOptions(size, share, workers)
+		po.Weights = s.weightsOf(f.Train)
+		m, err := solvers.FitParK(ctx, k, xtr, ttr, lam, po)
 		if errors.Is(err, zonal.ErrNotPositiveDefinite) {
 			scores[li][fi] = math.NaN()
 			continue
@@ -116,7 +118,7 @@ func (s *searcher) parkFold(ctx context.Context, k kernels.Kernel, size int, f d
 		if err := m.Predict(pred, xte); err != nil {
 			return err
 		}
-		scores[li][fi] = s.score(pred, truth)
+		scores[li][fi] = s.scoreAt(li, fi, pred, truth, s.weightsOf(f.Test))
 	}
 	return nil
 }

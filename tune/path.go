@@ -15,19 +15,21 @@ import (
 //
 //	F(lambda) = 1 mean^T + A diag(1/(s + c)) B,   c = lambda * nTrain,
 //
+// nTrain the training rows' weight sum (their count when unweighted).
+//
 // A ne x r, s the r eigenvalues (clamped at 0), B r x k. See the package doc.
 type path struct {
 	a      *mat.Dense
 	s      []float64
 	b      *mat.Dense
 	mean   []float64
-	nTrain int
+	nTrain float64
 	tmp    *mat.Dense // r x k scratch
 }
 
 // predict writes F(lambda) to dst (ne x k).
 func (p *path) predict(be backend.Backend, dst *mat.Dense, lambda float64) error {
-	c := lambda * float64(p.nTrain)
+	c := lambda * p.nTrain
 	r, k := p.b.Dims()
 	if p.tmp == nil {
 		p.tmp = mat.NewDense(r, k, nil)
@@ -57,17 +59,24 @@ func clampEig(s []float64) {
 }
 
 // centered returns the column means of the rows idx of t and those rows
-// minus the means.
-func centered(t *mat.Dense, idx []int) (*mat.Dense, []float64) {
+// minus the means; the means are weighted by w (w[r] the weight of row
+// idx[r]) when w is not nil.
+func centered(t *mat.Dense, idx []int, w []float64) (*mat.Dense, []float64) {
 	_, k := t.Dims()
 	mean := make([]float64, k)
-	for _, i := range idx {
+	total := 0.0
+	for r, i := range idx {
+		wi := 1.0
+		if w != nil {
+			wi = w[r]
+		}
+		total += wi
 		for j, v := range t.RawRowView(i) {
-			mean[j] += v
+			mean[j] += wi * v
 		}
 	}
 	for j := range mean {
-		mean[j] /= float64(len(idx))
+		mean[j] /= total
 	}
 	yc := mat.NewDense(len(idx), k, nil)
 	for r, i := range idx {
@@ -99,7 +108,7 @@ func gatherBlock(k *mat.Dense, rows, cols []int) *mat.Dense {
 type system struct {
 	g, r, a *mat.Dense
 	mean    []float64
-	nTrain  int
+	nTrain  float64 // the training rows' weight sum (count when unweighted)
 }
 
 // lambdaPath predicts the fits of one fold for any lambda.
@@ -109,27 +118,48 @@ type lambdaPath interface {
 
 // krrSystem is exact KRR trained on the rows train of the full kernel
 // matrix kfull (n x n) and the targets t, evaluated on the rows test.
-func krrSystem(kfull, t *mat.Dense, train, test []int) *system {
-	yc, mean := centered(t, train)
-	return &system{g: gatherBlock(kfull, train, train), r: yc, a: gatherBlock(kfull, test, train), mean: mean, nTrain: len(train)}
+// With the training rows' weights wtr (nil: unweighted) it is the scaled
+// problem of the solvers' weighted KRR, D = diag(sqrt(wtr)): G = D K_tr D,
+// R = D Y_c (weighted mean), A = K_te,tr D, c = lambda sum(wtr).
+func krrSystem(kfull, t *mat.Dense, wtr []float64, train, test []int) *system {
+	yc, mean := centered(t, train, wtr)
+	g, a := gatherBlock(kfull, train, train), gatherBlock(kfull, test, train)
+	sw := sqrtOf(wtr)
+	scaleSym(g, sw)
+	scaleRowsBy(yc, sw)
+	scaleColsBy(a, sw)
+	return &system{g: g, r: yc, a: a, mean: mean, nTrain: sumOr(wtr, len(train))}
 }
 
 // ridgeSystem is ridge regression on the features, trained on the rows
 // train (all rows but test) and evaluated on test, from the full-data sums:
 // G_tr = G - Z_te^T Z_te and Z_tr^T Y_c = (ZY - Z_te^T Y_te) - (Z1 - Z_te^T 1) mean^T.
+// Weighted (fs.w), every sum has the rows' weights (G = Z^T W Z, ...), the
+// mean is the training rows' weighted mean and c = lambda sum(w_train).
 func ridgeSystem(be backend.Backend, fs *featureStats, t *mat.Dense, train, test []int) *system {
 	_, D := fs.z.Dims()
 	zte := dataset.MustSelectRows(fs.z, test)
 	yte := dataset.MustSelectRows(t, test)
 	g := mat.DenseCopyOf(fs.g)
 	zy := mat.DenseCopyOf(fs.zy)
-	be.Syrk(blas.Trans, -1, zte.RawMatrix(), 1, g.RawMatrix())
+	wte, wtr := subsetWeights(fs.w, test), subsetWeights(fs.w, train)
+	zs := zte // D_te Z_te for the Gram
+	if wte != nil {
+		zs = mat.DenseCopyOf(zte)
+		scaleRowsBy(zs, sqrtOf(wte))
+		scaleRowsBy(yte, wte) // Z_te^T W_te Y_te with the unscaled Z_te
+	}
+	be.Syrk(blas.Trans, -1, zs.RawMatrix(), 1, g.RawMatrix())
 	be.Gemm(blas.Trans, blas.NoTrans, -1, zte.RawMatrix(), yte.RawMatrix(), 1, zy.RawMatrix())
-	_, mean := centered(t, train)
+	_, mean := centered(t, train, wtr)
 	z1 := append([]float64(nil), fs.z1...)
 	for r := range test {
+		wr := 1.0
+		if wte != nil {
+			wr = wte[r]
+		}
 		for j, v := range zte.RawRowView(r) {
-			z1[j] -= v
+			z1[j] -= wr * v
 		}
 	}
 	for j := 0; j < D; j++ {
@@ -138,7 +168,7 @@ func ridgeSystem(be backend.Backend, fs *featureStats, t *mat.Dense, train, test
 			row[c] -= z1[j] * mean[c]
 		}
 	}
-	return &system{g: g, r: zy, a: zte, mean: mean, nTrain: len(train)}
+	return &system{g: g, r: zy, a: zte, mean: mean, nTrain: sumOr(wtr, len(train))}
 }
 
 // eigPath diagonalises the system once (G = U diag(s) U^T; G is
@@ -235,21 +265,45 @@ func mulRightInPlace(be backend.Backend, z, u *mat.Dense) {
 }
 
 // featureStats are the full-data sums a ridge fold system is built from:
-// G = Z^T Z, ZY = Z^T Y and Z1 = Z^T 1 over all n rows.
+// G = Z^T Z, ZY = Z^T Y and Z1 = Z^T 1 over all n rows; with the row
+// weights w (nil: unweighted) G = Z^T W Z, ZY = Z^T W Y and Z1 = Z^T w.
 type featureStats struct {
 	z, g, zy *mat.Dense
 	z1       []float64
+	w        []float64
 }
 
-func newFeatureStats(be backend.Backend, z, t *mat.Dense) *featureStats {
+func newFeatureStats(be backend.Backend, z, t *mat.Dense, w []float64) *featureStats {
 	n, D := z.Dims()
 	_, k := t.Dims()
-	fs := &featureStats{z: z, g: mat.NewDense(D, D, nil), zy: mat.NewDense(D, k, nil), z1: make([]float64, D)}
-	be.Syrk(blas.Trans, 1, z.RawMatrix(), 0, fs.g.RawMatrix())
-	be.Gemm(blas.Trans, blas.NoTrans, 1, z.RawMatrix(), t.RawMatrix(), 0, fs.zy.RawMatrix())
+	fs := &featureStats{z: z, g: mat.NewDense(D, D, nil), zy: mat.NewDense(D, k, nil), z1: make([]float64, D), w: w}
+	if w == nil {
+		be.Syrk(blas.Trans, 1, z.RawMatrix(), 0, fs.g.RawMatrix())
+		be.Gemm(blas.Trans, blas.NoTrans, 1, z.RawMatrix(), t.RawMatrix(), 0, fs.zy.RawMatrix())
+	} else {
+		// In blocks of 256 rows: D_b Z_b for the Gram, W_b Y_b for Z^T W Y.
+		bs := min(n, 256)
+		zs, ys := mat.NewDense(bs, D, nil), mat.NewDense(bs, k, nil)
+		sw := sqrtOf(w)
+		for i0 := 0; i0 < n; i0 += bs {
+			i1 := min(i0+bs, n)
+			zb := zs.Slice(0, i1-i0, 0, D).(*mat.Dense)
+			yb := ys.Slice(0, i1-i0, 0, k).(*mat.Dense)
+			zb.Copy(z.Slice(i0, i1, 0, D))
+			yb.Copy(t.Slice(i0, i1, 0, k))
+			scaleRowsBy(zb, sw[i0:i1])
+			scaleRowsBy(yb, w[i0:i1])
+			be.Syrk(blas.Trans, 1, zb.RawMatrix(), 1, fs.g.RawMatrix())
+			be.Gemm(blas.Trans, blas.NoTrans, 1, z.Slice(i0, i1, 0, D).(*mat.Dense).RawMatrix(), yb.RawMatrix(), 1, fs.zy.RawMatrix())
+		}
+	}
 	for i := 0; i < n; i++ {
+		wi := 1.0
+		if w != nil {
+			wi = w[i]
+		}
 		for j, v := range z.RawRowView(i) {
-			fs.z1[j] += v
+			fs.z1[j] += wi * v
 		}
 	}
 	return fs

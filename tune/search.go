@@ -69,6 +69,39 @@ func ParseCriterion(s string) (Criterion, error) {
 	return zonal.ParseSetting("Criterion", s, CriterionCV, CriterionLOO, CriterionGCV)
 }
 
+// Score is what a held-out (or left-out) prediction is scored by.
+type Score string
+
+// Scores of the held-out predictions.
+const (
+	// ScoreTask is the task's metric: accuracy (classification, higher is
+	// better) or RMSE (regression).
+	ScoreTask Score = ""
+	// ScoreSquared is the mean over rows of the squared error of the model's
+	// outputs against its encoded targets (classification: the +-1
+	// one-versus-rest targets; regression: the squared error, RMSE^2),
+	// lower is better. For classification it is a smooth surrogate of the
+	// error rate: accuracy is a step function of sigma and lambda, flat on
+	// plateaus and noisy by one row in n, which a golden-section search on
+	// sigma cannot follow; the squared error moves with every margin.
+	ScoreSquared Score = "squared"
+)
+
+func (c Score) String() string {
+	if c == ScoreTask {
+		return "task"
+	}
+	return string(c)
+}
+
+// ParseScore parses task (or "") and squared.
+func ParseScore(s string) (Score, error) {
+	if s == "task" {
+		return ScoreTask, nil
+	}
+	return zonal.ParseSetting("Score", s, ScoreTask, ScoreSquared)
+}
+
 // Options are the settings every long operation of the package shares.
 type Options struct {
 	// Backend does the linear algebra; nil means backend.Default().
@@ -118,6 +151,9 @@ type SearchOptions struct {
 	Sizes []int
 	// Criterion is CriterionCV ("" too), CriterionLOO or CriterionGCV.
 	Criterion Criterion
+	// Score is what CV and LOO predictions are scored by: ScoreTask ("",
+	// accuracy or RMSE) or ScoreSquared ("squared"; Result.Metric "squared_error"); GCV has its own.
+	Score Score
 	// Folds is k of k-fold cross-validation (dataset.KFold); 0 means 5.
 	Folds int
 	// Validation, when > 0, replaces k-fold by one split that holds out this
@@ -144,6 +180,16 @@ type SearchOptions struct {
 	// Workers bounds the folds evaluated in parallel (each with its own
 	// eigendecomposition, within MemoryBudget); 0 means GOMAXPROCS.
 	Workers int
+	// Weights are per-row weights (nil: all 1), validated by
+	// solvers.CheckWeights: every fit of the search minimises the weighted
+	// objective of the solvers package (lambda times the training rows'
+	// weight sum), the scores are weighted (accuracy: the weight of the
+	// rows predicted right over the total; RMSE: the square root of the
+	// weighted mean squared error), the leave-one-out and GCV closed forms
+	// are the weighted ones (see the package doc), and the refit gets the
+	// weights. Rows of weight zero are left out of the search (folds,
+	// subsample and refit); equal weights are the unweighted search.
+	Weights []float64
 }
 
 // Setting is one point of the grid.
@@ -163,6 +209,10 @@ type Row struct {
 	Std  float64 `json:"std"`
 	// Scores are the per-fold scores (one for a split, LOO or GCV).
 	Scores []float64 `json:"scores"`
+	// TaskScore is the mean of the task's metric (accuracy or RMSE) of the
+	// same predictions: Mean itself unless Score is ScoreSquared (GCV:
+	// Mean).
+	TaskScore float64 `json:"task_score"`
 	// Seconds is the wall time of the setting's sigma-size group (kernel or
 	// features, eigendecompositions, every lambda) divided by the number of
 	// lambdas: what the setting cost with the lambda path shared.
@@ -201,16 +251,21 @@ func (r *Result) HigherIsBetter() bool { return r.Metric == "accuracy" }
 
 // searcher holds the validated inputs of a search.
 type searcher struct {
-	opts    SearchOptions
-	be      backend.Backend
-	x       mat.Matrix // the rows tuned on (all, or a subsample): *mat.Dense or *dataset.CSR
-	labels  []float64
-	t       *mat.Dense // n x k encoded targets
-	fullX   mat.Matrix // every row and its targets, for the refit
-	fullT   *mat.Dense
-	enc     solvers.Encoding
-	folds   []dataset.Fold
-	metric  string
+	opts   SearchOptions
+	be     backend.Backend
+	x      mat.Matrix // the rows tuned on (all, or a subsample): *mat.Dense or *dataset.CSR
+	labels []float64
+	t      *mat.Dense // n x k encoded targets
+	fullX  mat.Matrix // every row and its targets, for the refit
+	fullT  *mat.Dense
+	w      []float64 // weights of the rows of x (all positive); nil: unweighted
+	fullW  []float64 // weights of the rows of fullX; nil: unweighted
+	enc    solvers.Encoding
+	folds  []dataset.Fold
+	metric string
+	// alt holds, with ScoreSquared, the task metric's scores
+	// [lambda][fold] of the group being evaluated (Row.TaskScore).
+	alt     [][]float64
 	kernel  func(float64) (kernels.Kernel, error)
 	lambdas []float64
 	done    int
@@ -354,6 +409,14 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 		return nil, fmt.Errorf("%w: tuning needs at least 3 rows, got %d", zonal.ErrEmpty, n)
 	}
 	labels := mat.Col(nil, 0, y)
+	if _, err := solvers.CheckWeights(opts.Weights, n); err != nil {
+		return nil, err
+	}
+	var weights []float64
+	x, labels, weights, n = positiveRows(x, labels, opts.Weights)
+	if n < 3 {
+		return nil, fmt.Errorf("%w: tuning needs at least 3 rows of positive weight, got %d", zonal.ErrEmpty, n)
+	}
 	switch opts.Method {
 	case "":
 		opts.Method = MethodExact
@@ -379,7 +442,7 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 	default:
 		return nil, fmt.Errorf("%w: unknown solver %q (eig, cholesky)", zonal.ErrParam, opts.Solver)
 	}
-	s := &searcher{opts: *opts, be: opts.Backend, x: x, labels: labels, kernel: opts.Kernel, bestSoFar: math.NaN()}
+	s := &searcher{opts: *opts, be: opts.Backend, x: x, labels: labels, w: weights, fullW: weights, kernel: opts.Kernel, bestSoFar: math.NaN()}
 	if s.be == nil {
 		s.be = backend.Default()
 	}
@@ -410,11 +473,19 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 		for r, i := range idx {
 			s.labels[r] = labels[i]
 		}
+		s.w = s.weightsOf(idx)
 		n = opts.Rows
 	}
 	s.metric = "rmse"
 	if s.enc.Task == solvers.TaskClassification {
 		s.metric = "accuracy"
+	}
+	switch opts.Score {
+	case ScoreTask:
+	case ScoreSquared:
+		s.metric = "squared_error"
+	default:
+		return nil, &zonal.ParamError{Param: "Score", Value: opts.Score, Reason: "unknown score (task, squared)", Err: zonal.ErrUnknown}
 	}
 	switch opts.Criterion {
 	case CriterionCV:
@@ -557,6 +628,13 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 	limit := s.opts.MemoryBudget
 	nf := len(s.folds)
 	var scores [][]float64 // [lambda][fold]
+	s.alt = nil
+	if s.metric == "squared_error" {
+		s.alt = make([][]float64, len(s.lambdas))
+		for i := range s.alt {
+			s.alt[i] = make([]float64, max(nf, 1))
+		}
+	}
 	if s.opts.Method == MethodParK {
 		scores, err = s.parkScores(ctx, k, size)
 	} else if s.opts.Method == MethodExact {
@@ -575,15 +653,17 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 			return nil, err
 		}
 		if nf == 0 {
+			sw := sqrtOf(s.w)
+			scaleSym(kfull, sw) // the scaled problem's D K D (see loo)
 			ev := make([]float64, n)
 			if err := s.be.SymEig(kfull.RawMatrix(), ev, true); err != nil {
 				return nil, err
 			}
 			clampEig(ev)
-			scores, err = s.closedForm(ctx, newLOO(s.be, kfull, ev, s.t, true))
+			scores, err = s.closedForm(ctx, newLOO(s.be, kfull, ev, s.t, sw, true))
 		} else {
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
-				return s.pathOf(krrSystem(kfull, s.t, f.Train, f.Test))
+				return s.pathOf(krrSystem(kfull, s.t, s.weightsOf(f.Train), f.Train, f.Test))
 			})
 		}
 	} else {
@@ -616,16 +696,19 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		if err := fm.Transform(z, s.x); err != nil {
 			return nil, err
 		}
-		fs := newFeatureStats(s.be, z, s.t)
 		if nf == 0 {
+			sw := sqrtOf(s.w)
+			scaleRowsBy(z, sw) // the scaled problem's D Z (see loo)
+			fs := newFeatureStats(s.be, z, s.t, nil)
 			ev := make([]float64, D)
 			if err := s.be.SymEig(fs.g.RawMatrix(), ev, true); err != nil {
 				return nil, err
 			}
 			clampEig(ev)
 			mulRightInPlace(s.be, z, fs.g) // Z <- Q = Z U
-			scores, err = s.closedForm(ctx, newLOO(s.be, z, ev, s.t, false))
+			scores, err = s.closedForm(ctx, newLOO(s.be, z, ev, s.t, sw, false))
 		} else {
+			fs := newFeatureStats(s.be, z, s.t, s.w)
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
 				return s.pathOf(ridgeSystem(s.be, fs, s.t, f.Train, f.Test))
 			})
@@ -638,7 +721,10 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 	rows := make([]Row, len(s.lambdas))
 	for li, lam := range s.lambdas {
 		m, sd := meanStd(scores[li])
-		rows[li] = Row{Setting: Setting{Sigma: sigma, Lambda: lam, Size: size}, Mean: m, Std: sd, Scores: scores[li], Seconds: per}
+		rows[li] = Row{Setting: Setting{Sigma: sigma, Lambda: lam, Size: size}, Mean: m, Std: sd, Scores: scores[li], Seconds: per, TaskScore: m}
+		if s.alt != nil {
+			rows[li].TaskScore, _ = meanStd(s.alt[li])
+		}
 	}
 	s.done += len(s.lambdas)
 	for _, r := range rows {
@@ -724,7 +810,7 @@ func (s *searcher) cv(ctx context.Context, w int, build func(dataset.Fold) (lamb
 				scores[li][fi] = math.NaN()
 				continue
 			}
-			scores[li][fi] = s.score(pred, truth)
+			scores[li][fi] = s.scoreAt(li, fi, pred, truth, s.weightsOf(f.Test))
 		}
 		return nil
 	})
@@ -785,13 +871,34 @@ func (s *searcher) closedForm(ctx context.Context, l *loo) ([][]float64, error) 
 			continue
 		}
 		l.predict(s.be, pred, lam)
-		scores[li] = []float64{s.score(pred, s.labels)}
+		scores[li] = []float64{s.scoreAt(li, 0, pred, s.labels, s.w)}
 	}
 	return scores, nil
 }
 
-// score decodes the outputs and returns accuracy or RMSE against truth.
-func (s *searcher) score(out *mat.Dense, truth []float64) float64 {
+// scoreAt is score, and with ScoreSquared it also records the task's metric
+// of the same predictions in s.alt[li][fi].
+func (s *searcher) scoreAt(li, fi int, out *mat.Dense, truth, w []float64) float64 {
+	v := s.score(out, truth, w)
+	if s.alt != nil {
+		s.alt[li][fi] = s.taskScore(out, truth, w)
+	}
+	return v
+}
+
+// score decodes the outputs and returns accuracy or RMSE against truth
+// (weighted by w when w is not nil), or (ScoreSquared) the (weighted) mean
+// squared error of the outputs against truth's encoded targets.
+func (s *searcher) score(out *mat.Dense, truth, w []float64) float64 {
+	if s.metric == "squared_error" {
+		return squaredError(s.enc, out, truth, w)
+	}
+	return s.taskScore(out, truth, w)
+}
+
+// taskScore is the accuracy or RMSE of the outputs against truth, weighted
+// by w when w is not nil.
+func (s *searcher) taskScore(out *mat.Dense, truth, w []float64) float64 {
 	pred := make([]float64, len(truth))
 	s.enc.Decode(pred, out)
 	for _, v := range pred {
@@ -799,10 +906,41 @@ func (s *searcher) score(out *mat.Dense, truth []float64) float64 {
 			return math.NaN()
 		}
 	}
+	if w != nil {
+		return weightedScore(pred, truth, w, s.enc.Task == solvers.TaskClassification)
+	}
 	if s.enc.Task == solvers.TaskClassification {
 		return solvers.Accuracy(pred, truth)
 	}
 	return solvers.RMSE(pred, truth)
+}
+
+// squaredError is the mean over rows of |out_i - t_i|^2 (weighted by w when
+// w is not nil), t_i the encoded target of truth_i (NaN when an output is
+// not finite or a label not encodable).
+func squaredError(enc solvers.Encoding, out *mat.Dense, truth, w []float64) float64 {
+	t, err := enc.Targets(truth)
+	if err != nil {
+		return math.NaN()
+	}
+	n, k := t.Dims()
+	sum, total := 0.0, 0.0
+	for i := 0; i < n; i++ {
+		o, y := out.RawRowView(i), t.RawRowView(i)
+		wi := 1.0
+		if w != nil {
+			wi = w[i]
+		}
+		for j := 0; j < k; j++ {
+			d := o[j] - y[j]
+			sum += wi * d * d
+		}
+		total += wi
+	}
+	if math.IsNaN(sum) || math.IsInf(sum, 0) || !(total > 0) {
+		return math.NaN()
+	}
+	return sum / total
 }
 
 // meanStd returns the mean and the sample standard deviation (0 for one value).

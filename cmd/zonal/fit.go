@@ -24,7 +24,7 @@ import (
 
 const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-tfidf] [-normalize] [-standardize=false] [-task auto|regression|classification] [-loss squared|logistic] " +
 	"[-kernel gaussian] [-sigma auto|scale|S] [-lambda auto|L] (-method exact | -method ridge -map NAME -features D | -method falkon [-centers auto|M] | " +
-	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-precision float64|float32] [-iterations T] [-calibration auto|platt|isotonic|none] [-threshold P] [-seed N] [-model out.zonal] [-json] [-dry-run]"
+	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-precision float64|float32] [-iterations T] [-calibration auto|platt|isotonic|none] [-threshold P] [-weights FILE | -weight-column NAME] [-class-weight none|balanced|LABEL:W,...] [-seed N] [-model out.zonal] [-json] [-dry-run]"
 
 func init() {
 	addCommand(command{name: "fit", summary: "fit a kernel model (exact, ridge on features, FALKON, ParK) and report its test metric", run: fitCommand})
@@ -83,6 +83,16 @@ type fitResult struct {
 	Normalize      bool    `json:"normalize"`
 	Sparse         bool    `json:"sparse"`
 	Density        float64 `json:"density"` // nnz / (n d) of the training rows (LIBSVM), 0 for CSV
+	// Weights are the row weights of the fit (null when unweighted).
+	Weights *weightsJSON `json:"weights"`
+}
+
+// weightsJSON is the "weights" object of -json: the sum of the training
+// rows' weights and the factor of each class (-class-weight; null
+// without it).
+type weightsJSON struct {
+	Sum          float64                 `json:"sum"`
+	ClassWeights []estimator.LabelWeight `json:"class_weights"`
 }
 
 // solveJSON is the "solve" object of -json: how the model's linear system
@@ -190,6 +200,7 @@ func (f *estimatorFlags) finish(sh *sharedFlags) error {
 		return flagError(err)
 	}
 	o.Standardize = sh.standardizeMode()
+	o.ClassWeight = sh.weights.cw
 	mode, v, err := parseAutoFloat("sigma", f.sigma, scaleValue)
 	if err != nil {
 		return err
@@ -310,7 +321,7 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	train, test, err := loadTrainTest(e, c.shared.dataSpec(c.subsample))
+	train, test, weights, err := loadTrainTest(e, c.shared.dataSpec(c.subsample))
 	if err != nil {
 		return nil, err
 	}
@@ -319,6 +330,7 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 	xtr, xte := train.Matrix(), test.Matrix()
 	opts := c.opts
 	opts.Backend = be
+	opts.Weights = weights
 	plan, err := estimator.NewPlan(shapeOf(xtr), opts)
 	if err != nil {
 		return nil, flagError(err)
@@ -383,6 +395,9 @@ func newFitResult(c fitConfig, rep *estimator.Report, nte int) fitResult {
 		Kernel: rep.Kernel.Kind.String(), Lambda: rep.Lambda, Standardize: rep.Standardize, Chosen: rep.Chosen, Seed: c.opts.Seed,
 		Backend: rep.Backend, TFIDF: c.opts.Text.TFIDF, Normalize: c.opts.Text.Normalize, Sparse: rep.Sparse, Density: rep.Density,
 		FitSeconds: rep.Seconds, Solve: newSolveJSON(rep), Calibration: rep.Calibration.String(), CalibrationRows: rep.CalibrationRows, CalibrationSeconds: rep.CalibrationSeconds}
+	if rep.Weighted {
+		res.Weights = &weightsJSON{Sum: rep.WeightSum, ClassWeights: rep.ClassWeights}
+	}
 	if rep.Kernel.Kind.HasBandwidth() {
 		res.Sigma = ptr(rep.Kernel.Sigma)
 	} else {
@@ -431,6 +446,9 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 	}
 	fmt.Fprintf(w, "%s, %s kernel %s, lambda %g, backend %s\n", desc, rep.Kernel.Kind, kernelDesc(out.kernel), rep.Lambda, res.Backend)
 	fmt.Fprintf(w, "task %s: %d training rows, %d test rows, %d features\n", res.Task, res.NTrain, res.NTest, res.D)
+	if rep.Weighted {
+		fmt.Fprintf(w, "weighted fit: row weights sum to %.6g%s (test metrics unweighted)\n", rep.WeightSum, classWeightNote(rep.ClassWeights))
+	}
 	writeEvaluation(w, res.evaluation)
 	if rep.Loss == estimator.LossLogistic {
 		fmt.Fprintln(w, "probabilities: the logistic model's own (sigmoid or softmax of its logits), no calibration")

@@ -103,6 +103,19 @@ same model file). -dry-run prints what would be chosen, without fitting.
 -threshold    calibrated binary classifiers: the test decisions predict the
               larger label when its probability exceeds P (default 0.5);
               not stored in the model (zonal predict -threshold).
+-weights      a text file of one sample weight (finite, >= 0, not all 0)
+              per line, one line per row of -train; -split and -subsample
+              keep each row's weight. The fit minimises
+              (1/sum w) sum w_i |f(x_i)-y_i|^2 + lambda |f|^2 (integer
+              weights: the fit on rows repeated that often); lambda is tuned
+              on weighted scores and the calibration on weighted folds.
+-weight-column  the same weights from a CSV header column of -train,
+              dropped from the features (and from -test when it has it).
+-class-weight classifiers: each row's weight times its class's factor:
+              balanced (n / (k n_c), k classes, n_c rows of class c: every
+              class weighs n / k, scikit-learn's class_weight="balanced"),
+              LABEL:W,LABEL:W,... (classes not listed 1), or none.
+              The test metrics stay unweighted.
 The report gives every test metric that applies: accuracy, balanced
 accuracy, F1, precision and recall (of the larger label with two classes,
 macro means with more), and with a calibration AUC, log loss and Brier
@@ -124,8 +137,10 @@ It scores every setting of the grid (-sigmas x -lambdas x -centers or
 lambda path of a (sigma, size) pair costs one eigendecomposition per fold.
 -golden N replaces the sigma grid by a golden-section search of N
 evaluations. -rows N tunes on a seeded subsample of N rows and refits the
-best setting on all of them. The data flags and -standardize, -sparse and
--task mean what they mean for zonal fit (zonal help fit).
+best setting on all of them. The data flags and -standardize, -sparse,
+-task, -weights, -weight-column and -class-weight mean what they mean for
+zonal fit (zonal help fit): with weights every fit of the search is the
+weighted one and every score weighted accuracy or RMSE.
 
 -metric chooses what the search maximises or minimises: the tuner scores
 every setting by accuracy (classification) or RMSE (regression) only, from

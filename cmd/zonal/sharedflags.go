@@ -30,6 +30,7 @@ type sharedFlags struct {
 	workers               int
 	model                 string
 	json                  bool
+	weights               weightFlags
 	set                   map[string]bool
 }
 
@@ -53,6 +54,7 @@ func (s *sharedFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&s.workers, "workers", 0, "ParK cells (fit) or folds (tune) worked on at once (0 = GOMAXPROCS)")
 	fs.StringVar(&s.model, "model", "", "write the fitted model (with its scaler and classes) to this file")
 	fs.BoolVar(&s.json, "json", false, "print one JSON object instead of text")
+	s.weights.register(fs)
 }
 
 // parse runs parseFlags and checks the shared flags; set records the flags
@@ -70,6 +72,7 @@ func (s *sharedFlags) parse(fs *flag.FlagSet, args []string) error {
 		return usagef("-split must be in (0, 1), got %g", s.split)
 	}
 	return firstError(
+		s.weights.check(),
 		s.data.checkInputs([2]string{"train", s.train}, [2]string{"test", s.test}),
 		positiveFloat("scale", s.scale),
 		countAtLeast("cells", s.cells, 1),
@@ -91,5 +94,5 @@ func (s *sharedFlags) standardizeMode() estimator.Standardize {
 
 // dataSpec is the data the shared flags name.
 func (s *sharedFlags) dataSpec(subsample int) dataSpec {
-	return dataSpec{data: s.data, train: s.train, test: s.test, split: s.split, seed: s.seed, subsample: subsample}
+	return dataSpec{data: s.data, train: s.train, test: s.test, split: s.split, seed: s.seed, subsample: subsample, weights: s.weights}
 }

@@ -25,7 +25,7 @@ import (
 
 const tuneSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-standardize=false] [-task auto|regression|classification] " +
 	"[-method exact|ridge|falkon|park] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-cells Q] [-partition NAME] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
-	"[-folds K | -criterion kfold|split|loo|gcv] [-metric auto|accuracy|rmse] [-golden N] [-rows N] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
+	"[-folds K | -criterion kfold|split|loo|gcv] [-metric auto|accuracy|rmse] [-golden N] [-rows N] [-weights FILE | -weight-column NAME] [-class-weight none|balanced|LABEL:W,...] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
 
 func init() {
 	addCommand(command{name: "tune", summary: "choose sigma, lambda and centres by cross-validation, refit the best and report its test metric", run: tuneCommand})
@@ -62,6 +62,7 @@ type tuneConfig struct {
 	workers     int
 	model       string
 	json        bool
+	weights     weightFlags
 }
 
 // tuneResult is the -json object of `zonal tune`.
@@ -134,6 +135,7 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	c.standardize = sh.standardizeMode() != estimator.StandardizeOff
 	c.scale, c.kernel, c.sparse, c.cells = sh.scale, sh.kernel, sh.sparse, sh.cells
 	c.seed, c.workers, c.model, c.json = sh.seed, sh.workers, sh.model, sh.json
+	c.weights = sh.weights
 	task, memory, method, mapName := sh.task, sh.memory, sh.method, sh.mapName
 	var err error
 	if loss, err := estimator.ParseLoss(sh.loss); err != nil {
@@ -311,7 +313,7 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	train, test, err := loadTrainTest(e, dataSpec{data: c.data, train: c.train, test: c.test, split: c.split, seed: c.seed})
+	train, test, weights, err := loadTrainTest(e, dataSpec{data: c.data, train: c.train, test: c.test, split: c.split, seed: c.seed, weights: c.weights})
 	if err != nil {
 		return nil, err
 	}
@@ -351,10 +353,16 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 			return nil, fmt.Errorf("%s: %w", c.train, err)
 		}
 	}
-	if enc, err := solvers.NewEncoding(train.Y, c.task); err != nil {
+	enc, err := solvers.NewEncoding(train.Y, c.task)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.train, err)
 	} else if err := c.metric.CheckTask(enc.Task == solvers.TaskClassification); err != nil {
 		return nil, usagef("-metric %s does not apply to a %s task", c.metric, enc.Task)
+	}
+	// The row weights: -weights or -weight-column times -class-weight,
+	// validated against the labels as estimator.Fit does.
+	if weights, _, err = estimator.RowWeights(train.Y, enc, weights, c.weights.cw); err != nil {
+		return nil, flagError(err)
 	}
 	var st *dataset.Standardizer
 	var xtr mat.Matrix = train.Sparse
@@ -374,6 +382,7 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	progress := newTuneProgress(e.stderr)
 	opts := c.searchOptions(be, progress.report)
 	opts.Refit = true
+	opts.Weights = weights
 	y := mat.NewDense(ntr, 1, train.Y)
 	var tr *tune.Result
 	if c.golden > 0 {
