@@ -224,12 +224,28 @@ func TestFitDigits(t *testing.T) {
 	if rep.Task != solvers.TaskClassification || rep.Chosen.Sigma == "" || rep.Chosen.Lambda == "" || rep.Chosen.Centers == "" || rep.Lambda <= 0 || rep.Kernel.Sigma <= 0 {
 		t.Errorf("report: %+v", rep)
 	}
-	// The same seed gives the same model file.
-	pipe2, _, err := estimator.Fit(ctx, train.X, train.Y, estimator.Options{Seed: 1})
+	// The checks below refit four times: on a seeded 500-row subsample of
+	// the training rows (one eigendecomposition of at most 500 x 500 per
+	// sigma instead of 1024 x 1024, about 8x cheaper under -tags noasm).
+	sub, err := dataset.Subsample(len(train.Y), 500, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b1, _ := solvers.MarshalPipeline(pipe)
+	xs := dataset.MustSelectRows(train.X, sub)
+	ys := make([]float64, len(sub))
+	for r, i := range sub {
+		ys[r] = train.Y[i]
+	}
+	// The same seed gives the same model file.
+	pipe1, _, err := estimator.Fit(ctx, xs, ys, estimator.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe2, _, err := estimator.Fit(ctx, xs, ys, estimator.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1, _ := solvers.MarshalPipeline(pipe1)
 	b2, _ := solvers.MarshalPipeline(pipe2)
 	if string(b1) != string(b2) {
 		t.Error("two fits with one seed gave different model files")
@@ -239,8 +255,8 @@ func TestFitDigits(t *testing.T) {
 	// give the same model; forced sparse gives the same predictions up to
 	// rounding (the sparse kernel blocks sum in another order), without
 	// standardization.
-	csr := dataset.NewCSRFromDense(train.X)
-	pipe3, rep3, err := estimator.Fit(ctx, csr, train.Y, estimator.Options{Seed: 1})
+	csr := dataset.NewCSRFromDense(xs)
+	pipe3, rep3, err := estimator.Fit(ctx, csr, ys, estimator.Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +264,7 @@ func TestFitDigits(t *testing.T) {
 	if rep3.Sparse || string(b3) != string(b1) {
 		t.Errorf("digits as CSR (density %.2f): sparse %v, same file %v", rep3.Density, rep3.Sparse, string(b3) == string(b1))
 	}
-	pipe4, rep4, err := estimator.Fit(ctx, csr, train.Y, estimator.Options{Seed: 1, Sparse: estimator.SparseOn})
+	pipe4, rep4, err := estimator.Fit(ctx, csr, ys, estimator.Options{Seed: 1, Sparse: estimator.SparseOn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +275,9 @@ func TestFitDigits(t *testing.T) {
 	if err := pipe4.PredictLabels(pred4, dataset.NewCSRFromDense(test.X)); err != nil {
 		t.Fatal(err)
 	}
-	if acc4 := solvers.Accuracy(pred4, test.Y); acc4 < 0.95 {
-		t.Errorf("sparse digits accuracy %.4f, want >= 0.95", acc4)
+	// 500 training rows instead of 1437: 0.93 leaves the same room below
+	// what the defaults reach there as 0.95 does on all rows.
+	if acc4 := solvers.Accuracy(pred4, test.Y); acc4 < 0.93 {
+		t.Errorf("sparse digits accuracy %.4f on 500 rows, want >= 0.93", acc4)
 	}
 }

@@ -71,9 +71,13 @@ same model file). -dry-run prints what would be chosen, without fitting.
               (scikit-learn's alpha = lambda n). auto: the best of 1e-10 ...
               1e-1 by closed-form leave-one-out on a seeded subsample of at
               most %d rows (exact: %d rows, by an 80/20 split above %d),
-              times rows/n for all n rows (the same alpha).
--centers      auto: ceil(sqrt(n) ln n), at most n and what -memory holds
-              (the M x M factors and the cached n x M kernel block).
+              times rows/n for all n rows (the same alpha); FALKON and ParK
+              are scored with at most %d centres, classifiers by the squared
+              error of their left-out scores (a smooth stand-in for the
+              error rate).
+-centers      auto: FALKON the larger of ceil(sqrt(n) ln n) and min(n, %d),
+              ParK ceil(sqrt(n) ln n); at most n and what -memory holds (the
+              M x M factors and the cached n x M kernel block).
 -standardize  by default each feature is standardized (mean 0, variance 1
               on the training rows) unless, with -sigma and -lambda auto, the
               raw features tune %.0f%% better (pixels and counts on one scale
@@ -122,7 +126,7 @@ macro means with more), and with a calibration AUC, log loss and Brier
 score, and the confusion matrix (up to 20 classes); RMSE, MAE, R^2 and the
 Poisson deviance (non-negative targets) for regression.
 `, fitSynopsis, 100*(1-estimator.LogisticValidation), 100*estimator.LogisticValidation, estimator.GoldenSpread, estimator.GoldenSpread, estimator.GoldenEvaluations,
-		tune.AutoRows, estimator.ExactTuneRows, estimator.ExactLOORows, 100*estimator.RawMargin, 100*estimator.SparseDensity,
+		tune.AutoRows, estimator.ExactTuneRows, estimator.ExactLOORows, estimator.TuneCenters, estimator.MinCenters, 100*estimator.RawMargin, 100*estimator.SparseDensity,
 		estimator.CalibrationFolds, estimator.CalibrationRows, estimator.IsotonicMinRows)
 }
 

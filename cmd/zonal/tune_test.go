@@ -88,9 +88,10 @@ func TestDefaultFitNearTunedBestDigits(t *testing.T) {
 	if l, _ := fit["lambda"].(float64); !(l > 0 && l < 1) {
 		t.Errorf("lambda %v", fit["lambda"])
 	}
-	// 1438 training rows: ceil(sqrt(1438) ln 1438) = 276 centres.
-	if m, _ := fit["centers"].(float64); m != 276 {
-		t.Errorf("centers %v, want 276", fit["centers"])
+	// 1438 training rows: the floor ceil(sqrt(1438) ln 1438) = 276 is
+	// below min(n, estimator.MinCenters), so every row is a centre.
+	if m, _ := fit["centers"].(float64); m != 1438 {
+		t.Errorf("centers %v, want 1438", fit["centers"])
 	}
 	// The text report names the choices on one line.
 	out, _, code := runCmd("fit", "-train", train, "-test", test)
