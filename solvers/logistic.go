@@ -404,7 +404,9 @@ func (b *knmBlocks) pass(ctx context.Context, out, in *blas64.General, row func(
 // M I (FALKON's factor; eps = 1e-14 plus any jitter it needed, so the
 // penalty is alpha^T K_MM alpha to rounding). Note the 1/2: this is the
 // paper's objective; lambda does not mean what it means for the squared
-// loss.
+// loss. There is no unpenalised intercept (unlike the squared-loss
+// solvers' centred targets, the model's means are zero): the expansion
+// carries the class balance, at the penalty's price, as in the paper.
 //
 // The iterate is u = T alpha, in which the penalty is (lambda/2) ||u||^2
 // and the Hessian T^-T K_Mn H K_nM T^-1 / sum w + lambda I, H the rows'
