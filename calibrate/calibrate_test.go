@@ -18,7 +18,7 @@ func sigmoidData(rng *rand.Rand, n int, a, b float64) (s, y []float64) {
 	s, y = make([]float64, n), make([]float64, n)
 	for i := range n {
 		s[i] = 0.3 + 1.5*rng.NormFloat64()
-		if rng.Float64() < sigmoid(a*s[i]+b) {
+		if rng.Float64() < Sigmoid(a*s[i]+b) {
 			y[i] = 1
 		}
 	}
@@ -42,7 +42,7 @@ func TestPlattRecovers(t *testing.T) {
 	}
 	var iaa, iab, ibb float64
 	for _, x := range s {
-		q := sigmoid(a*x + b)
+		q := Sigmoid(a*x + b)
 		c := q * (1 - q)
 		iaa, iab, ibb = iaa+c*x*x, iab+c*x, ibb+c
 	}

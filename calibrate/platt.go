@@ -101,7 +101,7 @@ func newtonLogistic(u []float64, t func(int) float64, w []float64, total, b0 flo
 		s := 0.0
 		for i, x := range u {
 			z := a*x + b
-			s += weight(w, i) * (softplus(z) - t(i)*z)
+			s += weight(w, i) * (Softplus(z) - t(i)*z)
 		}
 		return s / total
 	}
@@ -111,7 +111,7 @@ func newtonLogistic(u []float64, t func(int) float64, w []float64, total, b0 flo
 		var ga, gb, haa, hab, hbb float64
 		for i, x := range u {
 			wi := weight(w, i)
-			p := sigmoid(a*x + b)
+			p := Sigmoid(a*x + b)
 			r, c := wi*(p-t(i)), wi*p*(1-p)
 			ga += r * x
 			gb += r
@@ -163,8 +163,9 @@ func newtonLogistic(u []float64, t func(int) float64, w []float64, total, b0 flo
 	return 0, 0, fmt.Errorf("%w: Platt scaling after %d Newton steps", zonal.ErrNoConvergence, plattMaxIter)
 }
 
-// sigmoid is 1 / (1 + exp(-z)), without overflow.
-func sigmoid(z float64) float64 {
+// Sigmoid is 1 / (1 + exp(-z)), without overflow (also the link of
+// solvers' logistic models).
+func Sigmoid(z float64) float64 {
 	if z >= 0 {
 		return 1 / (1 + math.Exp(-z))
 	}
@@ -172,8 +173,9 @@ func sigmoid(z float64) float64 {
 	return e / (1 + e)
 }
 
-// softplus is log(1 + exp(z)), without overflow.
-func softplus(z float64) float64 {
+// Softplus is log(1 + exp(z)), without overflow: the logistic loss of a
+// logit -z.
+func Softplus(z float64) float64 {
 	if z > 0 {
 		return z + math.Log1p(math.Exp(-z))
 	}
@@ -181,7 +183,7 @@ func softplus(z float64) float64 {
 }
 
 // Apply returns sigmoid(A score + B) (NaN for a NaN score).
-func (p *Platt) Apply(score float64) float64 { return sigmoid(p.A*score + p.B) }
+func (p *Platt) Apply(score float64) float64 { return Sigmoid(p.A*score + p.B) }
 
 // Method returns MethodPlatt.
 func (p *Platt) Method() Method { return MethodPlatt }

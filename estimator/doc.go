@@ -90,6 +90,18 @@
 //     lambda best on r rows is scaled by r/n for n rows: the objective
 //     (1/n)|f(X)-y|^2 + lambda |f|^2 weighs the data more as n grows, and
 //     r/n keeps scikit-learn's alpha = lambda n fixed.
+//   - Loss (LossLogistic, asked for): a kernel logistic (two classes) or
+//     softmax classifier on FALKON's centres (solvers.FitLogistic). Sigma is
+//     chosen as for the squared loss (its golden-section search, or the
+//     median heuristic); lambda by the held-out mean log-loss of the
+//     logistic fit itself over AutoLambdas, on a seeded stratified 80/20
+//     split (LogisticValidation) of the tuning subsample, the whole path
+//     fitted once with warm starts (solvers.FitLogisticPath), and scaled
+//     to n rows as above. The logistic loss has no closed-form
+//     leave-one-out, and the squared loss's lambda would be the wrong one:
+//     the two objectives weigh the penalty differently. No calibration:
+//     the model's logits give the probabilities (sigmoid, softmax), fitted
+//     by maximum likelihood.
 //   - Task: classes when the labels are two integer values, or integer
 //     values each seen at least 5 times (solvers.DetectTask); a forced
 //     classification of a target that looks continuous is refused.

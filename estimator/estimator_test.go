@@ -181,20 +181,27 @@ func TestFitBadInput(t *testing.T) {
 	}
 }
 
-// The defaults fit the embedded digits well, record their choices, do not
-// touch the caller's rows, and give the same pipeline for the same seed.
-func TestFitDigits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fits digits twice (a few seconds); skipped with -short")
-	}
+// digitsSplit is the embedded digits set split 80/20 (seed 1).
+func digitsSplit(t *testing.T) (train, test *dataset.Data) {
+	t.Helper()
 	d, err := dataset.Digits()
 	if err != nil {
 		t.Fatal(err)
 	}
 	n, _ := d.X.Dims()
 	tr, te := dataset.Split(n, 0.8, 1)
-	train, _ := d.Subset(tr)
-	test, _ := d.Subset(te)
+	train, _ = d.Subset(tr)
+	test, _ = d.Subset(te)
+	return train, test
+}
+
+// The defaults fit the embedded digits well, record their choices, do not
+// touch the caller's rows, and give the same pipeline for the same seed.
+func TestFitDigits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits digits twice (a few seconds); skipped with -short")
+	}
+	train, test := digitsSplit(t)
 	before := mat.DenseCopyOf(train.X)
 	ctx := context.Background()
 	pipe, rep, err := estimator.Fit(ctx, train.X, train.Y, estimator.Options{Seed: 1})

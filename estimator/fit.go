@@ -59,6 +59,8 @@ func (c Chosen) clearlyBeats(d Chosen) bool {
 // Report is what Fit did: the plan, the values it settled on and how.
 type Report struct {
 	Plan *Plan
+	// Loss is the training loss.
+	Loss Loss
 	// Method, Kernel (with its chosen sigma), Lambda, Centers (FALKON,
 	// ParK), Features (ridge: the map's dimension), Cells (ParK) and
 	// Standardize are the settings of the fitted model.
@@ -214,7 +216,10 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	if err != nil {
 		return nil, nil, err
 	}
-	rep := &Report{Plan: plan, Method: plan.Method, Map: plan.Map, Precision: plan.Precision, Task: enc.Task,
+	if opts.Loss == LossLogistic && enc.Task != solvers.TaskClassification {
+		return nil, nil, &zonal.ParamError{Param: "Loss", Value: opts.Loss, Reason: "the logistic loss is a classification loss; the task is " + enc.Task.String()}
+	}
+	rep := &Report{Plan: plan, Loss: plan.Loss, Method: plan.Method, Map: plan.Map, Precision: plan.Precision, Task: enc.Task,
 		Rows: n, Cols: d, Sparse: plan.KeepSparse && isCSR, Density: shape.Density, Backend: be.Name(), Notes: plan.Notes, Calibration: CalibrationNone}
 	if weights != nil {
 		// rowWeights validated them: CheckWeights only sums here.
@@ -289,7 +294,9 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	if err != nil {
 		return nil, nil, err
 	}
-	if enc.Task == solvers.TaskClassification {
+	if enc.Task == solvers.TaskClassification && plan.Loss == LossLogistic {
+		rep.Calibration = CalibrationNone // the logits are the probabilities' own
+	} else if enc.Task == solvers.TaskClassification {
 		cal, err := fitCalibration(ctx, plan, opts, k, &ch, enc, y, sopts, rep)
 		if err != nil {
 			return nil, nil, err
@@ -320,6 +327,10 @@ func fitModel(ctx context.Context, plan *Plan, opts Options, k kernels.Kernel, l
 		}
 		return solvers.FitRidge(ctx, fm, x, targets, lambda, solvers.RidgeOptions{Options: sopts, Precision: plan.Precision})
 	case MethodFalkon:
+		if plan.Loss == LossLogistic {
+			return solvers.FitLogistic(ctx, k, x, targets, lambda, solvers.LogisticOptions{Options: sopts,
+				Centers: plan.Centers, Iterations: plan.Iterations, Seed: opts.Seed})
+		}
 		return solvers.FitFalkon(ctx, k, x, targets, lambda, solvers.FalkonOptions{Options: sopts,
 			Centers: plan.Centers, Sampling: opts.Sampling, Iterations: plan.Iterations, Seed: opts.Seed, Precision: plan.Precision})
 	case MethodParK:
@@ -544,6 +555,9 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y, w []float64, t
 		return nil
 	}
 	start := time.Now()
+	if p.Loss == LossLogistic && p.Sigma != SigmaGolden {
+		return c.tuneLogistic(ctx, p, o, y, w, start)
+	}
 	so := p.searchOptions(ctx, o, c.kernel, c.x)
 	so.Task = task
 	so.Weights = w
@@ -597,6 +611,27 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y, w []float64, t
 			c.chosen.TuneMetric, c.chosen.SelectScore = "accuracy", res.Best.Mean
 		}
 	}
+	if p.Loss == LossLogistic {
+		// The squared loss's search chose sigma; lambda is the logistic
+		// loss's own.
+		c.chosen.Sigma += " (of the squared loss)"
+		return c.tuneLogistic(ctx, p, o, y, w, start)
+	}
+	return nil
+}
+
+// tuneLogistic chooses the logistic loss's lambda at c's kernel
+// (chooseLogisticLambda) and records the choice; its held-out log-loss is
+// also the selection score clearlyBeats compares.
+func (c *choice) tuneLogistic(ctx context.Context, p *Plan, o Options, y, w []float64, start time.Time) error {
+	lambda, score, rows, desc, err := chooseLogisticLambda(ctx, p, o, c.kernel, c.x, y, w)
+	if err != nil {
+		return err
+	}
+	c.lambda = lambda
+	c.chosen.Lambda = desc
+	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
+	c.chosen.TuneMetric, c.chosen.TuneScore, c.chosen.SelectScore = "logloss", score, score
 	return nil
 }
 

@@ -19,6 +19,11 @@ import (
 type Options struct {
 	// Method is the estimator family (zero: MethodFalkon).
 	Method Method
+	// Loss is the training loss (zero: LossSquared). LossLogistic fits a
+	// kernel logistic classifier on FALKON's centres: classification
+	// only, MethodFalkon, float64, uniform centres, no calibration (its
+	// outputs are logits, its probabilities its own).
+	Loss Loss
 	// Kernel is the kernel family (zero: Gaussian).
 	Kernel KernelKind
 	// Sigma is the bandwidth of the Gaussian and Laplacian kernels; zero
@@ -33,8 +38,9 @@ type Options struct {
 	Coef0  float64
 	Degree int
 	// Lambda is the ridge parameter of the objective
-	// (1/n)|f(X)-y|^2 + lambda |f|^2 (scikit-learn's alpha = lambda n);
-	// zero means chosen (see the package documentation).
+	// (1/n)|f(X)-y|^2 + lambda |f|^2 (scikit-learn's alpha = lambda n),
+	// with LossLogistic of (1/n) sum_i loss_i + (lambda/2) |f|^2; zero
+	// means chosen (see the package documentation).
 	Lambda float64
 	// Centers is the Nystrom centre count M of FALKON (the total over the
 	// cells for ParK); zero means AutoCenters.
@@ -153,6 +159,9 @@ func (o Options) Validate() error {
 	if err := o.kernelSpec().Check(true); err != nil {
 		return err
 	}
+	if err := o.checkLoss(); err != nil {
+		return err
+	}
 	if o.SigmaRule < SigmaAuto || o.SigmaRule > SigmaScale {
 		return &zonal.ParamError{Param: "SigmaRule", Value: int(o.SigmaRule), Reason: "unknown rule"}
 	}
@@ -223,6 +232,34 @@ func (o Options) Validate() error {
 	}
 	if o.MemoryBudget < 0 {
 		return &zonal.ParamError{Param: "MemoryBudget", Value: o.MemoryBudget, Reason: "must be >= 0 (0: the default)"}
+	}
+	return nil
+}
+
+// checkLoss refuses a Loss outside its range and the settings
+// LossLogistic does not combine with.
+func (o Options) checkLoss() error {
+	if o.Loss < LossSquared || o.Loss > LossLogistic {
+		return &zonal.ParamError{Param: "Loss", Value: int(o.Loss), Reason: "unknown loss; want " + strings.Join(Losses(), ", ")}
+	}
+	if o.Loss != LossLogistic {
+		return nil
+	}
+	why := ""
+	switch {
+	case o.Method != MethodFalkon:
+		why = fmt.Sprintf("the logistic loss is fitted on FALKON's centres (method falkon), not method %s", o.Method)
+	case o.Task == solvers.TaskRegression:
+		why = "the logistic loss is a classification loss; the task is regression"
+	case o.Precision != zonal.Float64:
+		why = "the logistic fit keeps K_nM in float64 (precision float32 is for the squared loss)"
+	case o.Sampling != "" && o.Sampling != solvers.SamplingUniform:
+		why = "the logistic fit draws its centres uniformly (sampling uniform)"
+	case o.Calibration == CalibrationPlatt || o.Calibration == CalibrationIsotonic:
+		why = "the logistic loss gives class probabilities itself; calibration must be auto or none"
+	}
+	if why != "" {
+		return &zonal.ParamError{Param: "Loss", Value: o.Loss, Reason: why}
 	}
 	return nil
 }

@@ -102,6 +102,10 @@ func (s SigmaChoice) String() string { return sigmaChoiceSetting.name(int(s)) }
 type Plan struct {
 	Shape  Shape
 	Method Method
+	// Loss is the training loss; with LossLogistic, lambda is chosen by
+	// held-out log-loss (LogisticValidation) and sigma as for the squared
+	// loss.
+	Loss   Loss
 	Kernel KernelSpec
 	// KeepSparse: CSR rows stay sparse (else they are densified).
 	KeepSparse bool
@@ -161,7 +165,7 @@ func NewPlan(s Shape, o Options) (*Plan, error) {
 		return nil, fmt.Errorf("%w: %d x %d training data", zonal.ErrEmpty, s.Rows, s.Cols)
 	}
 	n := s.Rows
-	p := &Plan{Shape: s, Method: o.Method, Kernel: o.kernelSpec(), Scale: o.scale(), Lambda: o.Lambda,
+	p := &Plan{Shape: s, Method: o.Method, Loss: o.Loss, Kernel: o.kernelSpec(), Scale: o.scale(), Lambda: o.Lambda,
 		Map: Map(o.Map.String()), Precision: o.Precision, Iterations: o.Iterations, Budget: budget.Or(o.MemoryBudget)}
 	if s.Sparse {
 		p.KeepSparse = KeepSparse(o.Sparse, s.Density)
@@ -299,6 +303,9 @@ func (p *Plan) String() string {
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "method: %s", p.Method)
+	if p.Loss != LossSquared {
+		fmt.Fprintf(&b, ", %s loss", p.Loss)
+	}
 	switch p.Method {
 	case MethodFalkon:
 		fmt.Fprintf(&b, ", M = %d centres%s", p.Centers, chosenNote(p.CentersChosen, fmt.Sprintf("the most of ceil(sqrt(n) ln n) and %d, at most n and what the memory budget holds", MinCenters)))
@@ -320,6 +327,9 @@ func (p *Plan) String() string {
 			b.WriteString(", sigma by the median heuristic")
 		case SigmaGolden:
 			fmt.Fprintf(&b, ", sigma by golden-section search on log sigma over the median heuristic x [1/%d, %d], %d evaluations", GoldenSpread, GoldenSpread, GoldenEvaluations)
+			if p.Loss != LossSquared {
+				b.WriteString(" of the squared loss")
+			}
 		case SigmaScaled:
 			b.WriteString(", sigma by the scale rule sqrt(d var(X) / 2)")
 		}
@@ -337,7 +347,10 @@ func (p *Plan) String() string {
 	default:
 		b.WriteString("input: raw\n")
 	}
-	if p.TuneLambda {
+	if p.TuneLambda && p.Loss == LossLogistic {
+		fmt.Fprintf(&b, "lambda: held-out log-loss of the logistic fit on a stratified %.0f/%.0f split over %d values (%g ... %g) on %d rows, scaled by rows/n\n",
+			100*(1-LogisticValidation), 100*LogisticValidation, len(p.Lambdas), p.Lambdas[0], p.Lambdas[len(p.Lambdas)-1], p.TuneRows)
+	} else if p.TuneLambda {
 		how := "leave-one-out"
 		if p.Validation > 0 {
 			how = fmt.Sprintf("%.0f/%.0f validation split", 100*(1-p.Validation), 100*p.Validation)

@@ -167,3 +167,31 @@ func KernelKinds() []string {
 
 // HasBandwidth reports whether the kernel takes a bandwidth sigma.
 func (k KernelKind) HasBandwidth() bool { return k == Gaussian || k == Laplacian }
+
+// Loss is the training loss of Fit.
+type Loss int
+
+const (
+	// LossSquared is the squared loss of kernel ridge regression, the
+	// default: every method, regression and classification (the latter on
+	// +-1 targets, calibrated into probabilities afterwards).
+	LossSquared Loss = iota
+	// LossLogistic is the logistic loss (binary) or the softmax loss
+	// (multiclass) of solvers.FitLogistic: classification only, on
+	// FALKON's centres (MethodFalkon). Its model's outputs are logits, so
+	// the pipeline gives probabilities without a calibration.
+	LossLogistic
+)
+
+var lossSetting = setting{"Loss", []string{"squared", "logistic"}}
+
+func (l Loss) String() string { return lossSetting.name(int(l)) }
+
+// ParseLoss parses squared or logistic.
+func ParseLoss(s string) (Loss, error) {
+	i, err := lossSetting.parse(s)
+	return Loss(i), err
+}
+
+// Losses lists the losses in the order of their values.
+func Losses() []string { return append([]string(nil), lossSetting.names...) }

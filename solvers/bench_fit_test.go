@@ -70,6 +70,10 @@ func BenchmarkFit(b *testing.B) {
 				_, err := solvers.FitFalkon(ctx, k, x, y, 1e-5, solvers.FalkonOptions{Options: opts, Centers: 500, Seed: 1})
 				return err
 			}},
+			{"Logistic500", func() error {
+				_, err := solvers.FitLogistic(ctx, k, x, y, 1e-5, solvers.LogisticOptions{Options: opts, Centers: 500, Seed: 1})
+				return err
+			}},
 			{"ParK4x500", func() error {
 				_, err := solvers.FitParK(ctx, k, x, y, 1e-5, solvers.ParKOptions{Options: opts, Cells: 4, Centers: 500, Seed: 1})
 				return err

@@ -10,6 +10,7 @@ import (
 const (
 	SolverCG       = "cg"       // conjugate gradients (FALKON, ParK's cells)
 	SolverCholesky = "cholesky" // a direct factorisation (KRR, Ridge)
+	SolverNewton   = "newton"   // Newton steps solved by CG (Logistic)
 )
 
 // Diagnostics describes how a fit's linear system was solved. Not meeting
@@ -49,6 +50,11 @@ type Diagnostics struct {
 	// Unconverged counts the cells whose solve did not meet Tol and
 	// WorstCell is the cell with the largest Residual.
 	Cells, Unconverged, WorstCell int
+	// NewtonSteps is the Newton steps of a Logistic fit (SolverNewton);
+	// Iterations and Cap are then its CG iterations over all steps and
+	// the largest per-step bound, and Residual the final relative
+	// gradient norm (LogisticOptions.GradTol is Tol).
+	NewtonSteps int
 }
 
 // Diagnosed is implemented by every fitted model of this package.
@@ -66,6 +72,8 @@ func (d Diagnostics) String() string {
 		return "fit diagnostics not recorded (model loaded from a file)"
 	case SolverCholesky:
 		return "direct solve (Cholesky)"
+	case SolverNewton:
+		return d.newtonString()
 	}
 	var b strings.Builder
 	switch {
@@ -86,6 +94,21 @@ func (d Diagnostics) String() string {
 	if d.Cells > 0 {
 		fmt.Fprintf(&b, "; %d of %d cells unconverged, worst cell %d", d.Unconverged, d.Cells, d.WorstCell)
 	}
+	return b.String()
+}
+
+// newtonString is String of a Newton solve.
+func (d Diagnostics) newtonString() string {
+	var b strings.Builder
+	switch {
+	case d.Converged:
+		fmt.Fprintf(&b, "Newton converged in %d steps", d.NewtonSteps)
+	case d.Stalled:
+		fmt.Fprintf(&b, "Newton NOT converged: stalled after %d steps (no step decreased the objective)", d.NewtonSteps)
+	default:
+		fmt.Fprintf(&b, "Newton NOT converged: stopped at the step cap after %d steps", d.NewtonSteps)
+	}
+	fmt.Fprintf(&b, ", relative gradient %.3g (tol %.3g), %d CG iterations in all", d.Residual, d.Tol, d.Iterations)
 	return b.String()
 }
 

@@ -38,6 +38,15 @@
 //     which makes every cell's absolute regulariser lambda_q n_q = lambda n the
 //     global one, so Q = 1 is FALKON exactly.
 //
+// Logistic (FitLogistic; Meanti et al. 2020, "Kernel methods through the
+// roof") is the one solver with another loss: a classifier on FALKON's
+// centres and preconditioner minimising the weighted mean logistic
+// (binary) or softmax (multinomial) loss plus (lambda/2) alpha^T K_MM alpha,
+// the paper's objective (the squared loss's lambda does not carry over:
+// the logistic loss's curvature is at most 1/4), by Newton steps solved
+// with preconditioned CG over a decreasing lambda path; its outputs are
+// logits, so its pipelines have probabilities without a calibration.
+//
 // A scikit-learn Ridge alpha corresponds to alpha = lambda n.
 //
 // The targets are centred: each model stores the training mean of every output
@@ -179,8 +188,10 @@
 // estimator fits one on held-out scores): PredictProba then gives one
 // probability per class, rows summing to 1, and a binary pipeline decides
 // by its probability (Classes[1] above DefaultThreshold, 0.5, or the
-// threshold of PredictLabelsAt) instead of the sign of its score. Without
-// a calibration, and for regression, PredictProba is zonal.ErrState.
+// threshold of PredictLabelsAt) instead of the sign of its score. A
+// Logistic model's outputs are logits (LogitModel): its pipeline gives
+// probabilities (sigmoid, softmax) without a calibration. Without either,
+// and for regression, PredictProba is zonal.ErrState.
 //
 // # Adding a solver
 //

@@ -2,7 +2,6 @@ package solvers
 
 import (
 	"context"
-	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -55,6 +54,20 @@ func factorScratch(M int) int64 {
 // stand in with the importance weights D: K_MM D K_MM / M. Then B^T
 // (K_MM D K_MM / M + lambda K_MM) B = I exactly as in the unweighted case.
 func newFalkonFactors(ctx context.Context, be backend.Backend, k kernels.Kernel, centers mat.Matrix, M int, lambda float64, cw []float64) (*falkonFactors, float64, error) {
+	f, jit, err := newFalkonT(ctx, be, k, centers, M)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := f.factorA(ctx, lambda, cw); err != nil {
+		return nil, 0, err
+	}
+	return f, jit, nil
+}
+
+// newFalkonT computes T (T^T T = K_MM + eps M I, with the jitter
+// fallbacks) into the strict upper triangle and dT; factorA must run
+// before the factors are used. It returns the jitter added to K_MM.
+func newFalkonT(ctx context.Context, be backend.Backend, k kernels.Kernel, centers mat.Matrix, M int) (*falkonFactors, float64, error) {
 	p := mat.NewDense(M, M, nil)
 	// L L^T = K_MM + eps M I, L lower (= T^T).
 	jit, err := factorWithJitter(ctx, be, p, 1e-14*float64(M), "K_MM + eps M I", func(a *mat.Dense) error {
@@ -72,47 +85,37 @@ func newFalkonFactors(ctx context.Context, be backend.Backend, k kernels.Kernel,
 			g.Data[j*g.Stride+i] = g.Data[i*g.Stride+j]
 		}
 	}
-	// A^T A = T T^T / M + lambda I, A^T lower, factored in place from the
-	// lower triangle (the strict upper triangle, T, is not touched).
-	nb := panelRows(M)
-	d := make([]float64, nb*nb)
-	r := make([]float64, nb*M)
-	// With centre weights, T's columns are scaled by sqrt(cw) for the
-	// product (T D^(1/2))(T D^(1/2))^T and restored after it. Restoring
-	// rounds T by an ulp or so, which is harmless: the operator and the
-	// final alpha = T^-1 A^-1 beta use the same T, and B only has to be
-	// invertible for the solution to be the system's.
-	f.scaleTCols(cw, false)
-	_, err = factorWithJitterBy(ctx, p, lambda, "T T^T / M + lambda I", func(*mat.Dense) error {
-		return f.fillTTt(ctx, nb, d, r)
-	}, func(a blas64.General) error { return backend.CholeskyLower(be, a) })
-	f.scaleTCols(cw, true)
-	if err != nil {
-		return nil, 0, err
-	}
-	for i := 0; i < M; i++ {
-		f.dA[i] = g.Data[i*g.Stride+i]
-	}
 	return f, jit, nil
 }
 
-// scaleTCols multiplies column j of T (strict upper triangle of f.p and
-// f.dT) by sqrt(cw[j]), or divides it when undo; nothing for nil cw.
-func (f *falkonFactors) scaleTCols(cw []float64, undo bool) {
-	if cw == nil {
-		return
+// factorA (re)computes A, A^T A = T D T^T / M + lambda I, into the lower
+// triangle from T (the strict upper triangle, not touched) with the jitter
+// fallbacks. D is diag(w), or the identity for a nil w: a weighted FALKON
+// passes its centre weights (newFalkonFactors), the logistic solver the
+// loss's curvature at the centres, again at every Newton step. T itself
+// is never modified (fillTTt scales copies of its blocks), so a weight of
+// 0, or repeated refactorizations, leave it exact.
+func (f *falkonFactors) factorA(ctx context.Context, lambda float64, w []float64) error {
+	M := f.p.Rows
+	nb := panelRows(M)
+	d := make([]float64, nb*nb)
+	r := make([]float64, nb*M)
+	var ws []float64
+	if w != nil {
+		ws = make([]float64, nb*M)
+	}
+	a := &mat.Dense{}
+	a.SetRawMatrix(f.p)
+	if _, err := factorWithJitterBy(ctx, a, lambda, "T T^T / M + lambda I", func(*mat.Dense) error {
+		return f.fillTTt(ctx, nb, d, r, w, ws)
+	}, func(a blas64.General) error { return backend.CholeskyLower(f.be, a) }); err != nil {
+		return err
 	}
 	g := f.p
-	for j, c := range cw {
-		s := math.Sqrt(c)
-		if undo {
-			s = 1 / s
-		}
-		f.dT[j] *= s
-		for i := 0; i < j; i++ {
-			g.Data[i*g.Stride+j] *= s
-		}
+	for i := 0; i < M; i++ {
+		f.dA[i] = g.Data[i*g.Stride+i]
 	}
+	return nil
 }
 
 // fillTTt writes the lower triangle (diagonal included) of T T^T / M into
@@ -127,7 +130,11 @@ func (f *falkonFactors) scaleTCols(cw []float64, undo bool) {
 // triangle, which the writes (lower triangle only) never reach. Two GEMMs a
 // panel into r; about M^3/3 flops in all, a third of a Syrk on a full
 // triangular factor. ctx is checked between panels.
-func (f *falkonFactors) fillTTt(ctx context.Context, panel int, d, r []float64) error {
+//
+// With weights w (length M; nil: none) the product is T diag(w) T^T / M:
+// the left operand of every GEMM is a copy of its block with column j
+// scaled by w_j, made in ws (nb M floats), so T itself is never modified.
+func (f *falkonFactors) fillTTt(ctx context.Context, panel int, d, r, w, ws []float64) error {
 	g := f.p
 	M := g.Rows
 	view := func(r0, r1, c0, c1 int) blas64.General {
@@ -150,15 +157,17 @@ func (f *falkonFactors) fillTTt(ctx context.Context, panel int, d, r []float64) 
 		rb := blas64.General{Rows: nb, Cols: i1, Stride: i1, Data: r[:nb*i1]}
 		left := blas64.General{Rows: nb, Cols: i0, Stride: i1, Data: rb.Data}
 		diag := blas64.General{Rows: nb, Cols: nb, Stride: i1, Data: rb.Data[i0:]}
-		f.be.Gemm(blas.NoTrans, blas.Trans, inv, db, db, 0, diag)
+		dl := scaledCols(db, w, i0, ws)
+		f.be.Gemm(blas.NoTrans, blas.Trans, inv, dl, db, 0, diag)
 		if i0 > 0 {
-			f.be.Gemm(blas.NoTrans, blas.Trans, inv, db, view(0, i0, i0, i1), 0, left)
+			f.be.Gemm(blas.NoTrans, blas.Trans, inv, dl, view(0, i0, i0, i1), 0, left)
 		}
 		if i1 < M {
 			right := view(i0, i1, i1, M)
-			f.be.Gemm(blas.NoTrans, blas.Trans, inv, right, right, 1, diag)
+			rl := scaledCols(right, w, i1, ws)
+			f.be.Gemm(blas.NoTrans, blas.Trans, inv, rl, right, 1, diag)
 			if i0 > 0 {
-				f.be.Gemm(blas.NoTrans, blas.Trans, inv, right, view(0, i0, i1, M), 1, left)
+				f.be.Gemm(blas.NoTrans, blas.Trans, inv, rl, view(0, i0, i1, M), 1, left)
 			}
 		}
 		for a := 0; a < nb; a++ {
@@ -166,6 +175,23 @@ func (f *falkonFactors) fillTTt(ctx context.Context, panel int, d, r []float64) 
 		}
 	}
 	return nil
+}
+
+// scaledCols returns b itself for nil w, else a copy of b in ws with
+// column c scaled by w[c0+c].
+func scaledCols(b blas64.General, w []float64, c0 int, ws []float64) blas64.General {
+	if w == nil {
+		return b
+	}
+	s := blas64.General{Rows: b.Rows, Cols: b.Cols, Stride: b.Cols, Data: ws[:b.Rows*b.Cols]}
+	for i := 0; i < b.Rows; i++ {
+		src := b.Data[i*b.Stride : i*b.Stride+b.Cols]
+		dst := s.Data[i*s.Stride : i*s.Stride+s.Cols]
+		for c, v := range src {
+			dst[c] = v * w[c0+c]
+		}
+	}
+	return s
 }
 
 // solveA solves op(A) X = B in place (t = NoTrans: A X = B, A upper, whose

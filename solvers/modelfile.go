@@ -32,7 +32,7 @@ import (
 // uint64 rows, cols, nnz, then RowPtr (rows+1 uint64), Col (nnz uint64) and
 // Val (nnz floats).
 //
-//	kind string (Model.Kind: "ridge", "krr", "falkon", "park", or any
+//	kind string (Model.Kind: "ridge", "krr", "falkon", "park", "logistic", or any
 //	        kind registered with RegisterModel)
 //	task uint8, classes []float64
 //	inputs: uint8 flags (bit 0 scaler, bit 1 text transform, bit 2
@@ -52,7 +52,7 @@ import (
 //
 //	ridge:  lambda, map kind, map bytes, W (D x k), mean []float64, then
 //	        only for a float32 model (format 2) uint8 1, uint8 precision
-//	krr, falkon: lambda, kernel kind, kernel bytes, centres (M x d),
+//	krr, falkon, logistic: lambda, kernel kind, kernel bytes, centres (M x d),
 //	        alpha (M x k), mean []float64, then only for a float32
 //	        model (format 2) uint8 1, uint8 precision (1 = float32)
 //	park:   lambda, kernel kind, kernel bytes, centroids (Q x d),

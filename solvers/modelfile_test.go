@@ -56,6 +56,8 @@ func fittedPipelines(t testing.TB) (map[string]*Pipeline, *mat.Dense) {
 	add("falkon", sc, enc3, f, err)
 	p, err := FitParK(bg, k, x, y, 1e-4, ParKOptions{Cells: 3, Centers: 30})
 	add("park", sc, reg, p, err)
+	lg, err := FitLogistic(bg, k, x, y3, 1e-3, LogisticOptions{Centers: 20})
+	add("logistic", sc, enc3, lg, err)
 	return out, xt
 }
 
@@ -181,7 +183,7 @@ func fixCRC(b []byte) []byte {
 // the checksum recomputed the fuzzer reaches the field parser too.
 func FuzzLoad(f *testing.F) {
 	ps, xt := fittedPipelines(f)
-	for _, name := range []string{"ridge", "krr", "falkon", "park"} {
+	for _, name := range []string{"ridge", "krr", "falkon", "park", "logistic"} {
 		b, err := MarshalPipeline(ps[name])
 		if err != nil {
 			f.Fatal(err)

@@ -97,10 +97,47 @@ func (p *Pipeline) WithCalibration(c *Calibration) (*Pipeline, error) {
 	return q, nil
 }
 
+// LogitModel is a classification model whose outputs are logits of the
+// class probabilities (Logistic): one output, the log-odds of Classes[1],
+// for two classes, mapped by the sigmoid; one per class for more, mapped
+// by softmax. A pipeline over one has probabilities without a
+// Calibration, and its decisions (the sign of the logit, the largest
+// logit) are those of the probabilities (above 1/2, the largest).
+type LogitModel interface {
+	Model
+	// Logits only marks the outputs as logits.
+	Logits()
+}
+
+// logits reports whether p's model outputs logits (LogitModel).
+func (p *Pipeline) logits() bool {
+	_, ok := p.Model.(LogitModel)
+	return ok
+}
+
 // HasProbabilities reports whether p predicts probabilities: a
-// classification pipeline holding a Calibration.
+// classification pipeline holding a Calibration, or whose model outputs
+// logits (LogitModel).
 func (p *Pipeline) HasProbabilities() bool {
-	return p.Calibration != nil && p.Encoding.Task == TaskClassification
+	return p.Encoding.Task == TaskClassification && (p.Calibration != nil || p.logits())
+}
+
+// binaryProba reports whether p decides two classes by a probability
+// (a Binary calibration, or a binary logit model).
+func (p *Pipeline) binaryProba() bool {
+	if p.Calibration != nil {
+		return p.Calibration.Binary != nil
+	}
+	return p.logits() && p.Classes() == 2
+}
+
+// binaryProb is the probability of Classes[1] at the output s of a
+// pipeline with binaryProba.
+func (p *Pipeline) binaryProb(s float64) float64 {
+	if p.Calibration != nil {
+		return p.Calibration.Binary.Apply(s)
+	}
+	return calibrate.Sigmoid(s)
 }
 
 // Classes is the number of probability columns of PredictProba (the
@@ -117,8 +154,11 @@ func (p *Pipeline) Classes() int {
 // of Encoding.Classes[j]); every row is in [0, 1] and sums to 1 (to
 // rounding).
 //
+// Without a calibration, a pipeline over a LogitModel maps the logits by
+// the sigmoid (two classes) or softmax.
+//
 // Errors: zonal.ErrState for a regression pipeline or one without a
-// calibration; zonal.ErrShape unless x is n x d and dst n x Classes();
+// calibration and without a LogitModel; zonal.ErrShape unless x is n x d and dst n x Classes();
 // those of PredictOutputs.
 func (p *Pipeline) PredictProba(dst *mat.Dense, x mat.Matrix) error {
 	if err := p.probaState(); err != nil {
@@ -146,7 +186,7 @@ func (p *Pipeline) probaState() error {
 	if p.Encoding.Task != TaskClassification {
 		return fmt.Errorf("%w: a %s model has no class probabilities", zonal.ErrState, p.Encoding.Task)
 	}
-	if p.Calibration == nil {
+	if p.Calibration == nil && !p.logits() {
 		return fmt.Errorf("%w: the model has no calibrator, so no probabilities (refit it with calibration, or use its scores)", zonal.ErrState)
 	}
 	return nil
@@ -172,12 +212,21 @@ func (p *Pipeline) Probabilities(dst, out *mat.Dense) error {
 	}
 	for i := 0; i < n; i++ {
 		row, s := rowOf(dst, i), rowOf(out, i)
-		if c := p.Calibration.Binary; c != nil {
-			q := c.Apply(s[0])
+		if p.binaryProba() {
+			q := p.binaryProb(s[0])
 			if math.IsNaN(q) {
 				return fmt.Errorf("%w: row %d output is NaN", zonal.ErrNonFinite, i)
 			}
 			row[0], row[1] = 1-q, q
+			continue
+		}
+		if p.Calibration == nil {
+			for j, v := range s {
+				if math.IsNaN(v) {
+					return fmt.Errorf("%w: row %d output %d is NaN", zonal.ErrNonFinite, i, j)
+				}
+			}
+			softmaxInto(row, s)
 			continue
 		}
 		if err := p.Calibration.Multiclass.ApplyRow(row, s); err != nil {
@@ -195,22 +244,27 @@ func (p *Pipeline) Probabilities(dst, out *mat.Dense) error {
 // likely). A multiclass pipeline predicts the class of the largest output
 // either way: the one-vs-rest calibrators are monotone per class but not
 // across classes, and an isotonic calibrator's plateaus would tie classes
-// the scores tell apart. PredictLabels and the server decode with it.
+// the scores tell apart. A pipeline over a binary LogitModel (no
+// calibration) decides like a calibrated one, by sigmoid(logit) > 0.5
+// (the sign of the logit, except that a logit too small to move the
+// sigmoid off 0.5 gives Classes[0], as the probabilities' argmax does).
+// PredictLabels and the server decode with it.
 //
 // Errors: those of Encoding.Decode.
 func (p *Pipeline) DecodeOutputs(dst []float64, out *mat.Dense) error {
-	if p.Calibration != nil && p.Calibration.Binary != nil {
+	if p.binaryProba() {
 		return p.DecodeAt(dst, out, DefaultThreshold)
 	}
 	return p.Encoding.Decode(dst, out)
 }
 
-// DecodeAt is DecodeOutputs of a calibrated binary pipeline at another
-// threshold: the label is Classes[1] when its calibrated probability
-// exceeds threshold, Classes[0] otherwise (0 predicts Classes[1] for every
+// DecodeAt is DecodeOutputs of a calibrated binary pipeline (or one over a
+// binary LogitModel) at another threshold: the label is Classes[1] when
+// its probability exceeds threshold, Classes[0] otherwise (0 predicts Classes[1] for every
 // row of positive probability, 1 never).
 //
-// Errors: zonal.ErrState unless p is a calibrated binary pipeline;
+// Errors: zonal.ErrState unless p is a calibrated binary pipeline or one
+// over a binary LogitModel;
 // zonal.ErrParam for a threshold outside [0, 1]; zonal.ErrShape unless out
 // is n x 1 and dst has n entries; zonal.ErrNonFinite for a NaN output.
 // Nothing is written then.
@@ -225,7 +279,6 @@ func (p *Pipeline) DecodeAt(dst []float64, out *mat.Dense, threshold float64) er
 	if k != 1 || len(dst) != n {
 		return fmt.Errorf("%w: decoding %dx%d outputs into %d labels, a binary model has 1 output", zonal.ErrShape, n, k, len(dst))
 	}
-	c := p.Calibration.Binary
 	for i := 0; i < n; i++ {
 		if math.IsNaN(out.At(i, 0)) {
 			return fmt.Errorf("%w: row %d output is NaN", zonal.ErrNonFinite, i)
@@ -233,7 +286,7 @@ func (p *Pipeline) DecodeAt(dst []float64, out *mat.Dense, threshold float64) er
 	}
 	for i := 0; i < n; i++ {
 		dst[i] = p.Encoding.Classes[0]
-		if c.Apply(out.At(i, 0)) > threshold {
+		if p.binaryProb(out.At(i, 0)) > threshold {
 			dst[i] = p.Encoding.Classes[1]
 		}
 	}
@@ -245,7 +298,7 @@ func (p *Pipeline) checkThreshold(threshold float64) error {
 	if err := p.probaState(); err != nil {
 		return err
 	}
-	if p.Calibration.Binary == nil {
+	if !p.binaryProba() {
 		return fmt.Errorf("%w: a decision threshold needs two classes, the model has %d", zonal.ErrState, p.Classes())
 	}
 	if !(threshold >= 0 && threshold <= 1) {

@@ -22,7 +22,7 @@ import (
 	"github.com/zonal-ml/zonal/solvers"
 )
 
-const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-tfidf] [-normalize] [-standardize=false] [-task auto|regression|classification] " +
+const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-tfidf] [-normalize] [-standardize=false] [-task auto|regression|classification] [-loss squared|logistic] " +
 	"[-kernel gaussian] [-sigma auto|scale|S] [-lambda auto|L] (-method exact | -method ridge -map NAME -features D | -method falkon [-centers auto|M] | " +
 	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-precision float64|float32] [-iterations T] [-calibration auto|platt|isotonic|none] [-threshold P] [-weights FILE | -weight-column NAME] [-class-weight none|balanced|LABEL:W,...] [-seed N] [-model out.zonal] [-json] [-dry-run]"
 
@@ -49,6 +49,7 @@ type fitConfig struct {
 // fitResult is the -json object of `zonal fit`; absent values are null.
 type fitResult struct {
 	Method      string           `json:"method"`
+	Loss        string           `json:"loss"`
 	Map         *string          `json:"map"`
 	Task        string           `json:"task"`
 	Kernel      string           `json:"kernel"`
@@ -106,8 +107,11 @@ type solveJSON struct {
 	Converged  bool    `json:"converged"`
 	Stalled    bool    `json:"stalled"`
 	Condition  float64 `json:"condition_estimate"`
-	Solved     bool    `json:"solved"`
-	Message    string  `json:"message"`
+	// NewtonSteps is the Newton steps of the logistic loss's fit (0 for
+	// the squared loss); Iterations are then its CG iterations in all.
+	NewtonSteps int    `json:"newton_steps,omitempty"`
+	Solved      bool   `json:"solved"`
+	Message     string `json:"message"`
 }
 
 func newSolveJSON(rep *estimator.Report) *solveJSON {
@@ -116,7 +120,7 @@ func newSolveJSON(rep *estimator.Report) *solveJSON {
 		return nil
 	}
 	return &solveJSON{Solver: d.Solver, Iterations: d.Iterations, Cap: d.Cap, Automatic: d.Automatic, Residual: d.Residual,
-		Tol: d.Tol, Converged: d.Converged, Stalled: d.Stalled, Condition: d.Condition, Solved: rep.Solved, Message: d.String()}
+		Tol: d.Tol, Converged: d.Converged, Stalled: d.Stalled, Condition: d.Condition, NewtonSteps: d.NewtonSteps, Solved: rep.Solved, Message: d.String()}
 }
 
 // fitOutcome is what runFit hands to reportFit.
@@ -156,7 +160,7 @@ func (f *estimatorFlags) register(fs *flag.FlagSet, o *estimator.Options) {
 	fs.Float64Var(&o.Gamma, "gamma", 1, "polynomial kernel scale")
 	fs.Float64Var(&o.Coef0, "coef0", 1, "polynomial kernel offset")
 	fs.IntVar(&o.Degree, "degree", 2, "polynomial kernel degree")
-	fs.StringVar(&f.lambda, "lambda", autoValue, "ridge parameter of (1/n)|f(X)-y|^2 + lambda |f|^2: a number or auto")
+	fs.StringVar(&f.lambda, "lambda", autoValue, "ridge parameter of (1/n)|f(X)-y|^2 + lambda |f|^2 (-loss logistic: of the mean loss + lambda/2 |f|^2): a number or auto")
 	fs.StringVar(&f.centers, "centers", autoValue, "Nystrom centres M (falkon; total over the cells for park): a count or auto")
 	fs.IntVar(&o.Features, "features", estimator.DefaultFeatures, "feature count D of -method ridge")
 	fs.Float64Var(&o.CellCap, "cell-cap", 0, "ParK: no cell above C n/Q rows (0 = no cap, else >= 1)")
@@ -180,6 +184,9 @@ func (f *estimatorFlags) finish(sh *sharedFlags) error {
 		return flagError(err)
 	}
 	if o.Kernel, err = estimator.ParseKernelKind(sh.kernel); err != nil {
+		return flagError(err)
+	}
+	if o.Loss, err = estimator.ParseLoss(sh.loss); err != nil {
 		return flagError(err)
 	}
 	o.Cells, o.Seed, o.Workers, o.Scale = sh.cells, sh.seed, sh.workers, sh.scale
@@ -295,7 +302,7 @@ func parseFit(stderr io.Writer, args []string) (fitConfig, error) {
 	if err := c.threshold.check(); err != nil {
 		return c, err
 	}
-	if c.threshold.set && c.opts.Calibration == estimator.CalibrationNone {
+	if c.threshold.set && c.opts.Calibration == estimator.CalibrationNone && c.opts.Loss != estimator.LossLogistic {
 		return c, usagef("-threshold is a probability: it needs a calibration, not -calibration none")
 	}
 	if c.threshold.set && c.opts.Task == solvers.TaskRegression {
@@ -384,7 +391,7 @@ func shapeOf(x mat.Matrix) estimator.Shape {
 
 // newFitResult fills the settings of the -json result from the report.
 func newFitResult(c fitConfig, rep *estimator.Report, nte int) fitResult {
-	res := fitResult{Method: rep.Method.String(), Task: rep.Task.String(), NTrain: rep.Rows, NTest: nte, D: rep.Cols,
+	res := fitResult{Method: rep.Method.String(), Loss: rep.Loss.String(), Task: rep.Task.String(), NTrain: rep.Rows, NTest: nte, D: rep.Cols,
 		Kernel: rep.Kernel.Kind.String(), Lambda: rep.Lambda, Standardize: rep.Standardize, Chosen: rep.Chosen, Seed: c.opts.Seed,
 		Backend: rep.Backend, TFIDF: c.opts.Text.TFIDF, Normalize: c.opts.Text.Normalize, Sparse: rep.Sparse, Density: rep.Density,
 		FitSeconds: rep.Seconds, Solve: newSolveJSON(rep), Calibration: rep.Calibration.String(), CalibrationRows: rep.CalibrationRows, CalibrationSeconds: rep.CalibrationSeconds}
@@ -431,6 +438,9 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 	case estimator.MethodParK:
 		desc += fmt.Sprintf(" (Q = %d cells, M = %d centres in all%s)", rep.Cells, rep.Centers, precisionNote(rep.Precision, "K_nM"))
 	}
+	if rep.Loss != estimator.LossSquared {
+		desc += fmt.Sprintf(", %s loss", rep.Loss)
+	}
 	if line := rep.Line(); line != "" {
 		fmt.Fprintln(w, line)
 	}
@@ -440,7 +450,9 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 		fmt.Fprintf(w, "weighted fit: row weights sum to %.6g%s (test metrics unweighted)\n", rep.WeightSum, classWeightNote(rep.ClassWeights))
 	}
 	writeEvaluation(w, res.evaluation)
-	if rep.Calibration != estimator.CalibrationNone {
+	if rep.Loss == estimator.LossLogistic {
+		fmt.Fprintln(w, "probabilities: the logistic model's own (sigmoid or softmax of its logits), no calibration")
+	} else if rep.Calibration != estimator.CalibrationNone {
 		fmt.Fprintf(w, "probabilities: %s calibration on the out-of-fold scores of %d rows (%d folds, %.3f s)\n",
 			rep.Calibration, rep.CalibrationRows, estimator.CalibrationFolds, rep.CalibrationSeconds)
 	}

@@ -53,6 +53,16 @@ same model file). -dry-run prints what would be chosen, without fitting.
               exact (Cholesky of K + lambda n I, up to a few 10^4 rows),
               ridge (on the -map features, -features D), park (-cells Q
               Voronoi cells, one FALKON each).
+-loss         squared (default): kernel ridge regression, also on the
+              +-1 targets of a classification, whose scores the calibration
+              turns into probabilities. logistic: classification only, with
+              -method falkon: a logistic (two classes) or softmax classifier
+              on the M centres (Newton steps, each solved by CG with
+              FALKON's preconditioner, along a decreasing lambda path); its
+              probabilities are its own (no calibration), its -lambda is
+              that of (1/n) sum loss + (lambda/2) |f|^2, chosen (auto) by
+              the held-out log-loss of a stratified %.0f/%.0f split of the
+              tuning rows, sigma as for the squared loss.
 -sigma        auto: the median distance m between training rows; with
               -lambda auto, the best of a golden-section search on log sigma
               over m x [1/%d, %d] with %d evaluations. scale: scikit-learn's
@@ -115,7 +125,7 @@ accuracy, F1, precision and recall (of the larger label with two classes,
 macro means with more), and with a calibration AUC, log loss and Brier
 score, and the confusion matrix (up to 20 classes); RMSE, MAE, R^2 and the
 Poisson deviance (non-negative targets) for regression.
-`, fitSynopsis, estimator.GoldenSpread, estimator.GoldenSpread, estimator.GoldenEvaluations,
+`, fitSynopsis, 100*(1-estimator.LogisticValidation), 100*estimator.LogisticValidation, estimator.GoldenSpread, estimator.GoldenSpread, estimator.GoldenEvaluations,
 		tune.AutoRows, estimator.ExactTuneRows, estimator.ExactLOORows, estimator.TuneCenters, estimator.MinCenters, 100*estimator.RawMargin, 100*estimator.SparseDensity,
 		estimator.CalibrationFolds, estimator.CalibrationRows, estimator.IsotonicMinRows)
 }

@@ -16,7 +16,7 @@ var paramFlags = map[string]string{
 	"Partition": "partition", "CellCap": "cell-cap", "CellBudget": "cell-centers", "CellOverlap": "cell-overlap",
 	"CellValidation": "cell-validation", "Sampling": "sampling", "Iterations": "iterations", "Precision": "precision",
 	"Task": "task", "Standardize": "standardize", "Scale": "scale", "Sparse": "sparse", "Seed": "seed", "Workers": "workers",
-	"MemoryBudget": "memory", "Weights": "weights", "ClassWeight": "class-weight",
+	"MemoryBudget": "memory", "Weights": "weights", "ClassWeight": "class-weight", "Loss": "loss",
 }
 
 // flagError turns a library error about an option into a usage error

@@ -136,16 +136,22 @@ func parseRows(t *testing.T, lines []string, sep string) [][]float64 {
 // probability per class a row, summing to 1, the pipeline's PredictProba
 // bit for bit (shortest round-trip decimals); -json carries the same; and
 // -threshold T predicts the larger label exactly when its probability
-// exceeds T, 0.5 being the default decision.
+// exceeds T, 0.5 being the default decision. The same holds for the
+// logistic loss's models, whose probabilities are their own (no
+// calibration).
 func TestPredictProbaAndThreshold(t *testing.T) {
 	dir := t.TempDir()
+	logistic := []string{"-loss", "logistic"}
 	for _, c := range []struct {
 		name    string
 		args    []string
 		classes string
+		fit     []string
 	}{
-		{"binary", nil, "0,1"},
-		{"3 classes", []string{"-format", "libsvm"}, "0,1,2"},
+		{"binary", nil, "0,1", nil},
+		{"3 classes", []string{"-format", "libsvm"}, "0,1,2", nil},
+		{"binary logistic", nil, "0,1", logistic},
+		{"3 classes logistic", []string{"-format", "libsvm"}, "0,1,2", logistic},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data := writeBinaryCSV(t, dir, 200)
@@ -153,7 +159,7 @@ func TestPredictProbaAndThreshold(t *testing.T) {
 				data = writeClassLIBSVM(t, dir, "three.libsvm", 150, 3)
 			}
 			model := filepath.Join(t.TempDir(), "m.zonal")
-			if _, errs, code := runCmd(append([]string{"fit", "-train", data, "-model", model, "-seed", "1"}, c.args...)...); code != 0 {
+			if _, errs, code := runCmd(append(append([]string{"fit", "-train", data, "-model", model, "-seed", "1"}, c.args...), c.fit...)...); code != 0 {
 				t.Fatal(errs)
 			}
 			out, errs, code := runCmd(append([]string{"predict", "-model", model, "-data", data, "-proba"}, c.args...)...)

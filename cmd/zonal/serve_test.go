@@ -228,21 +228,8 @@ func TestServeFlags(t *testing.T) {
 func TestServeCommandGRPC(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.zonal")
 	constModel(t, path, 2)
-	var out, errb lockedBuffer
-	sigs := make(chan os.Signal, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serveUntil([]string{"-model", path, "-addr", "127.0.0.1:0", "-grpc-addr", "127.0.0.1:0"}, &out, &errb, sigs)
-	}()
-	re := regexp.MustCompile(`gRPC \(inference.GRPCInferenceService\) on (127\.0\.0\.1:\d+)`)
-	var addr string
-	for deadline := time.Now().Add(10 * time.Second); addr == ""; time.Sleep(5 * time.Millisecond) {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			addr = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no gRPC address printed: %s %s", out.String(), errb.String())
-		}
-	}
+	addr, stop := startServe(t, []string{"-model", path, "-addr", "127.0.0.1:0", "-grpc-addr", "127.0.0.1:0"},
+		regexp.MustCompile(`gRPC \(inference.GRPCInferenceService\) on (127\.0\.0\.1:\d+)`))
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -259,13 +246,35 @@ func TestServeCommandGRPC(t *testing.T) {
 	if p := resp.GetOutputs()[0].GetContents().GetFp64Contents(); len(p) != 1 || math.Abs(p[0]-2) > 1e-6 {
 		t.Errorf("gRPC prediction %v, want about 2 (the model's constant; 1e-6: the fit's ridge of 1e-12)", p)
 	}
-	sigs <- syscall.SIGTERM
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve returned %v", err)
+	stop()
+}
+
+// startServe runs `zonal serve` with args until stop, which sends SIGTERM
+// and fails the test unless serve returns nil within 10 s; it returns the
+// first submatch of re in serve's output (an address it printed).
+func startServe(t *testing.T, args []string, re *regexp.Regexp) (string, func()) {
+	t.Helper()
+	var out, errb lockedBuffer
+	sigs := make(chan os.Signal, 1)
+	done := make(chan error, 1)
+	go func() { done <- serveUntil(args, &out, &errb, sigs) }()
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); addr == ""; time.Sleep(5 * time.Millisecond) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			addr = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no address printed: %s %s", out.String(), errb.String())
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no shutdown within 10 s")
+	}
+	return addr, func() {
+		sigs <- syscall.SIGTERM
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("serve returned %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no shutdown within 10 s")
+		}
 	}
 }

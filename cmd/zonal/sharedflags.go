@@ -11,7 +11,7 @@ import (
 // sharedFlags are the flags `zonal fit` and `zonal tune` share, with one
 // name, default and help text each: the data (-train, -test, -split and the
 // format flags), the input transform (-standardize, -scale, -sparse), the
-// task, the kernel, the method and its map or cells, the seed, the memory
+// task, the loss, the kernel, the method and its map or cells, the seed, the memory
 // budget, the workers and the outputs. Each command adds its own flags
 // (fit: one value of sigma, lambda, centres; tune: the grids).
 type sharedFlags struct {
@@ -19,6 +19,7 @@ type sharedFlags struct {
 	train, test           string
 	split                 float64
 	method, kernel        string
+	loss                  string
 	mapName, task, sparse string
 	memory                string
 	standardize           bool
@@ -39,6 +40,7 @@ func (s *sharedFlags) register(fs *flag.FlagSet) {
 	s.data.register(fs)
 	fs.Float64Var(&s.split, "split", 0.8, "fraction of -train used for training when there is no -test, in (0, 1)")
 	fs.StringVar(&s.method, "method", "falkon", "estimator: exact, ridge (on -map features), falkon or park (-cells Q)")
+	fs.StringVar(&s.loss, "loss", estimator.LossSquared.String(), "training loss: squared (every method) or logistic (classification, -method falkon; probabilities without calibration)")
 	fs.StringVar(&s.kernel, "kernel", "gaussian", "kernel: "+strings.Join(estimator.KernelKinds(), ", "))
 	fs.StringVar(&s.mapName, "map", "nystrom", "feature map of -method ridge: "+strings.Join(estimator.Maps(), ", "))
 	fs.IntVar(&s.cells, "cells", estimator.DefaultCells, "Voronoi cells Q of -method park")

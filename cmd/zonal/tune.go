@@ -138,6 +138,11 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	c.weights = sh.weights
 	task, memory, method, mapName := sh.task, sh.memory, sh.method, sh.mapName
 	var err error
+	if loss, err := estimator.ParseLoss(sh.loss); err != nil {
+		return c, flagError(err)
+	} else if loss != estimator.LossSquared {
+		return c, usagef("-loss %s: zonal tune scores the squared loss's grid; zonal fit -loss %s chooses the logistic loss's lambda by held-out log-loss", loss, loss)
+	}
 	if c.task, err = solvers.ParseTask(task); err != nil {
 		return c, usageError{err}
 	}

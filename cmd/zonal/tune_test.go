@@ -95,7 +95,7 @@ func TestDefaultFitNearTunedBestDigits(t *testing.T) {
 	}
 	// The text report names the choices on one line.
 	out, _, code := runCmd("fit", "-train", train, "-test", test)
-	if code != 0 || !strings.Contains(out, "chose sigma ") || !strings.Contains(out, "lambda ") || !strings.Contains(out, "centres 276 (auto") {
+	if code != 0 || !strings.Contains(out, "chose sigma ") || !strings.Contains(out, "lambda ") || !strings.Contains(out, "centres 1438 (auto") {
 		t.Errorf("text report (exit %d):\n%s", code, out)
 	}
 	// Both models (sigma, lambda, scaler and classes stored) reload and

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// zonal fit -loss logistic writes a logistic model without a calibration
+// whose -json report says the loss and the Newton solve and gives the
+// probability metrics, and whose labels are the argmax of its
+// probabilities (TestPredictProbaAndThreshold checks predict -proba and
+// -threshold on such models).
+func TestFitLogisticReport(t *testing.T) {
+	dir := t.TempDir()
+	data := writeClassLIBSVM(t, dir, "three.libsvm", 120, 3)
+	model := filepath.Join(dir, "m.zonal")
+	obj := fitJSON(t, "-train", data, "-format", "libsvm", "-loss", "logistic", "-model", model, "-seed", "1")
+	solve, _ := obj["solve"].(map[string]any)
+	if obj["loss"] != "logistic" || obj["calibration"] != "none" || solve["solver"] != solvers.SolverNewton || !(solve["newton_steps"].(float64) > 0) {
+		t.Errorf("report: loss %v, calibration %v, solve %v", obj["loss"], obj["calibration"], solve)
+	}
+	if v, ok := obj["logloss"].(float64); !ok || !(v > 0) {
+		t.Errorf("test log loss %v, want a number", obj["logloss"])
+	}
+	pipe := loadModel(t, model)
+	if pipe.Model.Kind() != solvers.KindLogistic || pipe.Calibration != nil || !pipe.HasProbabilities() {
+		t.Fatalf("model %s, calibration %v", pipe.Model.Kind(), pipe.Calibration)
+	}
+	d, err := dataset.ReadFile(data, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := d.Dims()
+	prob := mat.NewDense(n, pipe.Classes(), nil)
+	if err := pipe.PredictProba(prob, d.Matrix()); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCmd("predict", "-model", model, "-data", data, "-format", "libsvm")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	for i, l := range parseRows(t, strings.Split(strings.TrimSuffix(out, "\n"), "\n"), ",") {
+		row := prob.RawRowView(i)
+		best := 0
+		for j, v := range row {
+			if v > row[best] {
+				best = j
+			}
+		}
+		if pipe.Encoding.Classes[best] != l[0] {
+			t.Fatalf("row %d: label %v, probabilities %v", i, l[0], row)
+		}
+	}
+}
+
+// -loss is checked: an unknown loss, a method other than falkon, a
+// regression and zonal tune are refused with usage errors naming -loss.
+func TestLossFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	data := writeBinaryCSV(t, dir, 60)
+	reg := writeRegressionCSV(t, dir, "reg.csv", 60, 3)
+	for _, args := range [][]string{
+		{"fit", "-train", data, "-loss", "hinge"},
+		{"fit", "-train", data, "-loss", "logistic", "-method", "exact"},
+		{"fit", "-train", data, "-loss", "logistic", "-calibration", "platt"},
+		{"fit", "-train", reg, "-loss", "logistic", "-task", "regression"},
+		{"tune", "-train", data, "-loss", "logistic"},
+	} {
+		_, errs, code := runCmd(args...)
+		if code != exitUsage || !strings.Contains(errs, "-loss") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+	// A target read as regression is refused at fit time, naming -loss.
+	if _, errs, code := runCmd("fit", "-train", reg, "-loss", "logistic"); code == 0 || !strings.Contains(errs, "-loss") {
+		t.Errorf("logistic on a regression target: exit %d, %q", code, errs)
+	}
+}
+
+// zonal serve answers the probabilities of a logistic model file: rows
+// summing to 1, the pipeline's own.
+func TestServeLogistic(t *testing.T) {
+	dir := t.TempDir()
+	data := writeClassLIBSVM(t, dir, "three.libsvm", 90, 3)
+	model := filepath.Join(dir, "m.zonal")
+	if _, errs, code := runCmd("fit", "-train", data, "-format", "libsvm", "-loss", "logistic", "-lambda", "1e-3", "-sigma", "1", "-model", model); code != 0 {
+		t.Fatal(errs)
+	}
+	pipe := loadModel(t, model)
+	url, stop := startServe(t, []string{"-model", model, "-addr", "127.0.0.1:0"}, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`))
+	defer stop()
+	rows := [][]float64{{0, 0, 0}, {1, 0.5, 0}, {2, 1, 0}, {0.4, 0.9, 0.5}} // d = 3: the file names column 3
+	body, _ := json.Marshal(map[string]any{"rows": rows, "probabilities": true})
+	resp, err := http.Post(url+"/v1/predict", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var a struct {
+		Predictions   []float64
+		Probabilities [][]float64
+	}
+	if resp.StatusCode != 200 || json.Unmarshal(b, &a) != nil || len(a.Probabilities) != len(rows) {
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	x := mat.NewDense(len(rows), 3, nil)
+	for i, r := range rows {
+		x.SetRow(i, r)
+	}
+	want := mat.NewDense(len(rows), 3, nil)
+	if err := pipe.PredictProba(want, x); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range a.Probabilities {
+		s := 0.0
+		for j, v := range p {
+			// JSON carries the shortest round-trip decimal: exact.
+			if v != want.At(i, j) {
+				t.Fatalf("row %d class %d: served %v, PredictProba %v", i, j, v, want.At(i, j))
+			}
+			s += v
+		}
+		if math.Abs(s-1) > 1e-12 {
+			t.Fatalf("row %d sums to %v", i, s)
+		}
+	}
+}

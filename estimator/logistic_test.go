@@ -1,0 +1,134 @@
+package estimator_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/estimator"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+func TestLossSetting(t *testing.T) {
+	for _, l := range []estimator.Loss{estimator.LossSquared, estimator.LossLogistic} {
+		if got, err := estimator.ParseLoss(l.String()); err != nil || got != l {
+			t.Errorf("ParseLoss(%q) = %v, %v", l, got, err)
+		}
+	}
+	var pe *zonal.ParamError
+	if _, err := estimator.ParseLoss("hinge"); !errors.As(err, &pe) || pe.Param != "Loss" {
+		t.Errorf("ParseLoss(hinge): %v", err)
+	}
+	if (estimator.Options{}).Loss != estimator.LossSquared {
+		t.Error("the zero Loss is not squared")
+	}
+}
+
+// The logistic loss refuses the settings it does not combine with, naming
+// Loss.
+func TestLogisticLossRefuses(t *testing.T) {
+	l := estimator.LossLogistic
+	for _, o := range []estimator.Options{
+		{Loss: l, Method: estimator.MethodExact},
+		{Loss: l, Method: estimator.MethodParK},
+		{Loss: l, Task: solvers.TaskRegression},
+		{Loss: l, Precision: zonal.Float32},
+		{Loss: l, Sampling: solvers.SamplingRLS},
+		{Loss: l, Calibration: estimator.CalibrationPlatt},
+		{Loss: estimator.Loss(7)},
+	} {
+		var pe *zonal.ParamError
+		if err := o.Validate(); !errors.As(err, &pe) || pe.Param != "Loss" {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+	// A target read as regression (continuous values) is refused by Fit.
+	x := mat.NewDense(50, 1, nil)
+	y := make([]float64, 50)
+	for i := range y {
+		x.Set(i, 0, float64(i)/50)
+		y[i] = math.Sin(float64(i) / 7)
+	}
+	_, _, err := estimator.Fit(context.Background(), x, y, estimator.Options{Loss: l, Lambda: 1e-3, Sigma: 1})
+	var pe *zonal.ParamError
+	if !errors.As(err, &pe) || pe.Param != "Loss" || !strings.Contains(err.Error(), "regression") {
+		t.Errorf("logistic on a regression target: %v", err)
+	}
+}
+
+// Fit with the logistic loss chooses lambda by held-out log-loss, gives
+// an uncalibrated pipeline with probabilities, and classifies digits about
+// as well as the squared loss.
+func TestFitLogisticDigits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tunes and fits digits (seconds); skipped with -short")
+	}
+	train, test := digitsSplit(t)
+	// 300 centres: the default (all 1437 rows) costs ten times as much
+	// for a test of the wiring.
+	pipe, rep, err := estimator.Fit(context.Background(), train.X, train.Y, estimator.Options{Loss: estimator.LossLogistic, Centers: 300, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pipe.Model.Kind() != solvers.KindLogistic || pipe.Calibration != nil || !pipe.HasProbabilities() {
+		t.Fatalf("model %s, calibration %v, probabilities %v", pipe.Model.Kind(), pipe.Calibration, pipe.HasProbabilities())
+	}
+	if rep.Loss != estimator.LossLogistic || rep.Calibration != estimator.CalibrationNone || rep.Lambda <= 0 ||
+		rep.Chosen.TuneMetric != "logloss" || !strings.Contains(rep.Chosen.Lambda, "log-loss") || !rep.Solved ||
+		rep.Diagnostics.Solver != solvers.SolverNewton {
+		t.Errorf("report: %+v", rep)
+	}
+	if !strings.Contains(rep.Plan.String(), "logistic loss") {
+		t.Errorf("plan does not say the loss:\n%s", rep.Plan)
+	}
+	m := len(test.Y)
+	prob := mat.NewDense(m, pipe.Classes(), nil)
+	if err := pipe.PredictProba(prob, test.X); err != nil {
+		t.Fatal(err)
+	}
+	rowSums(t, prob)
+	pred := make([]float64, m)
+	if err := pipe.PredictLabels(pred, test.X); err != nil {
+		t.Fatal(err)
+	}
+	// The squared loss's defaults reach 0.95 on this split
+	// (TestFitDigits); the logistic loss must too.
+	if acc := solvers.Accuracy(pred, test.Y); acc < 0.95 {
+		t.Errorf("logistic digits accuracy %.4f, want >= 0.95", acc)
+	}
+}
+
+// Equal weights are the unweighted logistic fit (the objective divides by
+// their sum), bit for bit; zero weights are accepted.
+func TestFitLogisticWeights(t *testing.T) {
+	x, y := blobs(200, 2, 3, 0.1, 5)
+	o := estimator.Options{Loss: estimator.LossLogistic, Centers: 40, Seed: 3}
+	plain, _, err := estimator.Fit(context.Background(), x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Weights = make([]float64, len(y))
+	for i := range o.Weights {
+		o.Weights[i] = 2
+	}
+	twice, _, err := estimator.Fit(context.Background(), x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := solvers.MarshalPipeline(plain)
+	b, _ := solvers.MarshalPipeline(twice)
+	if string(a) != string(b) {
+		t.Error("weights all 2 changed the logistic model")
+	}
+	for i := range o.Weights {
+		o.Weights[i] = float64(i % 3)
+	}
+	if _, rep, err := estimator.Fit(context.Background(), x, y, o); err != nil || !rep.Weighted {
+		t.Errorf("weights with zeros: %v, weighted %v", err, rep != nil && rep.Weighted)
+	}
+}
