@@ -113,6 +113,12 @@ func (c Config) Check() error {
 			return unsupported("CellBudget", o.CellBudget, "the pipelines share the centres by cell size only")
 		}
 	}
+	if o.Loss != estimator.LossSquared {
+		return unsupported("Loss", o.Loss, "the pipelines fit the squared loss (logistic needs Newton steps over all rows)")
+	}
+	if o.Weights != nil || o.ClassWeight.String() != "none" {
+		return unsupported("Weights", "set", "the pipelines fit unweighted sums (per-row weights are not distributed)")
+	}
 	if o.Lambda == 0 {
 		return unsupported("Lambda", "auto", "choosing lambda scores a lambda path on one machine; give lambda")
 	}

@@ -98,7 +98,7 @@ func TestPlanDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Centers != want.Centers || p.Centers != tune.AutoCenters(n, 0, zonal.Float64) {
+	if p.Centers != want.Centers || p.Centers != estimator.FalkonCenters(n, 0, zonal.Float64) {
 		t.Errorf("centres %d, the estimator's plan has %d", p.Centers, want.Centers)
 	}
 	if (p.Mean != nil) != want.Standardize[0] {
@@ -117,6 +117,8 @@ func TestPlanDecisions(t *testing.T) {
 		{estimator.Options{Method: estimator.MethodExact, Sigma: 5, Lambda: 1e-4}, "Method"},
 		{estimator.Options{Method: estimator.MethodRidge, Sigma: 5, Lambda: 1e-4}, "Map"},
 		{estimator.Options{Method: estimator.MethodParK, Partition: solvers.PartitionKMeans, Sigma: 5, Lambda: 1e-4}, "Partition"},
+		{estimator.Options{Loss: estimator.LossLogistic, Sigma: 5, Lambda: 1e-4}, "Loss"},
+		{estimator.Options{Weights: []float64{1, 2}, Sigma: 5, Lambda: 1e-4}, "Weights"},
 		{estimator.Options{Sigma: 5, Lambda: 1e-4, Precision: zonal.Float32}, "Precision"},
 		{estimator.Options{Sigma: 5, Lambda: 1e-4, Centers: n + 1}, "Centers"},
 	} {

@@ -62,7 +62,7 @@ var (
 	coef0       = flag.Float64("coef0", 1, "polynomial kernel offset")
 	degree      = flag.Int("degree", 2, "polynomial kernel degree")
 	lambda      = flag.String("lambda", "auto", "ridge parameter of (1/n)|f(X)-y|^2 + lambda |f|^2 (required: choosing it is not distributed)")
-	centers     = flag.String("centers", "auto", "Nystrom centres M (falkon; total over the cells for park): a count or auto (ceil(sqrt(n) ln n), as zonal fit)")
+	centers     = flag.String("centers", "auto", "Nystrom centres M (falkon; total over the cells for park): a count or auto (as zonal fit: FALKON the larger of ceil(sqrt(n) ln n) and min(n, 2048), ParK ceil(sqrt(n) ln n))")
 	centersFile = flag.String("centers-file", "", "falkon: read the centres from this data file (local) instead of drawing them")
 	cells       = flag.Int("cells", estimator.DefaultCells, "ParK cells Q")
 	partition   = flag.String("partition", "", "ParK centroids: greedy (the one distributed; the default here)")
