@@ -21,7 +21,9 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	pipe, report, err := estimator.Fit(context.Background(), data.Matrix(), data.Y, estimator.Options{Seed: 1})
+	// The first 600 rows keep the example quick (every row is a centre).
+	x, y := dataset.MustSelectRows(data.Matrix(), first(600)), data.Y[:600]
+	pipe, report, err := estimator.Fit(context.Background(), x, y, estimator.Options{Seed: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,5 +36,14 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println(report.Method, report.Task, report.Rows, report.Cols, report.Chosen.Lambda != "")
-	// Output: falkon classification 1797 64 true
+	// Output: falkon classification 600 64 true
+}
+
+// first returns 0, 1, ..., n-1.
+func first(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
 }

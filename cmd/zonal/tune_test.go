@@ -61,6 +61,9 @@ func runJSON(t *testing.T, args ...string) map[string]any {
 // values are in -json and the model file holds them: reloaded, it predicts
 // as the fit reported.
 func TestDefaultFitNearTunedBestDigits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits and tunes digits three times (minutes under -race); skipped with -short")
+	}
 	dir := t.TempDir()
 	train, test := writeDigitsCSV(t, dir)
 	fitModel, tuneModel := filepath.Join(dir, "fit.zonal"), filepath.Join(dir, "tune.zonal")
