@@ -52,6 +52,28 @@
 // The targets are centred: each model stores the training mean of every output
 // column and adds it back at prediction (an unpenalised intercept).
 //
+// # Intercept
+//
+// FALKON can instead fit its constant with the expansion
+// (FalkonOptions.Intercept = InterceptFitted): it minimises
+//
+//	(1/sum w) sum_i w_i (k_M(x_i)^T alpha + b - y_i)^2 + lambda alpha^T K_MM alpha
+//
+// over alpha and an unpenalised b. Eliminating b = ybar - mu^T alpha, with
+// mu = K_nM^T w / sum w the weighted column means of K_nM, leaves FALKON on
+// the centred columns K_nM - 1 mu^T: its normal operator is K_nM^T W K_nM -
+// (sum w) mu mu^T, one rank-one correction per CG product, and its
+// right-hand side is unchanged (the centred targets have weighted mean 0).
+// The preconditioner stays that of the uncentred problem, which the
+// rank-one change moves by at most one CG iteration in exact arithmetic.
+// mu costs one pass over K_nM (none more when it is cached). The model
+// stores b where the mean intercept stores ybar, so the model file is the
+// same. This is scikit-learn's Ridge(fit_intercept=True) on Nystrom
+// features; the two differ where the kernel expansion decays, away from
+// the training rows and with narrow kernels, where predictions fall back
+// to the intercept (package estimator chooses between them by the tuning
+// score).
+//
 // # Weights
 //
 // Options.Weights gives row i a weight w_i >= 0 (finite, not all zero;

@@ -48,6 +48,13 @@ type FalkonOptions struct {
 	// note in falkon32.go). The model records it and computes its batch
 	// predictions' kernel blocks in float32 too.
 	Precision zonal.Precision
+	// Intercept is how the constant of the model is fitted: InterceptMean
+	// (the default) centres the targets by their (weighted) mean and adds
+	// it back at prediction; InterceptFitted fits it with the kernel
+	// expansion, unpenalised, by least squares (scikit-learn's Ridge with
+	// fit_intercept on Nystrom features). See "Intercept" in the package
+	// doc. InterceptFitted needs Precision zonal.Float64.
+	Intercept Intercept
 }
 
 // KindFalkon is the model kind of Falkon in model files.
@@ -181,6 +188,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	if err := opts.Precision.Check(); err != nil {
 		return nil, err
 	}
+	if err := opts.Intercept.check(opts.Precision); err != nil {
+		return nil, err
+	}
 	limit := budget.Or(opts.MemoryBudget)
 	// One M x M array for both factors (falkonFactors), the panel scratch
 	// of T T^T, and the CG vectors.
@@ -280,6 +290,16 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	if k32 != nil {
 		pass = k32.pass
 	}
+	// InterceptFitted: the fit is on the columns of K_nM centred by their
+	// weighted means mu (see "Intercept" in the package doc), whose normal
+	// operator is K^T W K - wsum mu mu^T; the right-hand side K^T W yc is
+	// unchanged because yc has weighted mean 0.
+	var mu []float64
+	if opts.Intercept == InterceptFitted {
+		if mu, err = columnMeans(ctx, be, k, x, centers, knm, kb, w, wsum); err != nil {
+			return nil, err
+		}
+	}
 	invN := 1 / wsum
 	v := mat.NewDense(M, kout, nil)
 	tw := mat.NewDense(M, kout, nil)
@@ -291,6 +311,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		fac.solveT(blas.NoTrans, wr) // w = T^-1 v
 		if err := pass(ctx, dst, &wr); err != nil {
 			return err
+		}
+		if mu != nil {
+			subtractRankOne(dst, mu, wr, wsum)
 		}
 		fac.solveT(blas.Trans, dst) // T^-T (.)
 		scaleAddGeneral(dst, invN, vr, lambda)
@@ -321,6 +344,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	br := beta.RawMatrix()
 	fac.solveA(blas.NoTrans, br)
 	fac.solveT(blas.NoTrans, br)
+	if mu != nil {
+		mean = fittedIntercept(mean, mu, beta)
+	}
 	return &Falkon{
 		exp: withPrecision(newExpansion(be, k, centers, beta, mean), opts.Precision), lambda: lambda, idx: idx,
 		cg: res, auto: auto, kmmJit: jit, caching: knm != nil || k32.isCached(),

@@ -1,0 +1,132 @@
+package solvers
+
+import (
+	"context"
+	"fmt"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/kernels"
+)
+
+// Intercept is how a FALKON fit gets its constant term
+// (FalkonOptions.Intercept), a typed setting (String, ParseIntercept).
+type Intercept string
+
+// Intercept modes.
+const (
+	// InterceptMean centres the targets by their (weighted) training mean
+	// and adds it back at prediction: the constant is fixed before the
+	// kernel expansion is fitted.
+	InterceptMean Intercept = "mean"
+	// InterceptFitted fits the constant together with the expansion,
+	// unpenalised: min over alpha and b of the weighted mean squared error
+	// of K_nM alpha + b plus lambda alpha^T K_MM alpha.
+	InterceptFitted Intercept = "fitted"
+)
+
+func (c Intercept) String() string {
+	if c == "" {
+		return string(InterceptMean)
+	}
+	return string(c)
+}
+
+// ParseIntercept parses mean or fitted.
+func ParseIntercept(s string) (Intercept, error) {
+	return zonal.ParseSetting("Intercept", s, InterceptMean, InterceptFitted)
+}
+
+// check validates the mode for a fit at precision p.
+func (c Intercept) check(p zonal.Precision) error {
+	switch c {
+	case "", InterceptMean:
+		return nil
+	case InterceptFitted:
+		if p == zonal.Float32 {
+			return &zonal.ParamError{Param: "Intercept", Value: c, Reason: "a fitted intercept needs K_nM's column means, which the float32 path does not form: use Precision float64 or Intercept mean"}
+		}
+		return nil
+	}
+	return &zonal.ParamError{Param: "Intercept", Value: c, Reason: "unknown intercept (mean, fitted)", Err: zonal.ErrUnknown}
+}
+
+// columnMeans returns mu = K_nM^T w / wsum (w nil: all ones), the weighted
+// column means of K_nM, from the cached knm or, when it is nil, block by
+// block into the scratch kb.
+func columnMeans(ctx context.Context, be backend.Backend, k kernels.Kernel, x, centers mat.Matrix, knm, kb *mat.Dense, w []float64, wsum float64) ([]float64, error) {
+	n, _ := x.Dims()
+	M, _ := centers.Dims()
+	mu := make([]float64, M)
+	bs := n
+	if knm == nil {
+		bs, _ = kb.Dims()
+	}
+	ones := make([]float64, bs)
+	for i0 := 0; i0 < n; i0 += bs {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("solvers: FALKON canceled: %w", err)
+		}
+		i1 := min(i0+bs, n)
+		var kv *mat.Dense
+		if knm != nil {
+			kv = knm.Slice(i0, i1, 0, M).(*mat.Dense)
+		} else {
+			kv = kb.Slice(0, i1-i0, 0, M).(*mat.Dense)
+			if err := kernels.MatrixInto(ctx, kv, k, rowRange(x, i0, i1), centers, kernels.Options{Backend: be}); err != nil {
+				return nil, err
+			}
+		}
+		wb := ones[:i1-i0]
+		if w != nil {
+			wb = w[i0:i1]
+		} else {
+			for i := range wb {
+				wb[i] = 1
+			}
+		}
+		r := kv.RawMatrix()
+		for i := 0; i < i1-i0; i++ {
+			row := r.Data[i*r.Stride : i*r.Stride+M]
+			for j, v := range row {
+				mu[j] += wb[i] * v
+			}
+		}
+	}
+	for j := range mu {
+		mu[j] /= wsum
+	}
+	return mu, nil
+}
+
+// subtractRankOne sets dst -= wsum mu (mu^T u) (dst and u M x k).
+func subtractRankOne(dst blas64.General, mu []float64, u blas64.General, wsum float64) {
+	for t := 0; t < u.Cols; t++ {
+		d := 0.0
+		for j, m := range mu {
+			d += m * u.Data[j*u.Stride+t]
+		}
+		d *= wsum
+		for j, m := range mu {
+			dst.Data[j*dst.Stride+t] -= d * m
+		}
+	}
+}
+
+// fittedIntercept is the unpenalised constant of a fit on K_nM's centred
+// columns: b = mean - mu^T alpha per output.
+func fittedIntercept(mean, mu []float64, alpha *mat.Dense) []float64 {
+	b := make([]float64, len(mean))
+	a := alpha.RawMatrix()
+	for t := range b {
+		d := 0.0
+		for j, m := range mu {
+			d += m * a.Data[j*a.Stride+t]
+		}
+		b[t] = mean[t] - d
+	}
+	return b
+}
