@@ -68,6 +68,8 @@ type loo struct {
 	tmp  *mat.Dense // r x (k+1)
 	res  *mat.Dense // n x (k+1): (I - H) [Y 1]
 	h    []float64  // 1 - H_ii
+	// fitted: the intercept is fitted with the expansion (see fitted below).
+	fitted bool
 }
 
 // newLOO prepares the closed forms for the basis q and eigenvalues s of the
@@ -171,6 +173,20 @@ func (l *loo) predict(be backend.Backend, dst *mat.Dense, lambda float64) {
 		}
 		si := l.sqrtW(i)
 		wi := si * si
+		if l.fitted {
+			// See withFittedIntercept: 1 - H_ii = 1 - J_ii - G_ii.
+			hh := l.h[i] - wi/l.wsum
+			if hh < minLeverageGap {
+				for t := range out {
+					out[t] = math.NaN()
+				}
+				continue
+			}
+			for t := 0; t < k; t++ {
+				out[t] = y[t] - (res[t]-res[k]*l.wy[t]/l.wsum)/(si*hh)
+			}
+			continue
+		}
 		g1 := 1 - res[k]/(si*l.h[i])
 		for t := 0; t < k; t++ {
 			m := (l.wy[t] - wi*y[t]) / (l.wsum - wi)
@@ -178,6 +194,27 @@ func (l *loo) predict(be backend.Backend, dst *mat.Dense, lambda float64) {
 			out[t] = m + gy - m*g1
 		}
 	}
+}
+
+// withFittedIntercept marks l as the closed form of a fit whose intercept
+// is fitted with the expansion, unpenalised (solvers.InterceptFitted). Its
+// basis must be the centred one: the eigenvectors of C D K D C, or Q = C D
+// Z U, with C = I - J and J = sqrt(w) sqrt(w)^T / sum(w) (centerSym,
+// centerCols). The fit on all rows is then D F = J D Y + G (I - J) D Y
+// with G the hat matrix of the centred basis (G sqrt(w) = 0), so
+// H = J + G (I - J) and, because the whole fit is one penalised least
+// squares problem with a fixed regulariser, the left-out residual at row i
+// is the fitted one over 1 - H_ii (no other approximation):
+//
+//	y_i - p_i = ((I - G)(I - J) D Y)_i / (sqrt(w_i) (1 - w_i/sum(w) - G_ii)),
+//
+// where (I - G)(I - J) D Y = (I - G) D Y - (I - G) sqrt(w) (sum_j w_j y_j) / sum(w)
+// is read off the columns eval computes. GCV needs nothing new: with a
+// centred basis the formula below is that of the fitted intercept too
+// (1^T H 1 / n and the mean's term are those of J).
+func (l *loo) withFittedIntercept() *loo {
+	l.fitted = true
+	return l
 }
 
 // gcv returns n |(I - S) Y|_F^2 / tr(I - S)^2 for lambda.

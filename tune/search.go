@@ -180,6 +180,14 @@ type SearchOptions struct {
 	// Workers bounds the folds evaluated in parallel (each with its own
 	// eigendecomposition, within MemoryBudget); 0 means GOMAXPROCS.
 	Workers int
+	// Intercept is how the fits get their constant: solvers.InterceptMean
+	// ("" too; the targets' mean) or solvers.InterceptFitted (fitted with
+	// the expansion, unpenalised, as solvers.FalkonOptions.Intercept). The
+	// fitted intercept is scored for MethodExact and MethodFalkon by the
+	// closed forms only (CriterionLOO or CriterionGCV; see
+	// loo.withFittedIntercept), without Refit; anything else is a
+	// *zonal.ParamError.
+	Intercept solvers.Intercept
 	// Weights are per-row weights (nil: all 1), validated by
 	// solvers.CheckWeights: every fit of the search minimises the weighted
 	// objective of the solvers package (lambda times the training rows'
@@ -510,6 +518,9 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 	default:
 		return nil, fmt.Errorf("%w: unknown criterion %q (cv, loo, gcv)", zonal.ErrParam, opts.Criterion)
 	}
+	if err := checkIntercept(opts); err != nil {
+		return nil, err
+	}
 	if opts.Lambdas == nil {
 		for e := -10; e <= -1; e++ {
 			s.lambdas = append(s.lambdas, math.Pow(10, float64(e)))
@@ -655,12 +666,15 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		if nf == 0 {
 			sw := sqrtOf(s.w)
 			scaleSym(kfull, sw) // the scaled problem's D K D (see loo)
+			if s.fitted() {
+				centerSym(kfull, unitWeights(sw, n))
+			}
 			ev := make([]float64, n)
 			if err := s.be.SymEig(kfull.RawMatrix(), ev, true); err != nil {
 				return nil, err
 			}
 			clampEig(ev)
-			scores, err = s.closedForm(ctx, newLOO(s.be, kfull, ev, s.t, sw, true))
+			scores, err = s.closedForm(ctx, s.withIntercept(newLOO(s.be, kfull, ev, s.t, sw, true)))
 		} else {
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
 				return s.pathOf(krrSystem(kfull, s.t, s.weightsOf(f.Train), f.Train, f.Test))
@@ -699,6 +713,9 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		if nf == 0 {
 			sw := sqrtOf(s.w)
 			scaleRowsBy(z, sw) // the scaled problem's D Z (see loo)
+			if s.fitted() {
+				centerCols(z, unitWeights(sw, n))
+			}
 			fs := newFeatureStats(s.be, z, s.t, nil)
 			ev := make([]float64, D)
 			if err := s.be.SymEig(fs.g.RawMatrix(), ev, true); err != nil {
@@ -706,7 +723,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 			}
 			clampEig(ev)
 			mulRightInPlace(s.be, z, fs.g) // Z <- Q = Z U
-			scores, err = s.closedForm(ctx, newLOO(s.be, z, ev, s.t, sw, false))
+			scores, err = s.closedForm(ctx, s.withIntercept(newLOO(s.be, z, ev, s.t, sw, false)))
 		} else {
 			fs := newFeatureStats(s.be, z, s.t, s.w)
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {

@@ -1,0 +1,204 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/solvers"
+)
+
+// ridgeFittedAt fits sum_{j != i} w_j (phi_j^T beta + b - y_j)^2 + c |beta|^2
+// (beta penalised, b not) by its dense normal equations on every row but
+// i, and returns the prediction at row i for each target column.
+func ridgeFittedAt(t *testing.T, phi, y *mat.Dense, w []float64, c float64, i int) []float64 {
+	t.Helper()
+	n, D := phi.Dims()
+	_, k := y.Dims()
+	lhs := mat.NewDense(D+1, D+1, nil)
+	rhs := mat.NewDense(D+1, k, nil)
+	a := make([]float64, D+1)
+	for r := 0; r < n; r++ {
+		if r == i {
+			continue
+		}
+		wr := 1.0
+		if w != nil {
+			wr = w[r]
+		}
+		copy(a, phi.RawRowView(r))
+		a[D] = 1
+		for p := 0; p <= D; p++ {
+			for q := 0; q <= D; q++ {
+				lhs.Set(p, q, lhs.At(p, q)+wr*a[p]*a[q])
+			}
+			for j := 0; j < k; j++ {
+				rhs.Set(p, j, rhs.At(p, j)+wr*a[p]*y.At(r, j))
+			}
+		}
+	}
+	for p := 0; p < D; p++ {
+		lhs.Set(p, p, lhs.At(p, p)+c)
+	}
+	var z mat.Dense
+	if err := z.Solve(lhs, rhs); err != nil {
+		t.Fatal(err)
+	}
+	copy(a, phi.RawRowView(i))
+	a[D] = 1
+	out := make([]float64, k)
+	for j := range out {
+		for p := 0; p <= D; p++ {
+			out[j] += a[p] * z.At(p, j)
+		}
+	}
+	return out
+}
+
+// TestLOOFittedInterceptMatchesRefits: the fitted-intercept closed forms
+// (KRR on the centred scaled kernel, ridge on centred scaled features)
+// equal refits on the other n-1 rows with the same absolute regulariser c
+// and an unpenalised intercept, solved by dense normal equations; KRR's
+// refit is ridge on features Phi = V S^(1/2) of the kernel (K = Phi Phi^T,
+// so |beta|^2 is the RKHS norm), unweighted and weighted. Tolerance:
+// closedTol, as for the mean intercept (the same conditioning).
+func TestLOOFittedInterceptMatchesRefits(t *testing.T) {
+	be := backend.Default()
+	ctx := context.Background()
+	x, y := regData(30, 3, 11)
+	tg := twoOutputs(y)
+	for i := 0; i < 30; i++ { // an offset the mean and fitted intercepts treat differently
+		tg.Set(i, 0, tg.At(i, 0)+2)
+	}
+	n, _ := x.Dims()
+	wts := make([]float64, n)
+	for i := range wts {
+		wts[i] = 0.5 + float64(i%4)/3
+	}
+	k := kernels.Gaussian{Sigma: 0.8}
+	for _, w := range [][]float64{nil, wts} {
+		sw := sqrtOf(w)
+		u := unitWeights(sw, n)
+		S := sumOr(w, n)
+		// KRR: Phi from the unscaled kernel; the closed form from C D K D C.
+		kf := mat.NewDense(n, n, nil)
+		if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
+			t.Fatal(err)
+		}
+		phiK := mat.NewDense(n, n, nil)
+		{
+			kc := mat.DenseCopyOf(kf)
+			ev := make([]float64, n)
+			if err := be.SymEig(kc.RawMatrix(), ev, true); err != nil {
+				t.Fatal(err)
+			}
+			clampEig(ev)
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					phiK.Set(i, j, kc.At(i, j)*math.Sqrt(ev[j]))
+				}
+			}
+		}
+		scaleSym(kf, sw)
+		centerSym(kf, u)
+		ev := make([]float64, n)
+		if err := be.SymEig(kf.RawMatrix(), ev, true); err != nil {
+			t.Fatal(err)
+		}
+		clampEig(ev)
+		krr := newLOO(be, kf, ev, tg, sw, true).withFittedIntercept()
+		// Ridge: Fourier features, the closed form from C D Z.
+		_, z := fourierFeatures(t, be, k, x, 16, 3)
+		phiZ := mat.DenseCopyOf(z)
+		scaleRowsBy(z, sw)
+		centerCols(z, u)
+		fs := newFeatureStats(be, z, tg, nil)
+		evz := make([]float64, 16)
+		if err := be.SymEig(fs.g.RawMatrix(), evz, true); err != nil {
+			t.Fatal(err)
+		}
+		clampEig(evz)
+		mulRightInPlace(be, z, fs.g)
+		ridge := newLOO(be, z, evz, tg, sw, false).withFittedIntercept()
+		for _, c := range []struct {
+			name string
+			l    *loo
+			phi  *mat.Dense
+		}{{"krr", krr, phiK}, {"ridge", ridge, phiZ}} {
+			for _, lambda := range []float64{1e-4, 1e-2} {
+				pred := mat.NewDense(n, 2, nil)
+				c.l.predict(be, pred, lambda)
+				worst := 0.0
+				for i := 0; i < n; i++ {
+					want := ridgeFittedAt(t, c.phi, tg, w, lambda*S, i)
+					for j := range want {
+						if !relClose(pred.At(i, j), want[j], closedTol) {
+							t.Fatalf("%s weighted %v lambda %g row %d output %d: closed form %.15g, refit %.15g", c.name, w != nil, lambda, i, j, pred.At(i, j), want[j])
+						}
+						worst = max(worst, math.Abs(pred.At(i, j)-want[j]))
+					}
+				}
+				t.Logf("%s weighted %v lambda %g: largest |closed form - refit| = %.3g", c.name, w != nil, lambda, worst)
+			}
+		}
+	}
+}
+
+// TestSearchFittedIntercept: the search takes the fitted intercept with
+// leave-one-out for krr and falkon and refuses it where it has no closed
+// form; on data with a constant offset and a narrow kernel, exact KRR's
+// best left-out error is lower with the fitted intercept than with the mean.
+func TestSearchFittedIntercept(t *testing.T) {
+	ctx := context.Background()
+	x, y := regData(120, 3, 5)
+	for i := 0; i < 120; i++ {
+		y.Set(i, 0, 5+y.At(i, 0))
+	}
+	base := SearchOptions{Criterion: CriterionLOO, Sigmas: []float64{0.3}}
+	for _, m := range []Method{MethodExact, MethodFalkon} {
+		o := base
+		o.Method = m
+		if m == MethodFalkon {
+			o.Sizes = []int{60}
+		}
+		mean, err := Search(ctx, x, y, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Intercept = solvers.InterceptFitted
+		fit, err := Search(ctx, x, y, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case math.IsNaN(fit.Best.Mean) || fit.Best.Mean == mean.Best.Mean:
+			t.Fatalf("%s: fitted intercept's left-out RMSE %.6g, mean's %.6g: the option did not reach the closed form", m, fit.Best.Mean, mean.Best.Mean)
+		case m == MethodExact && !(fit.Best.Mean < mean.Best.Mean):
+			// Every row a centre and sigma 0.3 on [-2,2]^3: away from the rows the
+			// expansion decays to the intercept, and the fitted one does better.
+			t.Fatalf("%s: fitted intercept's left-out RMSE %.4g, mean's %.4g: want lower", m, fit.Best.Mean, mean.Best.Mean)
+		}
+	}
+	for _, o := range []SearchOptions{
+		{Method: MethodRidge, Criterion: CriterionLOO},
+		{Method: MethodExact, Criterion: CriterionCV},
+		{Method: MethodExact, Criterion: CriterionLOO, Refit: true},
+		{Method: MethodExact, Criterion: CriterionLOO, Intercept: "lsq"},
+	} {
+		if o.Intercept == "" {
+			o.Intercept = solvers.InterceptFitted
+		}
+		o.Sigmas = []float64{1}
+		_, err := Search(ctx, x, y, o)
+		var pe *zonal.ParamError
+		if !errors.As(err, &pe) || pe.Param != "Intercept" || !errors.Is(err, zonal.ErrParam) {
+			t.Fatalf("%+v: %v, want a ParamError on Intercept", o, err)
+		}
+	}
+}
