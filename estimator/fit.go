@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -41,6 +42,8 @@ type Chosen struct {
 	SelectScore float64 `json:"select_score,omitempty"`
 	// Calibration says how CalibrationAuto chose the calibration method.
 	Calibration string `json:"calibration,omitempty"`
+	// Intercept says how InterceptAuto chose the intercept.
+	Intercept string `json:"intercept,omitempty"`
 }
 
 // clearlyBeats reports whether c's tuning loss (the selection score, or the
@@ -73,8 +76,11 @@ type Report struct {
 	Cells       int
 	Precision   zonal.Precision
 	Standardize bool
-	Task        solvers.Task
-	Chosen      Chosen
+	// Intercept is the model's intercept (solvers.InterceptMean or
+	// solvers.InterceptFitted).
+	Intercept solvers.Intercept
+	Task      solvers.Task
+	Chosen    Chosen
 	// Rows and Cols are the training data's shape; Sparse says the model
 	// was fitted on CSR rows.
 	Rows, Cols int
@@ -144,24 +150,16 @@ func (r *Report) Line() string {
 	if r.Chosen.Standardize != "" {
 		parts = append(parts, fmt.Sprintf("standardize %v (%s)", r.Standardize, r.Chosen.Standardize))
 	}
+	if r.Chosen.Intercept != "" {
+		parts = append(parts, fmt.Sprintf("intercept %s (%s)", r.Intercept, r.Chosen.Intercept))
+	}
 	if r.Chosen.Calibration != "" {
 		parts = append(parts, fmt.Sprintf("calibration %s (%s)", r.Calibration, r.Chosen.Calibration))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return "chose " + joinComma(parts)
-}
-
-func joinComma(p []string) string {
-	s := ""
-	for i, v := range p {
-		if i > 0 {
-			s += ", "
-		}
-		s += v
-	}
-	return s
+	return "chose " + strings.Join(parts, ", ")
 }
 
 // Fit fits the pipeline (input scaling, text transform, label encoding and
@@ -230,11 +228,15 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	if err != nil {
 		return nil, nil, err
 	}
-	if ch.centers > 0 {
-		grown := *plan
-		grown.Centers = ch.centers
-		plan = &grown
+	if ch.centers > 0 || ch.intercept != plan.Intercept {
+		chosen := *plan
+		if ch.centers > 0 {
+			chosen.Centers = ch.centers
+		}
+		chosen.Intercept = ch.intercept
+		plan = &chosen
 	}
+	rep.Intercept = plan.Intercept
 	rep.Kernel, rep.Lambda, rep.Centers, rep.Standardize, rep.Chosen = ch.kernel, ch.lambda, plan.Centers, ch.standardize, ch.chosen
 	if plan.Method == MethodParK {
 		rep.Cells = plan.Cells
@@ -332,7 +334,7 @@ func fitModel(ctx context.Context, plan *Plan, opts Options, k kernels.Kernel, l
 				Centers: plan.Centers, Iterations: plan.Iterations, Seed: opts.Seed})
 		}
 		return solvers.FitFalkon(ctx, k, x, targets, lambda, solvers.FalkonOptions{Options: sopts,
-			Centers: plan.Centers, Sampling: opts.Sampling, Iterations: plan.Iterations, Seed: opts.Seed, Precision: plan.Precision})
+			Centers: plan.Centers, Sampling: opts.Sampling, Iterations: plan.Iterations, Seed: opts.Seed, Precision: plan.Precision, Intercept: plan.Intercept})
 	case MethodParK:
 		return solvers.FitParK(ctx, k, x, targets, lambda, plan.parkOptions(opts, sopts))
 	}
@@ -478,7 +480,9 @@ type choice struct {
 	lambda      float64
 	// centers is FALKON's grown centre count (0: the plan's; see grow).
 	centers int
-	chosen  Chosen
+	// intercept is the model's intercept (see chooseIntercept).
+	intercept solvers.Intercept
+	chosen    Chosen
 }
 
 // choose tunes each input transform of the plan and keeps the best: the
@@ -525,7 +529,7 @@ func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y, w []float6
 // tune fills in sigma and lambda on c.x (see the package documentation),
 // the scores and fits weighted by w (nil: unweighted).
 func (c *choice) tune(ctx context.Context, p *Plan, o Options, y, w []float64, task solvers.Task) error {
-	c.kernel, c.lambda = p.Kernel, p.Lambda
+	c.kernel, c.lambda, c.intercept = p.Kernel, p.Lambda, p.Intercept
 	n, _ := c.x.Dims()
 	var err error
 	switch p.Sigma {
@@ -581,11 +585,7 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y, w []float64, t
 	// sums, lambda sum(w): tune subsamples among the rows of positive
 	// weight, so the expected ratio of the sums is min(rows, n+)/n+ with
 	// n+ those rows.
-	c.lambda = res.Best.Lambda * float64(rows) / float64(n)
-	if w != nil {
-		pos := positiveCount(w)
-		c.lambda = res.Best.Lambda * float64(min(rows, pos)) / float64(pos)
-	}
+	c.lambda = allRowsLambda(res.Best.Lambda, rows, n, w)
 	if p.Sigma == SigmaGolden {
 		c.kernel.Sigma = res.Best.Sigma
 		c.chosen.Sigma = fmt.Sprintf("golden-section search on log sigma over the median heuristic %.3g x [1/%d, %d], %d evaluations", so.Sigmas[0], GoldenSpread, GoldenSpread, GoldenEvaluations)
@@ -599,6 +599,9 @@ func (c *choice) tune(ctx context.Context, p *Plan, o Options, y, w []float64, t
 		c.chosen.Lambda += fmt.Sprintf(" (%.3g there, times %d/%d for all rows: the same lambda n)", res.Best.Lambda, rows, n)
 	}
 	if err := c.grow(ctx, p, o, so, yy, res); err != nil {
+		return err
+	}
+	if res, err = c.chooseIntercept(ctx, p, so, yy, res, w); err != nil {
 		return err
 	}
 	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
@@ -633,6 +636,51 @@ func (c *choice) tuneLogistic(ctx context.Context, p *Plan, o Options, y, w []fl
 	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
 	c.chosen.TuneMetric, c.chosen.TuneScore, c.chosen.SelectScore = "logloss", score, score
 	return nil
+}
+
+// allRowsLambda is the lambda for all n rows of the one best on rows
+// tuning rows (see choice.tune): the balance of the sums, lambda n, kept.
+func allRowsLambda(best float64, rows, n int, w []float64) float64 {
+	if w != nil {
+		pos := positiveCount(w)
+		return best * float64(min(rows, pos)) / float64(pos)
+	}
+	return best * float64(rows) / float64(n)
+}
+
+// chooseIntercept settles InterceptAuto (Plan.ChooseIntercept): the
+// fitted intercept is scored at the chosen sigma (and the tuning centres)
+// over the same lambdas, and kept, with its own lambda, when its best
+// selection loss is lower than the mean intercept's. It returns the
+// result of the intercept kept. One more lambda path: an eighth or less
+// of the choosing, which tunes six sigmas per input transform.
+func (c *choice) chooseIntercept(ctx context.Context, p *Plan, so tune.SearchOptions, y *mat.Dense, res *tune.Result, w []float64) (*tune.Result, error) {
+	if !p.ChooseIntercept || res.Metric != "squared_error" {
+		return res, nil
+	}
+	so.Sigmas, so.Intercept = []float64{res.Best.Sigma}, solvers.InterceptFitted
+	if res.Best.Size > 0 {
+		so.Sizes = []int{res.Best.Size}
+	}
+	r, err := tune.Search(ctx, c.x, y, so)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		c.chosen.Intercept = "the targets' mean (the fitted intercept could not be scored: " + err.Error() + ")"
+		return res, nil
+	}
+	n, _ := c.x.Dims()
+	if r.Best.Mean < res.Best.Mean {
+		c.intercept, c.lambda = solvers.InterceptFitted, allRowsLambda(r.Best.Lambda, p.TuneRows, n, w)
+		c.chosen.Intercept = fmt.Sprintf("fitted: left-out squared error %.4g against %.4g with the targets' mean", r.Best.Mean, res.Best.Mean)
+		if c.chosen.Lambda != "" && r.Best.Lambda != res.Best.Lambda {
+			c.chosen.Lambda += fmt.Sprintf("; %.3g on the tuning rows with the fitted intercept", r.Best.Lambda)
+		}
+		return r, nil
+	}
+	c.chosen.Intercept = fmt.Sprintf("the targets' mean: left-out squared error %.4g against %.4g fitted", res.Best.Mean, r.Best.Mean)
+	return res, nil
 }
 
 // GrowCenters is the most centres Fit grows FALKON's chosen count to when

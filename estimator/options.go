@@ -24,6 +24,9 @@ type Options struct {
 	// only, MethodFalkon, float64, uniform centres, no calibration (its
 	// outputs are logits, its probabilities its own).
 	Loss Loss
+	// Intercept is how the model's constant is fitted (zero:
+	// InterceptAuto, chosen by the tuning score where both are scored).
+	Intercept Intercept
 	// Kernel is the kernel family (zero: Gaussian).
 	Kernel KernelKind
 	// Sigma is the bandwidth of the Gaussian and Laplacian kernels; zero
@@ -162,6 +165,9 @@ func (o Options) Validate() error {
 	if err := o.checkLoss(); err != nil {
 		return err
 	}
+	if err := o.checkIntercept(); err != nil {
+		return err
+	}
 	if o.SigmaRule < SigmaAuto || o.SigmaRule > SigmaScale {
 		return &zonal.ParamError{Param: "SigmaRule", Value: int(o.SigmaRule), Reason: "unknown rule"}
 	}
@@ -260,6 +266,30 @@ func (o Options) checkLoss() error {
 	}
 	if why != "" {
 		return &zonal.ParamError{Param: "Loss", Value: o.Loss, Reason: why}
+	}
+	return nil
+}
+
+// checkIntercept refuses an Intercept outside its range and a fitted one
+// where the solver has none.
+func (o Options) checkIntercept() error {
+	if o.Intercept < InterceptAuto || o.Intercept > InterceptFitted {
+		return &zonal.ParamError{Param: "Intercept", Value: int(o.Intercept), Reason: "unknown setting; want " + strings.Join(Intercepts(), ", "), Err: zonal.ErrUnknown}
+	}
+	if o.Intercept != InterceptFitted {
+		return nil
+	}
+	why := ""
+	switch {
+	case o.Method != MethodFalkon:
+		why = fmt.Sprintf("a fitted intercept is fitted by FALKON (method falkon), not method %s", o.Method)
+	case o.Loss != LossSquared:
+		why = "a fitted intercept is for the squared loss (the logistic fit has no intercept term)"
+	case o.Precision != zonal.Float64:
+		why = "a fitted intercept needs precision float64"
+	}
+	if why != "" {
+		return &zonal.ParamError{Param: "Intercept", Value: o.Intercept, Reason: why}
 	}
 	return nil
 }

@@ -141,6 +141,11 @@ type Plan struct {
 	Cells         int
 	Precision     zonal.Precision
 	Iterations    int
+	// Intercept is the model's intercept; ChooseIntercept says Fit scores
+	// the fitted one too at the chosen sigma and keeps the better
+	// (InterceptAuto; Intercept is then the mean until it is chosen).
+	Intercept       solvers.Intercept
+	ChooseIntercept bool
 	// Need is the main allocation's bytes (the M x M factor array, the
 	// D x D Gram matrix, the n x n kernel matrix) and Budget the memory
 	// budget it is checked against.
@@ -245,6 +250,12 @@ func NewPlan(s Shape, o Options) (*Plan, error) {
 			}
 		}
 	}
+	p.Intercept = solvers.InterceptMean
+	if o.Intercept == InterceptFitted {
+		p.Intercept = solvers.InterceptFitted
+	}
+	p.ChooseIntercept = o.Intercept == InterceptAuto && p.Method == MethodFalkon && p.Loss == LossSquared &&
+		p.Precision == zonal.Float64 && p.TuneLambda && p.Criterion == tune.CriterionLOO
 	if err := p.checkMemory(); err != nil {
 		return nil, err
 	}
@@ -362,6 +373,14 @@ func (p *Plan) String() string {
 		b.WriteString("\n")
 	} else {
 		fmt.Fprintf(&b, "lambda: %g\n", p.Lambda)
+	}
+	switch {
+	case p.ChooseIntercept:
+		b.WriteString("intercept: the targets' mean, or fitted with the expansion (unpenalised) when that scores lower at the chosen sigma\n")
+	case p.Intercept == solvers.InterceptFitted:
+		b.WriteString("intercept: fitted with the expansion (unpenalised)\n")
+	default:
+		b.WriteString("intercept: the targets' mean\n")
 	}
 	if p.Need > 0 {
 		fmt.Fprintf(&b, "memory: %s needs %s of a %s budget\n", p.needWhat, budget.Format(p.Need), budget.Format(p.Budget))

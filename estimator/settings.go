@@ -195,3 +195,34 @@ func ParseLoss(s string) (Loss, error) {
 
 // Losses lists the losses in the order of their values.
 func Losses() []string { return append([]string(nil), lossSetting.names...) }
+
+// Intercept is how Fit gets the model's constant term.
+type Intercept int
+
+const (
+	// InterceptAuto chooses: where the tuner scores both (FALKON with the
+	// squared loss in float64, lambda chosen by leave-one-out), the fitted
+	// intercept is scored at the chosen sigma and kept when its left-out
+	// error is lower; elsewhere the mean.
+	InterceptAuto Intercept = iota
+	// InterceptMean centres the targets by their training mean
+	// (solvers.InterceptMean).
+	InterceptMean
+	// InterceptFitted fits the constant with the expansion, unpenalised
+	// (solvers.InterceptFitted; scikit-learn's Ridge(fit_intercept=True)):
+	// FALKON with the squared loss in float64 only.
+	InterceptFitted
+)
+
+var interceptSetting = setting{"Intercept", []string{"auto", "mean", "fitted"}}
+
+func (c Intercept) String() string { return interceptSetting.name(int(c)) }
+
+// ParseIntercept parses auto, mean or fitted.
+func ParseIntercept(s string) (Intercept, error) {
+	i, err := interceptSetting.parse(s)
+	return Intercept(i), err
+}
+
+// Intercepts lists the intercept settings in the order of their values.
+func Intercepts() []string { return append([]string(nil), interceptSetting.names...) }
