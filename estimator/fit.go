@@ -651,7 +651,10 @@ func allRowsLambda(best float64, rows, n int, w []float64) float64 {
 // chooseIntercept settles InterceptAuto (Plan.ChooseIntercept): the
 // fitted intercept is scored at the chosen sigma (and the tuning centres)
 // over the same lambdas, and kept, with its own lambda, when its best
-// selection loss is lower than the mean intercept's. It returns the
+// selection loss is below (1 - RawMargin) times the mean intercept's: the
+// mean is the default, and like the raw input transform the alternative
+// must clearly beat it, by more than the few per cent the left-out errors
+// of the same setting vary between samples of a few hundred rows. It returns the
 // result of the intercept kept. One more lambda path: an eighth or less
 // of the choosing, which tunes six sigmas per input transform.
 func (c *choice) chooseIntercept(ctx context.Context, p *Plan, so tune.SearchOptions, y *mat.Dense, res *tune.Result, w []float64) (*tune.Result, error) {
@@ -671,7 +674,7 @@ func (c *choice) chooseIntercept(ctx context.Context, p *Plan, so tune.SearchOpt
 		return res, nil
 	}
 	n, _ := c.x.Dims()
-	if r.Best.Mean < res.Best.Mean {
+	if r.Best.Mean < (1-RawMargin)*res.Best.Mean {
 		c.intercept, c.lambda = solvers.InterceptFitted, allRowsLambda(r.Best.Lambda, p.TuneRows, n, w)
 		c.chosen.Intercept = fmt.Sprintf("fitted: left-out squared error %.4g against %.4g with the targets' mean", r.Best.Mean, res.Best.Mean)
 		if c.chosen.Lambda != "" && r.Best.Lambda != res.Best.Lambda {

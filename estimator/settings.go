@@ -203,7 +203,7 @@ const (
 	// InterceptAuto chooses: where the tuner scores both (FALKON with the
 	// squared loss in float64, lambda chosen by leave-one-out), the fitted
 	// intercept is scored at the chosen sigma and kept when its left-out
-	// error is lower; elsewhere the mean.
+	// error is lower by more than RawMargin; elsewhere the mean.
 	InterceptAuto Intercept = iota
 	// InterceptMean centres the targets by their training mean
 	// (solvers.InterceptMean).

@@ -116,6 +116,9 @@ func (c Config) Check() error {
 	if o.Loss != estimator.LossSquared {
 		return unsupported("Loss", o.Loss, "the pipelines fit the squared loss (logistic needs Newton steps over all rows)")
 	}
+	if o.Intercept == estimator.InterceptFitted {
+		return unsupported("Intercept", o.Intercept, "the pipelines centre the targets by their mean (a fitted intercept needs K_nM's column means in every CG pass)")
+	}
 	if o.Weights != nil || o.ClassWeight.String() != "none" {
 		return unsupported("Weights", "set", "the pipelines fit unweighted sums (per-row weights are not distributed)")
 	}

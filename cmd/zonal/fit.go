@@ -24,7 +24,7 @@ import (
 
 const fitSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-tfidf] [-normalize] [-standardize=false] [-task auto|regression|classification] [-loss squared|logistic] " +
 	"[-kernel gaussian] [-sigma auto|scale|S] [-lambda auto|L] (-method exact | -method ridge -map NAME -features D | -method falkon [-centers auto|M] | " +
-	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-precision float64|float32] [-iterations T] [-calibration auto|platt|isotonic|none] [-threshold P] [-weights FILE | -weight-column NAME] [-class-weight none|balanced|LABEL:W,...] [-seed N] [-model out.zonal] [-json] [-dry-run]"
+	"-method park -cells Q -centers M [-partition kmeans|subsample|greedy] [-cell-cap C] [-cell-centers size|effdim] [-cell-validation F]) [-precision float64|float32] [-iterations T] [-intercept auto|mean|fitted] [-calibration auto|platt|isotonic|none] [-threshold P] [-weights FILE | -weight-column NAME] [-class-weight none|balanced|LABEL:W,...] [-seed N] [-model out.zonal] [-json] [-dry-run]"
 
 func init() {
 	addCommand(command{name: "fit", summary: "fit a kernel model (exact, ridge on features, FALKON, ParK) and report its test metric", run: fitCommand})
@@ -59,6 +59,7 @@ type fitResult struct {
 	Degree      *int             `json:"degree"`
 	Lambda      float64          `json:"lambda"`
 	Standardize bool             `json:"standardize"`
+	Intercept   string           `json:"intercept"`
 	Chosen      estimator.Chosen `json:"chosen"`
 	Seed        uint64           `json:"seed"`
 	Backend     string           `json:"backend"`
@@ -151,6 +152,7 @@ type estimatorFlags struct {
 	sigma, lambda, centers string
 	precision              string
 	calibration            string
+	intercept              string
 	cellBudget, sampling   string
 }
 
@@ -173,6 +175,7 @@ func (f *estimatorFlags) register(fs *flag.FlagSet, o *estimator.Options) {
 	fs.BoolVar(&o.Text.TFIDF, "tfidf", false, "weight count features by their smoothed idf on the training rows")
 	fs.BoolVar(&o.Text.Normalize, "normalize", false, "divide each row (after -tfidf) by its Euclidean norm")
 	fs.StringVar(&f.calibration, "calibration", "auto", "classifiers: how scores become class probabilities, fitted on held-out folds: auto, platt, isotonic or none")
+	fs.StringVar(&f.intercept, "intercept", estimator.InterceptAuto.String(), "falkon, squared loss: the model's constant, the targets' mean (mean), fitted unpenalised with the expansion (fitted), or auto (fitted when it scores clearly better)")
 }
 
 // finish converts the string flags into the options, after parsing; set
@@ -236,6 +239,9 @@ func (f *estimatorFlags) finish(sh *sharedFlags) error {
 	}
 	if o.Calibration, err = estimator.ParseCalibration(f.calibration); err != nil {
 		return usagef("-calibration %q: want auto, platt, isotonic or none", f.calibration)
+	}
+	if o.Intercept, err = estimator.ParseIntercept(f.intercept); err != nil {
+		return usagef("-intercept %q: want %s", f.intercept, strings.Join(estimator.Intercepts(), ", "))
 	}
 	if o.Kernel == estimator.Polynomial {
 		if err := countAtLeast("degree", o.Degree, 1); err != nil {
@@ -392,7 +398,7 @@ func shapeOf(x mat.Matrix) estimator.Shape {
 // newFitResult fills the settings of the -json result from the report.
 func newFitResult(c fitConfig, rep *estimator.Report, nte int) fitResult {
 	res := fitResult{Method: rep.Method.String(), Loss: rep.Loss.String(), Task: rep.Task.String(), NTrain: rep.Rows, NTest: nte, D: rep.Cols,
-		Kernel: rep.Kernel.Kind.String(), Lambda: rep.Lambda, Standardize: rep.Standardize, Chosen: rep.Chosen, Seed: c.opts.Seed,
+		Kernel: rep.Kernel.Kind.String(), Lambda: rep.Lambda, Standardize: rep.Standardize, Intercept: rep.Intercept.String(), Chosen: rep.Chosen, Seed: c.opts.Seed,
 		Backend: rep.Backend, TFIDF: c.opts.Text.TFIDF, Normalize: c.opts.Text.Normalize, Sparse: rep.Sparse, Density: rep.Density,
 		FitSeconds: rep.Seconds, Solve: newSolveJSON(rep), Calibration: rep.Calibration.String(), CalibrationRows: rep.CalibrationRows, CalibrationSeconds: rep.CalibrationSeconds}
 	if rep.Weighted {
