@@ -222,6 +222,39 @@ func TestSearchMetricDirection(t *testing.T) {
 	}
 }
 
+// TestGoldenMetricDirection: Golden minimises the metric's loss in its
+// direction: by AUC (maximised) and log loss (minimised) its best row is
+// the extreme of every row it evaluated, and ScoreSquared and GCV are
+// lower-is-better.
+func TestGoldenMetricDirection(t *testing.T) {
+	ctx := context.Background()
+	x, y := binData(80, 61)
+	for _, m := range []metrics.Name{metrics.NameAUC, metrics.NameLogLoss} {
+		res, err := Golden(ctx, x, y, GoldenOptions{SearchOptions: SearchOptions{Lambdas: []float64{1e-4, 1e-1}, Folds: 3, Seed: 2, Metric: m}, Lo: 0.1, Hi: 10, Evaluations: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Metric != m.String() || res.HigherIsBetter() != m.Maximize() || len(res.Rows) != 8 {
+			t.Fatalf("%s: Metric %q, HigherIsBetter %v, %d rows", m, res.Metric, res.HigherIsBetter(), len(res.Rows))
+		}
+		for _, r := range res.Rows {
+			if m.Better(r.Mean, res.Best.Mean) {
+				t.Errorf("%s: row %+v scores %g, better than the best %g", m, r.Setting, r.Mean, res.Best.Mean)
+			}
+		}
+	}
+	for _, o := range []SearchOptions{{Score: ScoreSquared}, {Criterion: CriterionGCV}} {
+		o.Sigmas, o.Lambdas, o.Folds = []float64{1}, []float64{1e-2}, 3
+		res, err := Search(ctx, x, y, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.HigherIsBetter() {
+			t.Errorf("%s: higher is better", res.Metric)
+		}
+	}
+}
+
 // TestSearchMetricWeighted: on a split, the AUC, F1, balanced accuracy and
 // MAE of a weighted search are the weighted metrics of the held-out
 // predictions of weighted solvers fits, and differ from the unweighted

@@ -326,7 +326,10 @@ type searcher struct {
 // Errors wrap zonal.ErrParam for bad options and grids (an empty non-nil
 // grid, a sigma or lambda that is not positive and finite, a size < 1 or
 // > n, an odd Fourier size, unknown method, map, criterion or solver, bad
-// Folds, Validation or Rows), zonal.ErrShape / zonal.ErrEmpty / zonal.ErrNonFinite for bad
+// Folds, Validation or Rows, a Metric that does not apply to the task or
+// comes with ScoreSquared or CriterionGCV, and for balanced accuracy, AUC,
+// log loss and F1 a class with fewer rows than folds or missing from the
+// held-out rows), zonal.ErrShape / zonal.ErrEmpty / zonal.ErrNonFinite for bad
 // data, zonal.ErrTooLarge when one group does not fit MemoryBudget, and the
 // context's error when canceled.
 func Search(ctx context.Context, x mat.Matrix, y *mat.Dense, opts SearchOptions) (*Result, error) {

@@ -291,8 +291,8 @@ func TestTuneMetric(t *testing.T) {
 		{regBase, "rmse", false}, {regBase, "mae", false}, {regBase, "r2", true},
 	} {
 		res := runJSON(t, append(slices.Clone(c.args), "-metric", c.metric, "-json")...)
-		if res["metric"] != c.metric {
-			t.Errorf("-metric %s: -json metric %v", c.metric, res["metric"])
+		if res["metric"] != c.metric || res["higher_is_better"] != c.higher {
+			t.Errorf("-metric %s: -json metric %v, higher_is_better %v", c.metric, res["metric"], res["higher_is_better"])
 		}
 		best, _ := res["best"].(map[string]any)["mean"].(float64)
 		for _, r := range res["settings"].([]any) {

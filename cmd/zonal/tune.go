@@ -72,7 +72,8 @@ type tuneResult struct {
 	Kernel      string        `json:"kernel"`
 	Criterion   string        `json:"criterion"`
 	Folds       *int          `json:"folds"`
-	Metric      string        `json:"metric"`
+	Metric      string        `json:"metric"`           // what the best setting was chosen by
+	Higher      bool          `json:"higher_is_better"` // the direction of Metric
 	Task        string        `json:"task"`
 	Standardize bool          `json:"standardize"`
 	Seed        uint64        `json:"seed"`
@@ -417,7 +418,7 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := tuneResult{Method: tr.Method.String(), Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric,
+	res := tuneResult{Method: tr.Method.String(), Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric, Higher: tr.HigherIsBetter(),
 		Task: tr.Encoding.Task.String(), Standardize: c.standardize, Seed: c.seed, Backend: be.Name(),
 		NTrain: ntr, NTest: nte, D: d, TuneRows: tuneRows, Best: newTuneRowJSON(tr.Best), Groups: tr.Groups,
 		TuneSeconds: tr.Elapsed.Seconds(), RefitNote: tr.RefitNote, RefitSecs: max(0, refitSecs)}
