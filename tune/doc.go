@@ -44,6 +44,49 @@
 // and spread of the score over folds, time) and the best setting, refitted
 // on all rows when asked.
 //
+// # Metrics
+//
+// SearchOptions.Metric chooses what the held-out predictions of k-fold
+// cross-validation, a split or leave-one-out are scored by (a
+// metrics.Name; GCV has its own criterion and refuses any other than
+// NameAuto). The default is accuracy for classification and RMSE for
+// regression; any metric of the task may be asked for: accuracy,
+// balanced_accuracy, auc, logloss and f1 for classification, rmse, mae and
+// r2 for regression. The best setting is the one with the best mean over
+// folds in the metric's direction (higher for accuracy, balanced_accuracy,
+// auc, f1 and r2, lower for logloss, rmse and mae; Result.HigherIsBetter).
+// Every metric is weighted by SearchOptions.Weights.
+//
+// The models are least-squares fits of the one-versus-all encoding
+// (solvers.Encoding), so a held-out row has a decision value per class (one
+// with two classes, positive meaning the larger label). AUC ranks them:
+// the binary AUC of the one value, or the macro one-vs-rest AUC of the
+// per-class values with more classes. Accuracy, balanced accuracy and F1
+// score the decoded labels (the sign with two classes, the largest value
+// otherwise); F1 is that of the positive class (the larger label) with two
+// classes and the macro F1 over the classes with more.
+//
+// Decision values of a squared loss are not probabilities, so log loss
+// scores calibrated ones, fitted honestly: the held-out rows are cut into
+// parts (k-fold: the folds themselves; a split's validation rows or
+// leave-one-out's rows: up to 5 stratified parts), and each part's
+// probabilities come from a Platt calibrator (package calibrate; one
+// versus rest with rows normalised for more than two classes) fitted on
+// the held-out decision values of the other parts, never on the rows it
+// scores. The held-out values of a k-fold's other folds come from models
+// that did not see them either; a fold's score is then the log loss of its
+// rows. A setting's log loss therefore measures the model and a
+// calibration fitted on about (k-1)/k of the held-out rows, as a refit
+// calibrated on out-of-fold scores would be.
+//
+// With a classification metric other than accuracy the k folds are
+// stratified (calibrate.StratifiedFolds), so each holds every class: AUC,
+// a calibrator and the positive class's F1 are undefined without it, and a
+// balanced score would not be comparable between folds. A class with fewer
+// rows than folds, a split whose validation rows lack a class, and (log
+// loss) held-out rows with fewer than 2 rows of a class are refused with
+// ErrParam.
+//
 // # Weights
 //
 // SearchOptions.Weights makes every fit the solvers' weighted one (lambda

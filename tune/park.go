@@ -87,7 +87,7 @@ func (s *searcher) parkScores(ctx context.Context, k kernels.Kernel, size int) (
 	limit := budget.Or(s.opts.MemoryBudget)
 	// The fold copies of x and the targets are what the search itself adds
 	// to what every ParK fit checks against its own share.
-	copies := budget.Floats(w, len(s.folds[0].Train)+len(s.folds[0].Test), d+kout)
+	copies := budget.Floats(w, len(s.folds[0].Train)+len(s.folds[0].Test), d+kout) + s.pooledBytes()
 	if err := budget.Check(fmt.Sprintf("tuning park on %d folds at once", w), copies, limit); err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (s *searcher) parkFold(ctx context.Context, k kernels.Kernel, size int, f d
 		if err := m.Predict(pred, xte); err != nil {
 			return err
 		}
-		scores[li][fi] = s.scoreAt(li, fi, pred, truth, s.weightsOf(f.Test))
+		scores[li][fi] = s.scoreAt(li, fi, pred, truth, s.weightsOf(f.Test), f.Test)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
+	"github.com/zonal-ml/zonal/metrics"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -152,8 +153,18 @@ type SearchOptions struct {
 	// Criterion is CriterionCV ("" too), CriterionLOO or CriterionGCV.
 	Criterion Criterion
 	// Score is what CV and LOO predictions are scored by: ScoreTask ("",
-	// accuracy or RMSE) or ScoreSquared ("squared"; Result.Metric "squared_error"); GCV has its own.
+	// the Metric) or ScoreSquared ("squared"; Result.Metric "squared_error"); GCV has its own.
 	Score Score
+	// Metric is the metric of ScoreTask: metrics.NameAuto (the zero value:
+	// accuracy for classification, RMSE for regression) or any metric that
+	// applies to the task (metrics.Name.CheckTask), the search keeping the
+	// setting whose mean over folds is best in the metric's direction
+	// (metrics.Name.Maximize). AUC and F1 score the held-out decision
+	// values, log loss Platt-calibrated probabilities of them (see the
+	// package doc). With a classification metric other than accuracy the
+	// k folds are stratified by class. A Metric other than NameAuto with
+	// ScoreSquared or CriterionGCV is an error.
+	Metric metrics.Name
 	// Folds is k of k-fold cross-validation (dataset.KFold); 0 means 5.
 	Folds int
 	// Validation, when > 0, replaces k-fold by one split that holds out this
@@ -193,7 +204,8 @@ type SearchOptions struct {
 	// objective of the solvers package (lambda times the training rows'
 	// weight sum), the scores are weighted (accuracy: the weight of the
 	// rows predicted right over the total; RMSE: the square root of the
-	// weighted mean squared error), the leave-one-out and GCV closed forms
+	// weighted mean squared error; every Metric is weighted, and so are the
+	// log loss's calibrators), the leave-one-out and GCV closed forms
 	// are the weighted ones (see the package doc), and the refit gets the
 	// weights. Rows of weight zero are left out of the search (folds,
 	// subsample and refit); equal weights are the unweighted search.
@@ -217,9 +229,9 @@ type Row struct {
 	Std  float64 `json:"std"`
 	// Scores are the per-fold scores (one for a split, LOO or GCV).
 	Scores []float64 `json:"scores"`
-	// TaskScore is the mean of the task's metric (accuracy or RMSE) of the
-	// same predictions: Mean itself unless Score is ScoreSquared (GCV:
-	// Mean).
+	// TaskScore is the mean of the task's metric (accuracy or RMSE, or
+	// the Metric asked for) of the same predictions: Mean itself unless
+	// Score is ScoreSquared (GCV: Mean).
 	TaskScore float64 `json:"task_score"`
 	// Seconds is the wall time of the setting's sigma-size group (kernel or
 	// features, eigendecompositions, every lambda) divided by the number of
@@ -232,8 +244,11 @@ type Result struct {
 	Method    Method
 	Map       Map
 	Criterion Criterion
-	// Metric is "accuracy" (classification, higher is better), "rmse"
-	// (regression, lower is better) or "gcv" (lower is better).
+	// Metric is what Mean scores: the name of the SearchOptions.Metric
+	// resolved for the task ("accuracy" or "rmse" for NameAuto, else
+	// "balanced_accuracy", "auc", "logloss", "f1", "mae" or "r2"),
+	// "squared_error" (ScoreSquared) or "gcv"; only HigherIsBetter tells
+	// the direction.
 	Metric   string
 	Encoding solvers.Encoding
 	// Rows are every evaluated setting, in evaluation order (sigma, size,
@@ -254,8 +269,12 @@ type Result struct {
 	RefitNote string
 }
 
-// HigherIsBetter reports whether larger scores are better (accuracy).
-func (r *Result) HigherIsBetter() bool { return r.Metric == "accuracy" }
+// HigherIsBetter reports whether larger scores are better: accuracy,
+// balanced_accuracy, auc, f1 and r2 (metrics.Name.Maximize).
+func (r *Result) HigherIsBetter() bool {
+	n, err := metrics.ParseName(r.Metric)
+	return err == nil && n.Maximize()
+}
 
 // searcher holds the validated inputs of a search.
 type searcher struct {
@@ -271,6 +290,15 @@ type searcher struct {
 	enc    solvers.Encoding
 	folds  []dataset.Fold
 	metric string
+	// by is the metric of ScoreTask resolved for the task (NameAuto with
+	// ScoreSquared and GCV, whose scores are lower-is-better).
+	by metrics.Name
+	// calParts are the row sets whose log-loss calibrators are fitted on
+	// the others (the k folds' test rows, or parts of the held-out rows).
+	calParts [][]int
+	// dec holds, for log loss, the held-out outputs [lambda] (n x k) of
+	// the group being evaluated.
+	dec []*mat.Dense
 	// alt holds, with ScoreSquared, the task metric's scores
 	// [lambda][fold] of the group being evaluated (Row.TaskScore).
 	alt     [][]float64
@@ -298,7 +326,10 @@ type searcher struct {
 // Errors wrap zonal.ErrParam for bad options and grids (an empty non-nil
 // grid, a sigma or lambda that is not positive and finite, a size < 1 or
 // > n, an odd Fourier size, unknown method, map, criterion or solver, bad
-// Folds, Validation or Rows), zonal.ErrShape / zonal.ErrEmpty / zonal.ErrNonFinite for bad
+// Folds, Validation or Rows, a Metric that does not apply to the task or
+// comes with ScoreSquared or CriterionGCV, and for balanced accuracy, AUC,
+// log loss and F1 a class with fewer rows than folds or missing from the
+// held-out rows), zonal.ErrShape / zonal.ErrEmpty / zonal.ErrNonFinite for bad
 // data, zonal.ErrTooLarge when one group does not fit MemoryBudget, and the
 // context's error when canceled.
 func Search(ctx context.Context, x mat.Matrix, y *mat.Dense, opts SearchOptions) (*Result, error) {
@@ -372,7 +403,7 @@ func (s *searcher) better(a, b float64) bool {
 	if math.IsNaN(b) {
 		return true
 	}
-	if s.metric == "accuracy" {
+	if s.by.Maximize() {
 		return a > b
 	}
 	return a < b
@@ -383,7 +414,7 @@ func (s *searcher) loss(score float64) float64 {
 	if math.IsNaN(score) {
 		return math.Inf(1)
 	}
-	if s.metric == "accuracy" {
+	if s.by.Maximize() {
 		return -score
 	}
 	return score
@@ -484,14 +515,13 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 		s.w = s.weightsOf(idx)
 		n = opts.Rows
 	}
-	s.metric = "rmse"
-	if s.enc.Task == solvers.TaskClassification {
-		s.metric = "accuracy"
+	if err := s.setMetric(); err != nil {
+		return nil, err
 	}
 	switch opts.Score {
 	case ScoreTask:
 	case ScoreSquared:
-		s.metric = "squared_error"
+		s.metric, s.by = "squared_error", metrics.NameAuto
 	default:
 		return nil, &zonal.ParamError{Param: "Score", Value: opts.Score, Reason: "unknown score (task, squared)", Err: zonal.ErrUnknown}
 	}
@@ -508,17 +538,20 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 			if k == 0 {
 				k = 5
 			}
-			if s.folds, err = dataset.KFold(n, k, opts.Seed); err != nil {
+			if s.folds, err = s.kFolds(n, k); err != nil {
 				return nil, err
 			}
 		}
 	case CriterionLOO:
 	case CriterionGCV:
-		s.metric = "gcv"
+		s.metric, s.by = "gcv", metrics.NameAuto
 	default:
 		return nil, fmt.Errorf("%w: unknown criterion %q (cv, loo, gcv)", zonal.ErrParam, opts.Criterion)
 	}
 	if err := checkIntercept(opts); err != nil {
+		return nil, err
+	}
+	if err := s.checkHeldOut(); err != nil {
 		return nil, err
 	}
 	if opts.Lambdas == nil {
@@ -640,6 +673,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 	nf := len(s.folds)
 	var scores [][]float64 // [lambda][fold]
 	s.alt = nil
+	s.newPooled()
 	if s.metric == "squared_error" {
 		s.alt = make([][]float64, len(s.lambdas))
 		for i := range s.alt {
@@ -653,7 +687,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		if nf > 0 {
 			ntr = len(s.folds[0].Train)
 		}
-		shared := budget.Floats(n, n)
+		shared := budget.Floats(n, n) + s.pooledBytes()
 		perFold := budget.Floats(ntr, 2*ntr+2*(n-ntr)+2*kout) // K_tr (and its factor), K_te,tr, A, B
 		w := s.workers(shared, perFold)
 		if err := budget.Check(fmt.Sprintf("tuning exact KRR on %d rows (tune on fewer: SearchOptions.Rows)", n), shared+int64(w)*perFold, limit); err != nil {
@@ -683,7 +717,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 	} else {
 		var w int
 		check := func(D int) error {
-			shared := budget.Floats(n+2*D+kout+1, D) // features, Gram, map
+			shared := budget.Floats(n+2*D+kout+1, D) + s.pooledBytes() // features, Gram, map, pooled outputs
 			perFold := budget.Floats(2*D+2*n/max(nf, 1)+kout, D)
 			w = s.workers(shared, perFold)
 			what := fmt.Sprintf("tuning %s with %d features on %d rows (tune on fewer: SearchOptions.Rows)", s.opts.Method, D, n)
@@ -733,6 +767,10 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 	}
 	if err != nil {
 		return nil, err
+	}
+	if s.pooled() {
+		s.logLossScores(scores)
+		s.dec = nil
 	}
 	per := time.Since(start).Seconds() / float64(len(s.lambdas))
 	rows := make([]Row, len(s.lambdas))
@@ -827,7 +865,7 @@ func (s *searcher) cv(ctx context.Context, w int, build func(dataset.Fold) (lamb
 				scores[li][fi] = math.NaN()
 				continue
 			}
-			scores[li][fi] = s.scoreAt(li, fi, pred, truth, s.weightsOf(f.Test))
+			scores[li][fi] = s.scoreAt(li, fi, pred, truth, s.weightsOf(f.Test), f.Test)
 		}
 		return nil
 	})
@@ -888,14 +926,24 @@ func (s *searcher) closedForm(ctx context.Context, l *loo) ([][]float64, error) 
 			continue
 		}
 		l.predict(s.be, pred, lam)
-		scores[li] = []float64{s.scoreAt(li, 0, pred, s.labels, s.w)}
+		scores[li] = []float64{s.scoreAt(li, 0, pred, s.labels, s.w, nil)}
 	}
 	return scores, nil
 }
 
-// scoreAt is score, and with ScoreSquared it also records the task's metric
-// of the same predictions in s.alt[li][fi].
-func (s *searcher) scoreAt(li, fi int, out *mat.Dense, truth, w []float64) float64 {
+// scoreAt is score of the held-out outputs out of the rows idx (nil: every
+// row), and with ScoreSquared it also records the task's metric of the same
+// predictions in s.alt[li][fi]. For log loss it keeps the outputs (s.dec)
+// and returns 0, or NaN for outputs that are not finite: the score is
+// computed once every fold is done (logLossScores).
+func (s *searcher) scoreAt(li, fi int, out *mat.Dense, truth, w []float64, idx []int) float64 {
+	if s.pooled() {
+		if !finiteMatrix(out) {
+			return math.NaN()
+		}
+		s.keep(li, out, idx)
+		return 0
+	}
 	v := s.score(out, truth, w)
 	if s.alt != nil {
 		s.alt[li][fi] = s.taskScore(out, truth, w)
@@ -903,14 +951,14 @@ func (s *searcher) scoreAt(li, fi int, out *mat.Dense, truth, w []float64) float
 	return v
 }
 
-// score decodes the outputs and returns accuracy or RMSE against truth
-// (weighted by w when w is not nil), or (ScoreSquared) the (weighted) mean
+// score returns the Metric of the outputs against truth (weighted by w
+// when w is not nil; metricScore), or (ScoreSquared) the (weighted) mean
 // squared error of the outputs against truth's encoded targets.
 func (s *searcher) score(out *mat.Dense, truth, w []float64) float64 {
 	if s.metric == "squared_error" {
 		return squaredError(s.enc, out, truth, w)
 	}
-	return s.taskScore(out, truth, w)
+	return s.metricScore(out, truth, w)
 }
 
 // taskScore is the accuracy or RMSE of the outputs against truth, weighted

@@ -144,15 +144,26 @@ evaluations. -rows N tunes on a seeded subsample of N rows and refits the
 best setting on all of them. The data flags and -standardize, -sparse,
 -task, -weights, -weight-column and -class-weight mean what they mean for
 zonal fit (zonal help fit): with weights every fit of the search is the
-weighted one and every score weighted accuracy or RMSE.
+weighted one and every score weighted (the metric, and the calibrators of
+logloss).
 
--metric chooses what the search maximises or minimises: the tuner scores
-every setting by accuracy (classification) or RMSE (regression) only, from
-the decoded predictions of each fold, so -metric takes auto, accuracy or
-rmse; balanced_accuracy, auc, logloss, f1, mae and r2 are refused (the
-tuner does not compute them per setting), and the refitted model's test
-rows report every metric that applies. The refit has no calibration: fit
-with zonal fit for probabilities.
+-metric chooses what the search maximises or minimises, from the held-out
+predictions of each fold (or split, or leave-one-out): auto (accuracy for
+classification, rmse for regression), accuracy, balanced_accuracy, auc,
+logloss or f1 for classification, rmse, mae or r2 for regression; a metric
+of the other task is a usage error, and so is any metric but auto with
+-criterion gcv, which has its own criterion. auc ranks the held-out
+decision values (macro one-vs-rest with more than two classes); f1 is that
+of the larger label with two classes, the macro F1 with more; logloss
+scores probabilities from a Platt calibrator fitted on the held-out
+decision values of the other folds (of other parts of the held-out rows
+for split and loo), never on the rows it scores. With balanced_accuracy,
+auc, logloss or f1 the folds are stratified by class, and a class with
+fewer rows than folds is an error. Higher is better for accuracy,
+balanced_accuracy, auc, f1 and r2, lower for logloss, rmse and mae; the
+report and -json name the metric. The refitted model's test rows report
+every metric that applies. The refit has no calibration: fit with zonal fit
+for probabilities.
 `, tuneSynopsis)
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -269,28 +270,56 @@ func TestPredictProbaErrors(t *testing.T) {
 	}
 }
 
-// zonal tune -metric takes the scores the tuner computes (accuracy for
-// classification, rmse for regression) and refuses the others and those
-// of the other task; its report carries every test metric.
+// zonal tune -metric chooses by any metric of the task: -json names it and
+// its best setting is the table's best in the metric's direction, the text
+// report says "chosen by"; a metric of the other task, an unknown one and
+// any metric with -criterion gcv are usage errors; its report carries
+// every test metric.
 func TestTuneMetric(t *testing.T) {
 	dir := t.TempDir()
 	train := writeBinaryCSV(t, dir, 160)
-	base := []string{"tune", "-train", train, "-method", "exact", "-sigmas", "0.5", "-lambdas", "1e-3,1e-2", "-folds", "3"}
-	out, errs, code := runCmd(append(base, "-metric", "accuracy", "-json")...)
-	var res map[string]any
-	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
-		t.Fatalf("-metric accuracy: exit %d %s", code, errs)
-	}
-	if res["metric"] != "accuracy" || res["balanced_accuracy"] == nil || res["f1"] == nil {
-		t.Errorf("-metric accuracy: metric %v, balanced_accuracy %v, f1 %v", res["metric"], res["balanced_accuracy"], res["f1"])
-	}
-	for _, m := range []string{"auc", "logloss", "balanced_accuracy", "rmse", "nope"} {
-		if _, errs, code := runCmd(append(base, "-metric", m)...); code != exitUsage {
-			t.Errorf("-metric %s: exit %d, want %d: %s", m, code, exitUsage, errs)
+	base := []string{"tune", "-train", train, "-method", "exact", "-sigmas", "0.5,2", "-lambdas", "1e-3,1e-1", "-folds", "3"}
+	reg := writeRegressionCSV(t, dir, "reg.csv", 80, 3)
+	regBase := []string{"tune", "-train", reg, "-method", "exact", "-sigmas", "0.5,2", "-lambdas", "1e-3,1e-1", "-criterion", "loo"}
+	for _, c := range []struct {
+		args   []string
+		metric string
+		higher bool
+	}{
+		{base, "accuracy", true}, {base, "balanced_accuracy", true}, {base, "auc", true}, {base, "logloss", false}, {base, "f1", true},
+		{append(slices.Clone(base), "-criterion", "split"), "logloss", false},
+		{regBase, "rmse", false}, {regBase, "mae", false}, {regBase, "r2", true},
+	} {
+		res := runJSON(t, append(slices.Clone(c.args), "-metric", c.metric, "-json")...)
+		if res["metric"] != c.metric || res["higher_is_better"] != c.higher {
+			t.Errorf("-metric %s: -json metric %v, higher_is_better %v", c.metric, res["metric"], res["higher_is_better"])
+		}
+		best, _ := res["best"].(map[string]any)["mean"].(float64)
+		for _, r := range res["settings"].([]any) {
+			m, ok := r.(map[string]any)["mean"].(float64)
+			if !ok || (c.higher && m > best) || (!c.higher && m < best) {
+				t.Errorf("-metric %s: setting %v beats the best %g", c.metric, r, best)
+			}
+		}
+		if c.metric == "accuracy" && (res["balanced_accuracy"] == nil || res["f1"] == nil) {
+			t.Errorf("-metric accuracy: balanced_accuracy %v, f1 %v", res["balanced_accuracy"], res["f1"])
 		}
 	}
-	reg := writeRegressionCSV(t, dir, "reg.csv", 80, 3)
-	if _, errs, code := runCmd("tune", "-train", reg, "-method", "exact", "-sigmas", "1", "-lambdas", "1e-3", "-metric", "rmse"); code != 0 {
-		t.Errorf("regression -metric rmse: exit %d %s", code, errs)
+	out, errs, code := runCmd(append(slices.Clone(base), "-metric", "auc")...)
+	if code != 0 || !strings.Contains(out, "chosen by auc") || !strings.Contains(out, "higher is better") {
+		t.Errorf("-metric auc text report: exit %d %s\n%s", code, errs, out)
+	}
+	for _, args := range [][]string{
+		append(slices.Clone(base), "-metric", "rmse"),
+		append(slices.Clone(base), "-metric", "nope"),
+		append(slices.Clone(base), "-metric", "auc", "-criterion", "gcv"),
+		append(slices.Clone(regBase), "-metric", "auc"),
+		append(slices.Clone(regBase), "-metric", "logloss"),
+	} {
+		_, errs, code := runCmd(args...)
+		if code != exitUsage || strings.Count(strings.TrimSpace(errs), "\n") > 3 {
+			t.Errorf("%v: exit %d, want %d: %s", args[len(args)-4:], code, exitUsage, errs)
+		}
+		t.Logf("%v: %s", args[len(args)-2:], strings.TrimSpace(errs))
 	}
 }

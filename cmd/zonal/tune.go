@@ -25,7 +25,7 @@ import (
 
 const tuneSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-standardize=false] [-task auto|regression|classification] " +
 	"[-method exact|ridge|falkon|park] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-cells Q] [-partition NAME] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
-	"[-folds K | -criterion kfold|split|loo|gcv] [-metric auto|accuracy|rmse] [-golden N] [-rows N] [-weights FILE | -weight-column NAME] [-class-weight none|balanced|LABEL:W,...] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
+	"[-folds K | -criterion kfold|split|loo|gcv] [-metric auto|accuracy|balanced_accuracy|auc|logloss|f1|rmse|mae|r2] [-golden N] [-rows N] [-weights FILE | -weight-column NAME] [-class-weight none|balanced|LABEL:W,...] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
 
 func init() {
 	addCommand(command{name: "tune", summary: "choose sigma, lambda and centres by cross-validation, refit the best and report its test metric", run: tuneCommand})
@@ -72,7 +72,8 @@ type tuneResult struct {
 	Kernel      string        `json:"kernel"`
 	Criterion   string        `json:"criterion"`
 	Folds       *int          `json:"folds"`
-	Metric      string        `json:"metric"`
+	Metric      string        `json:"metric"`           // what the best setting was chosen by
+	Higher      bool          `json:"higher_is_better"` // the direction of Metric
 	Task        string        `json:"task"`
 	Standardize bool          `json:"standardize"`
 	Seed        uint64        `json:"seed"`
@@ -123,8 +124,8 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	fs.StringVar(&lambdas, "lambdas", autoValue, "ridge parameters (as in fit -lambda): a comma-separated list, or auto (1e-10, 1e-9, ..., 1e-1)")
 	fs.StringVar(&c.criterion, "criterion", "kfold", "score of a setting: kfold (-folds K), split (one -validation hold-out), loo (closed-form leave-one-out) or gcv")
 	fs.IntVar(&c.folds, "folds", 5, "k of k-fold cross-validation, at least 2")
-	fs.TextVar(&c.metric, "metric", metrics.NameAuto, "what the search chooses by: auto, accuracy (classification) or rmse (regression), the scores the tuner computes for every setting "+
-		"(balanced_accuracy, auc, logloss, f1, mae and r2 are refused: the tuner does not compute them); the test rows report every metric")
+	fs.TextVar(&c.metric, "metric", metrics.NameAuto, "what the search chooses by, from each setting's held-out predictions: auto (accuracy or rmse), "+
+		"accuracy, balanced_accuracy, auc, logloss or f1 (classification), rmse, mae or r2 (regression); not with -criterion gcv (see `zonal help tune`)")
 	fs.Float64Var(&c.validation, "validation", 0.2, "fraction held out by -criterion split, in (0, 1)")
 	fs.IntVar(&c.golden, "golden", 0, "golden-section search on log sigma with this many evaluations (at least 2) instead of the -sigmas grid (see `zonal help tune`)")
 	fs.IntVar(&c.rows, "rows", 0, "tune on a seeded subsample of this many training rows (the refit uses all); 0 = all")
@@ -163,11 +164,8 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	if !slices.Contains(tuneCriteria, c.criterion) {
 		return c, usagef("unknown -criterion %q (%s)", c.criterion, strings.Join(tuneCriteria, ", "))
 	}
-	switch {
-	case c.metric != metrics.NameAuto && c.criterion == "gcv":
-		return c, usagef("-metric %s: -criterion gcv scores every setting by the GCV criterion, not by a metric", c.metric)
-	case c.metric != metrics.NameAuto && c.metric != metrics.NameAccuracy && c.metric != metrics.NameRMSE:
-		return c, usagef("-metric %s: the tuner scores every setting by accuracy (classification) or rmse (regression) only; choose by one of those (the test rows report %s)", c.metric, c.metric)
+	if c.metric != metrics.NameAuto && c.criterion == "gcv" {
+		return c, usagef("-metric %s: -criterion gcv scores every setting by the GCV criterion, not by a metric (use -criterion kfold, split or loo)", c.metric)
 	}
 	if c.sigmas, err = parseFloatList("sigmas", sigmas); err != nil {
 		return c, err
@@ -277,7 +275,7 @@ func (c tuneConfig) searchOptions(be backend.Backend, progress zonal.ProgressFun
 	o := tune.SearchOptions{
 		Options: tune.Options{Backend: be, Progress: progress, MemoryBudget: c.memory},
 		Method:  c.method, Sigmas: c.sigmas, Lambdas: c.lambdas, Sizes: c.sizes,
-		Task: c.task, Seed: c.seed, Rows: c.rows, Workers: c.workers,
+		Task: c.task, Seed: c.seed, Rows: c.rows, Workers: c.workers, Metric: c.metric,
 	}
 	if c.method == tune.MethodRidge {
 		o.Map = c.mapName
@@ -357,7 +355,7 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.train, err)
 	} else if err := c.metric.CheckTask(enc.Task == solvers.TaskClassification); err != nil {
-		return nil, usagef("-metric %s does not apply to a %s task", c.metric, enc.Task)
+		return nil, usagef("-metric %s does not apply to a %s task (classification: accuracy, balanced_accuracy, auc, logloss, f1; regression: rmse, mae, r2)", c.metric, enc.Task)
 	}
 	// The row weights: -weights or -weight-column times -class-weight,
 	// validated against the labels as estimator.Fit does.
@@ -420,7 +418,7 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := tuneResult{Method: tr.Method.String(), Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric,
+	res := tuneResult{Method: tr.Method.String(), Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric, Higher: tr.HigherIsBetter(),
 		Task: tr.Encoding.Task.String(), Standardize: c.standardize, Seed: c.seed, Backend: be.Name(),
 		NTrain: ntr, NTest: nte, D: d, TuneRows: tuneRows, Best: newTuneRowJSON(tr.Best), Groups: tr.Groups,
 		TuneSeconds: tr.Elapsed.Seconds(), RefitNote: tr.RefitNote, RefitSecs: max(0, refitSecs)}
@@ -477,8 +475,8 @@ func reportTune(w io.Writer, c tuneConfig, out *tuneOutcome) error {
 	if res.Folds != nil {
 		how = fmt.Sprintf("%d-fold cross-validation", *res.Folds)
 	}
-	fmt.Fprintf(w, "tune %s, %s kernel, %s on %d of %d training rows (task %s, %d features), backend %s\n",
-		desc, c.kernel, how, res.TuneRows, res.NTrain, res.Task, res.D, res.Backend)
+	fmt.Fprintf(w, "tune %s, %s kernel, %s on %d of %d training rows (task %s, %d features), backend %s, chosen by %s\n",
+		desc, c.kernel, how, res.TuneRows, res.NTrain, res.Task, res.D, res.Backend, res.Metric)
 	if err := out.table.WriteTable(w); err != nil {
 		return err
 	}
