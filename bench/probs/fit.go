@@ -263,7 +263,10 @@ func scoreOne(r *record, pipe *solvers.Pipeline, te *dataset.Data) ([]float64, e
 		func() error { r.LogLoss, err = metrics.BinaryLogLoss(p, te.Y, nil); return err },
 		func() error { r.Brier, err = metrics.BinaryBrier(p, te.Y, nil); return err },
 		func() error { r.Accuracy, err = metrics.Accuracy(pred, te.Y, nil); return err },
-		func() error { r.RecallAtP90, _, err = metrics.RecallAtPrecision(p, te.Y, nil, minPrecision); return err },
+		func() error {
+			r.RecallAtP90, _, err = metrics.RecallAtPrecision(p, te.Y, nil, minPrecision)
+			return err
+		},
 	}
 	for _, s := range steps {
 		if err := s(); err != nil {
