@@ -41,37 +41,38 @@ import (
 )
 
 func main() {
-	var (
-		data     = flag.String("data", benchdata.Dir(), "folder of the shared data sets")
-		sets     = flag.String("sets", strings.Join(defaultSets, ","), "comma-separated sets: "+strings.Join(defaultSets, ", "))
-		seed     = flag.Uint64("seed", 1, "seed of the splits, the synthetic rows and every fit")
-		out      = flag.String("out", "probs.jsonl", "JSON lines output file")
-		dump     = flag.String("dump", "", "write NAME.json (split rows and zonal's settings) and NAME.zonal_proba.json into this folder")
-		rows     = flag.Int("synth-rows", synthRows, "rows of the synthetic set")
-		rate     = flag.Float64("synth-rate", synthRate, "positive rate of the synthetic set")
-		noise    = flag.Float64("synth-noise", synthNoise, "noise of the synthetic set's score, in standard deviations of the score")
-		relDir   = flag.String("reliability", "", "draw the reliability diagrams from the probabilities dumped in this folder (no fitting)")
-		plotSets = flag.String("plot-sets", "Fertility", "sets whose reliability diagram -reliability draws")
-		img      = flag.String("img", "probs/img", "folder of the reliability diagrams")
-		bins     = flag.Int("bins", defaultBins, "equal-width probability bins of the reliability diagrams")
-	)
-	flag.Parse()
-	var err error
-	if *relDir != "" {
-		err = drawReliability(*relDir, list(*plotSets), *img, *bins, os.Stdout)
-	} else {
-		var cfg config
-		cfg, err = newConfig(*data, *sets, *seed, *dump, synthSpec{Rows: *rows, Rate: *rate, Noise: *noise})
-		if err == nil {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-			err = run(ctx, cfg, *out, os.Stdout)
-			stop()
-		}
-	}
-	if err != nil {
+	if err := mainErr(); err != nil {
 		fmt.Fprintln(os.Stderr, "probs:", err)
 		os.Exit(1)
 	}
+}
+
+// mainErr parses the flags and runs the fits, or draws the diagrams.
+func mainErr() error {
+	sets := flag.String("sets", strings.Join(defaultSets, ","), "comma-separated sets: "+strings.Join(defaultSets, ", "))
+	seed := flag.Uint64("seed", 1, "seed of the splits, the synthetic rows and every fit")
+	out := flag.String("out", "probs.jsonl", "JSON lines output file")
+	dump := flag.String("dump", "", "write NAME.json (split rows and zonal's settings) and NAME.zonal_proba.json into this folder")
+	var sy synthSpec
+	flag.IntVar(&sy.Rows, "synth-rows", synthRows, "rows of the synthetic set")
+	flag.Float64Var(&sy.Rate, "synth-rate", synthRate, "positive rate of the synthetic set")
+	flag.Float64Var(&sy.Noise, "synth-noise", synthNoise, "noise of the synthetic set's score, in standard deviations of the score")
+	relDir := flag.String("reliability", "", "draw the reliability diagrams from the probabilities dumped in this folder (no fitting)")
+	plotSets := flag.String("plot-sets", "Fertility", "sets whose reliability diagram -reliability draws")
+	img := flag.String("img", "probs/img", "folder of the reliability diagrams")
+	bins := flag.Int("bins", defaultBins, "equal-width probability bins of the reliability diagrams")
+	data := flag.String("data", benchdata.Dir(), "folder of the shared data sets")
+	flag.Parse()
+	if *relDir != "" {
+		return drawReliability(*relDir, list(*plotSets), *img, *bins, os.Stdout)
+	}
+	cfg, err := newConfig(*data, *sets, *seed, *dump, sy)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return run(ctx, cfg, *out, os.Stdout)
 }
 
 // defaultSets are the sets of the measurement, in the order they run.
