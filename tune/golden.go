@@ -19,6 +19,14 @@ type GoldenOptions struct {
 	// Evaluations is the number of sigmas evaluated (each with the whole
 	// lambda path and every size); 0 means 8. At least 2.
 	Evaluations int
+	// Reuse is the result of an earlier Golden with the same data and
+	// options except Evaluations (fewer): the search takes the same first
+	// steps, so a sigma it evaluated (every size's rows present in
+	// Reuse.Rows) is taken from there instead of evaluated again, and
+	// Golden with Evaluations k after Golden with Evaluations j < k costs
+	// k - j evaluations. The result lists the reused rows too; its
+	// Seconds counts this call only.
+	Reuse *Result
 }
 
 // invPhi is 1/phi = (sqrt 5 - 1)/2, the golden-section ratio.
@@ -83,9 +91,13 @@ func Golden(ctx context.Context, x mat.Matrix, y *mat.Dense, opts GoldenOptions)
 	f := func(u float64) (float64, error) {
 		best := math.Inf(1)
 		for _, sz := range sizes {
-			rows, err := s.group(ctx, math.Exp(u), sz)
-			if err != nil {
-				return 0, err
+			rows := reusedRows(opts.Reuse, math.Exp(u), sz, len(s.lambdas))
+			if rows == nil {
+				if rows, err = s.group(ctx, math.Exp(u), sz); err != nil {
+					return 0, err
+				}
+			} else {
+				s.done += len(rows)
 			}
 			res.Rows = append(res.Rows, rows...)
 			res.Groups++
@@ -121,4 +133,22 @@ func Golden(ctx context.Context, x mat.Matrix, y *mat.Dense, opts GoldenOptions)
 		}
 	}
 	return s.finish(ctx, res, start)
+}
+
+// reusedRows returns the rows of r at exactly sigma and size (one per
+// lambda, want of them), or nil when r does not hold them all.
+func reusedRows(r *Result, sigma float64, size, want int) []Row {
+	if r == nil {
+		return nil
+	}
+	var rows []Row
+	for _, row := range r.Rows {
+		if row.Sigma == sigma && row.Size == size {
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) != want {
+		return nil
+	}
+	return rows
 }

@@ -202,3 +202,39 @@ func TestSearchFittedIntercept(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenReuse: Golden with 6 evaluations reusing a 2-evaluation run
+// evaluates 4 sigmas and returns the same rows and best setting as a
+// 6-evaluation run from scratch.
+func TestGoldenReuse(t *testing.T) {
+	ctx := context.Background()
+	x, y := regData(80, 3, 9)
+	calls := 0
+	so := SearchOptions{Criterion: CriterionLOO, Kernel: func(s float64) (kernels.Kernel, error) {
+		calls++
+		return kernels.Gaussian{Sigma: s}, nil
+	}}
+	g := GoldenOptions{SearchOptions: so, Lo: 0.1, Hi: 10, Evaluations: 6}
+	full, err := Golden(ctx, x, y, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullCalls := calls
+	g.Evaluations = 2
+	early, err := Golden(ctx, x, y, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls = 0
+	g.Evaluations, g.Reuse = 6, early
+	again, err := Golden(ctx, x, y, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != fullCalls-2 || fullCalls != 6 {
+		t.Fatalf("kernels built: %d from scratch, %d reusing 2 evaluations; want 6 and 4", fullCalls, calls)
+	}
+	if again.Best.Setting != full.Best.Setting || again.Best.Mean != full.Best.Mean || len(again.Rows) != len(full.Rows) {
+		t.Fatalf("reusing: best %+v (%d rows), from scratch %+v (%d rows)", again.Best.Setting, len(again.Rows), full.Best.Setting, len(full.Rows))
+	}
+}
