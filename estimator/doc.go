@@ -112,9 +112,11 @@
 //     softmax classifier on FALKON's centres (solvers.FitLogistic). Sigma is
 //     chosen as for the squared loss (its golden-section search, or the
 //     median heuristic); lambda by the held-out mean log-loss of the
-//     logistic fit itself over AutoLambdas, on a seeded stratified 80/20
-//     split (LogisticValidation) of the tuning subsample, the whole path
-//     fitted once with warm starts (solvers.FitLogisticPath), and scaled
+//     logistic fit itself over AutoLambdas, on seeded stratified 80/20
+//     folds (LogisticValidation) of the tuning subsample, as many as it
+//     takes to hold out LogisticHeldOutRows (800) rows in all (one fold of
+//     AutoRows, all five below 1000 rows), the whole path fitted once per
+//     fold with warm starts (solvers.FitLogisticPath), and scaled
 //     to n rows as above. The logistic loss has no closed-form
 //     leave-one-out, and the squared loss's lambda would be the wrong one:
 //     the two objectives weigh the penalty differently. No calibration:

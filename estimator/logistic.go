@@ -30,17 +30,29 @@ const LogisticValidation = 0.2
 // 18% of the CG iterations (272 against 1513 over AutoLambdas).
 const LogisticTuneGradTol = 1e-4
 
-// logisticFolds is the number of stratified folds whose first is the
-// held-out part (1/LogisticValidation).
+// logisticFolds is the number of stratified folds the tuning rows are cut
+// into (1/LogisticValidation).
 const logisticFolds = 5
+
+// LogisticHeldOutRows is how many held-out rows the logistic lambda is
+// scored on at least, as far as the folds allow: the first fold alone
+// from 5 LogisticHeldOutRows tuning rows (AutoRows: 800), more folds
+// below, all five under 1000 rows. A log-loss on fewer
+// rows is too noisy to rank lambdas: on breast_cancer (455 rows, one
+// split) the held-out log-loss of the chosen lambda was 0.028 on its 91
+// rows and 0.103 on the test rows, an overconfident model chosen by the
+// few rows it happened to fit.
+const LogisticHeldOutRows = 800
 
 // chooseLogisticLambda chooses the logistic loss's lambda at kernel spec
 // ks on the rows x (n of them, already transformed) with labels y and row
 // weights w (nil: unweighted): on the plan's tuning subsample (of the
-// rows of positive weight), a seeded stratified 80/20 split, the
-// regularisation path over the plan's lambdas fitted on the 80%
+// rows of positive weight), seeded stratified 80/20 folds (as many as
+// LogisticHeldOutRows asks, up to logisticFolds), the regularisation path
+// over the plan's lambdas fitted on each fold's 80%
 // (solvers.FitLogisticPath, each lambda warm-started from the larger one),
-// and the lambda of least held-out (weighted) mean log-loss, scaled to all
+// and the lambda of least held-out (weighted) mean log-loss over the
+// folds' held-out rows, scaled to all
 // rows as the squared loss's is: the objective's data term is a weighted
 // mean, so lambda sum(w) is kept, lambda times the training part's weight
 // sum over all rows' (rows/n unweighted). It returns the lambda for all
@@ -71,17 +83,23 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 		ysub[i] = y[r]
 	}
 	how := "stratified"
-	var train, test []int
+	var parts []dataset.Fold
 	if folds, err := calibrate.StratifiedFolds(ysub, logisticFolds, o.Seed+18); err == nil {
-		train, test = folds[0].Train, folds[0].Test
+		// Folds until the held-out rows reach LogisticHeldOutRows (all
+		// logisticFolds of them below 5 LogisticHeldOutRows tuning rows).
+		held := 0
+		for _, f := range folds {
+			parts = append(parts, dataset.Fold{Train: f.Train, Test: f.Test})
+			if held += len(f.Test); held >= LogisticHeldOutRows {
+				break
+			}
+		}
 	} else {
 		// A class with fewer than 5 tuning rows cannot be in every fold:
 		// a plain split (that class may then miss a side).
 		how = "unstratified (a class has fewer than 5 tuning rows)"
-		train, test = dataset.Split(len(sub), 1-LogisticValidation, o.Seed+18)
-	}
-	if len(test) == 0 || len(train) == 0 {
-		return 0, 0, 0, "", fmt.Errorf("%w: %d tuning rows cannot be split to choose lambda (give Lambda)", zonal.ErrEmpty, len(sub))
+		train, test := dataset.Split(len(sub), 1-LogisticValidation, o.Seed+18)
+		parts = []dataset.Fold{{Train: train, Test: test}}
 	}
 	part := func(idx []int) (mat.Matrix, []float64, []float64, error) {
 		rows := make([]int, len(idx))
@@ -92,18 +110,6 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 		xs, err := rowsOf(x, rows)
 		return xs, lab, solvers.SubsetWeights(w, rows), err
 	}
-	xtr, ytr, wtr, err := part(train)
-	if err != nil {
-		return 0, 0, 0, "", err
-	}
-	xte, yte, wte, err := part(test)
-	if err != nil {
-		return 0, 0, 0, "", err
-	}
-	ttr, err := enc.Targets(ytr)
-	if err != nil {
-		return 0, 0, 0, "", err
-	}
 	k, err := ks.New()
 	if err != nil {
 		return 0, 0, 0, "", err
@@ -112,50 +118,87 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 	slices.Sort(lambdas)
 	slices.Reverse(lambdas)
 	lambdas = slices.Compact(lambdas)
-	models, err := solvers.FitLogisticPath(ctx, k, xtr, ttr, lambdas, solvers.LogisticOptions{
-		Options: solvers.Options{Backend: o.Backend, MemoryBudget: o.MemoryBudget, Progress: o.Progress, Weights: wtr},
-		Centers: min(tuneCentres(p), len(train)), Seed: o.Seed, Iterations: p.Iterations, GradTol: LogisticTuneGradTol,
-	})
-	if err != nil {
-		return 0, 0, 0, "", fmt.Errorf("choosing the logistic lambda: %w", err)
-	}
-	tte, err := enc.Targets(yte)
-	if err != nil {
-		return 0, 0, 0, "", err
-	}
-	out := mat.NewDense(len(test), enc.Outputs(), nil)
-	best, bestLoss := 0, math.Inf(1)
-	for i, m := range models {
-		if err := m.Predict(out, xte); err != nil {
-			return 0, 0, 0, "", err
+	// sums[i]: the held-out weighted log-loss sums at lambdas[i] over the
+	// parts, held their held-out weight; trsum the parts' mean training
+	// weight.
+	sums := make([]float64, len(lambdas))
+	held, trsum, trrows := 0.0, 0.0, 0
+	for _, f := range parts {
+		if len(f.Test) == 0 || len(f.Train) == 0 {
+			return 0, 0, 0, "", fmt.Errorf("%w: %d tuning rows cannot be split to choose lambda (give Lambda)", zonal.ErrEmpty, len(sub))
 		}
-		l, err := solvers.LogisticLoss(out, tte, wte)
+		xtr, ytr, wtr, err := part(f.Train)
 		if err != nil {
 			return 0, 0, 0, "", err
 		}
+		xte, yte, wte, err := part(f.Test)
+		if err != nil {
+			return 0, 0, 0, "", err
+		}
+		ttr, err := enc.Targets(ytr)
+		if err != nil {
+			return 0, 0, 0, "", err
+		}
+		models, err := solvers.FitLogisticPath(ctx, k, xtr, ttr, lambdas, solvers.LogisticOptions{
+			Options: solvers.Options{Backend: o.Backend, MemoryBudget: o.MemoryBudget, Progress: o.Progress, Weights: wtr},
+			Centers: min(tuneCentres(p), len(f.Train)), Seed: o.Seed, Iterations: p.Iterations, GradTol: LogisticTuneGradTol,
+		})
+		if err != nil {
+			return 0, 0, 0, "", fmt.Errorf("choosing the logistic lambda: %w", err)
+		}
+		tte, err := enc.Targets(yte)
+		if err != nil {
+			return 0, 0, 0, "", err
+		}
+		hw, err := solvers.CheckWeights(wte, len(f.Test))
+		if err != nil {
+			return 0, 0, 0, "", err
+		}
+		tw, err := solvers.CheckWeights(wtr, len(f.Train))
+		if err != nil {
+			return 0, 0, 0, "", err
+		}
+		out := mat.NewDense(len(f.Test), enc.Outputs(), nil)
+		for i, m := range models {
+			if err := m.Predict(out, xte); err != nil {
+				return 0, 0, 0, "", err
+			}
+			l, err := solvers.LogisticLoss(out, tte, wte)
+			if err != nil {
+				return 0, 0, 0, "", err
+			}
+			sums[i] += l * hw
+		}
+		held += hw
+		trsum += tw / float64(len(parts))
+		trrows += len(f.Train)
+	}
+	best, bestLoss := 0, math.Inf(1)
+	for i, v := range sums {
 		// Ties keep the larger lambda (the smoother model).
-		if l < bestLoss {
+		if l := v / held; l < bestLoss {
 			best, bestLoss = i, l
 		}
 	}
+	trrows /= len(parts)
 	wsum, err := solvers.CheckWeights(w, n)
-	if err != nil {
-		return 0, 0, 0, "", err
-	}
-	trsum, err := solvers.CheckWeights(wtr, len(train))
 	if err != nil {
 		return 0, 0, 0, "", err
 	}
 	lambda := lambdas[best] * trsum / wsum
 	desc := fmt.Sprintf("held-out log-loss of the logistic fit, %s %.0f/%.0f split of %d rows, over %d values",
 		how, 100*(1-LogisticValidation), 100*LogisticValidation, len(sub), len(lambdas))
+	if len(parts) > 1 {
+		desc = fmt.Sprintf("held-out log-loss of the logistic fit, %d of %d stratified folds of %d rows, over %d values",
+			len(parts), logisticFolds, len(sub), len(lambdas))
+	}
 	switch {
 	case w != nil:
-		desc += fmt.Sprintf(" (%.3g on %d rows, times their weight sum over all rows' for all rows: the same lambda sum(w))", lambdas[best], len(train))
-	case len(train) < n:
-		desc += fmt.Sprintf(" (%.3g on %d rows, times %d/%d for all rows: the same lambda n)", lambdas[best], len(train), len(train), n)
+		desc += fmt.Sprintf(" (%.3g on %d rows, times their weight sum over all rows' for all rows: the same lambda sum(w))", lambdas[best], trrows)
+	case trrows < n:
+		desc += fmt.Sprintf(" (%.3g on %d rows, times %d/%d for all rows: the same lambda n)", lambdas[best], trrows, trrows, n)
 	}
-	return lambda, bestLoss, len(train), desc, nil
+	return lambda, bestLoss, trrows, desc, nil
 }
 
 // tuneCentres is the centre count the lambda path is fitted with: the

@@ -83,6 +83,11 @@ func TestFitLogisticDigits(t *testing.T) {
 		rep.Diagnostics.Solver != solvers.SolverNewton {
 		t.Errorf("report: %+v", rep)
 	}
+	// 1438 tuning rows hold out 288 a fold: 3 folds reach
+	// LogisticHeldOutRows (864 rows), each fitted on 4/5 of the rows.
+	if !strings.Contains(rep.Chosen.Lambda, "3 of 5 stratified folds of 1438 rows") || rep.Chosen.TuneRows < 1140 || rep.Chosen.TuneRows > 1160 {
+		t.Errorf("lambda chosen %q on %d rows, want 3 folds of about 1150 training rows", rep.Chosen.Lambda, rep.Chosen.TuneRows)
+	}
 	if !strings.Contains(rep.Plan.String(), "logistic loss") {
 		t.Errorf("plan does not say the loss:\n%s", rep.Plan)
 	}
