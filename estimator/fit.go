@@ -816,7 +816,9 @@ const GrowCenters = 4096
 func (c *choice) grow(ctx context.Context, p *Plan, o Options, so tune.SearchOptions, y *mat.Dense, res *tune.Result) error {
 	n, _ := c.x.Dims()
 	half := p.TuneCenters / 2
-	if p.Method != MethodFalkon || !p.CentersChosen || p.TuneCenters < TuneCenters || n <= p.Centers || p.Centers >= GrowCenters || res.Metric != "squared_error" {
+	// Only the Nystrom proxy (tune.MethodFalkon) has a centre count to
+	// halve: the exact path scores every tuning row as a centre.
+	if p.Method != MethodFalkon || so.Method != tune.MethodFalkon || !p.CentersChosen || p.TuneCenters < TuneCenters || n <= p.Centers || p.Centers >= GrowCenters || res.Metric != "squared_error" {
 		return nil
 	}
 	so.Sigmas, so.Sizes = []float64{res.Best.Sigma}, []int{half}

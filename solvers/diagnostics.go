@@ -72,18 +72,15 @@ func (d Diagnostics) String() string {
 		return "fit diagnostics not recorded (model loaded from a file)"
 	case SolverCholesky:
 		return "direct solve (Cholesky)"
-	case SolverNewton:
-		return d.newtonString()
 	}
 	var b strings.Builder
-	switch {
-	case d.Converged:
-		fmt.Fprintf(&b, "CG converged in %d iterations", d.Iterations)
-	case d.Stalled:
-		fmt.Fprintf(&b, "CG NOT converged: stalled at the accuracy rounding allows after %d iterations (neither the objective nor the residual still decreasing)", d.Iterations)
-	default:
-		fmt.Fprintf(&b, "CG NOT converged: stopped at the %s cap of %d iterations", capKind(d.Automatic), d.Cap)
+	if d.Solver == SolverNewton {
+		d.outcome(&b, "Newton", d.NewtonSteps, "steps", "no step decreased the objective", "the step cap")
+		fmt.Fprintf(&b, ", relative gradient %.3g (tol %.3g), %d CG iterations in all", d.Residual, d.Tol, d.Iterations)
+		return b.String()
 	}
+	d.outcome(&b, "CG", d.Iterations, "iterations", "at the accuracy rounding allows: neither the objective nor the residual still decreasing",
+		fmt.Sprintf("the %s cap of %d iterations", capKind(d.Automatic), d.Cap))
 	fmt.Fprintf(&b, ", relative residual %.3g (tol %.3g)", d.Residual, d.Tol)
 	if d.Converged {
 		fmt.Fprintf(&b, ", %s cap %d", capKind(d.Automatic), d.Cap)
@@ -97,19 +94,18 @@ func (d Diagnostics) String() string {
 	return b.String()
 }
 
-// newtonString is String of a Newton solve.
-func (d Diagnostics) newtonString() string {
-	var b strings.Builder
+// outcome writes the one switch every iterative solve's String shares:
+// converged in count units, stalled (stall: why it stopped), or stopped at
+// its cap (capped: which cap).
+func (d Diagnostics) outcome(b *strings.Builder, name string, count int, units, stall, capped string) {
 	switch {
 	case d.Converged:
-		fmt.Fprintf(&b, "Newton converged in %d steps", d.NewtonSteps)
+		fmt.Fprintf(b, "%s converged in %d %s", name, count, units)
 	case d.Stalled:
-		fmt.Fprintf(&b, "Newton NOT converged: stalled after %d steps (no step decreased the objective)", d.NewtonSteps)
+		fmt.Fprintf(b, "%s NOT converged: stalled after %d %s (%s)", name, count, units, stall)
 	default:
-		fmt.Fprintf(&b, "Newton NOT converged: stopped at the step cap after %d steps", d.NewtonSteps)
+		fmt.Fprintf(b, "%s NOT converged: stopped at %s after %d %s", name, capped, count, units)
 	}
-	fmt.Fprintf(&b, ", relative gradient %.3g (tol %.3g), %d CG iterations in all", d.Residual, d.Tol, d.Iterations)
-	return b.String()
 }
 
 func capKind(auto bool) string {
