@@ -62,9 +62,9 @@ func TestFitRows32(t *testing.T) {
 	}
 	// Not FALKON's float32 blocks: the rows stay float64.
 	for name, alt := range map[string]estimator.Options{
-		"rls":       func() estimator.Options { a := o32; a.Sampling = solvers.SamplingRLS; return a }(),
-		"unscaled":  func() estimator.Options { a := o32; a.Standardize = estimator.StandardizeOff; return a }(),
-		"park": func() estimator.Options { a := o32; a.Method = estimator.MethodParK; return a }(),
+		"rls":      func() estimator.Options { a := o32; a.Sampling = solvers.SamplingRLS; return a }(),
+		"unscaled": func() estimator.Options { a := o32; a.Standardize = estimator.StandardizeOff; return a }(),
+		"park":     func() estimator.Options { a := o32; a.Method = estimator.MethodParK; return a }(),
 	} {
 		_, rep, err := estimator.Fit(ctx, x, y, alt)
 		if err != nil {
