@@ -39,16 +39,9 @@ func rounded32(x *mat.Dense) *mat.Dense {
 //     relative RMS (the bound of TestFalkonFloat32Synthetic, whose
 //     measurement is about 7e-6; this one is logged).
 func TestFalkonRows32(t *testing.T) {
-	x, y := synth(3000, 4, 31)
-	xt, _ := synth(500, 4, 32)
-	k := kernels.Gaussian{Sigma: 1.5}
+	p := newFloat32Problem(t)
+	x, y, xt, k, base, want64 := p.x, p.y, p.xt, p.k, p.base, p.want
 	ctx := context.Background()
-	base := FalkonOptions{Centers: 250, Seed: 3, Iterations: 100, Tol: 1e-12}
-	f64, err := FitFalkon(ctx, k, x, y, 1e-5, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want64 := predictAll(t, f64, xt)
 	x32, err := dataset.NewDense32(x)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +50,7 @@ func TestFalkonRows32(t *testing.T) {
 	for _, budget := range []int64{0, 3 << 20} { // cached, streamed (see TestFalkonFloat32Synthetic)
 		o32 := base
 		o32.Precision, o32.MemoryBudget = zonal.Float32, budget
-		on32, err := FitFalkon(ctx, k, x32, y, 1e-5, o32)
+		on32, err := FitFalkon(ctx, k, x32, y, float32Lambda, o32)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,14 +61,14 @@ func TestFalkonRows32(t *testing.T) {
 			t.Fatalf("centres of a Dense32 fit are %T, want *mat.Dense", on32.Centers())
 		}
 		got := predictAll(t, on32, xt)
-		onRounded, err := FitFalkon(ctx, k, xr, y, 1e-5, o32)
+		onRounded, err := FitFalkon(ctx, k, xr, y, float32Lambda, o32)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r := relRMSDiff(got, predictAll(t, onRounded, xt)); r > 1e-10 {
 			t.Errorf("budget %d: Dense32 rows vs the same values in float64: relative RMS %.3g, want <= 1e-10", budget, r)
 		}
-		on64, err := FitFalkon(ctx, k, x, y, 1e-5, o32)
+		on64, err := FitFalkon(ctx, k, x, y, float32Lambda, o32)
 		if err != nil {
 			t.Fatal(err)
 		}
