@@ -109,8 +109,9 @@ type Report struct {
 	Diagnostics solvers.Diagnostics
 	Solved      bool
 	// Rows32 says the fit held its scaled training rows in float32 (a
-	// *dataset.Dense32, see Float32Rows) and RowBytes is the memory of
-	// the dense rows it held (4 or 8 bytes an entry; 0 for CSR rows).
+	// *dataset.Dense32; see "Float32 rows" in the package documentation)
+	// and RowBytes is the memory of the dense rows it held (4 or 8 bytes
+	// an entry; 0 for CSR rows).
 	Rows32   bool
 	RowBytes int64
 	// Notes are decisions the user should hear of (see Plan.Notes).

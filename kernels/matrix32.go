@@ -32,9 +32,10 @@ import (
 // rounding of the inputs and the float32 sums of the d-term inner products,
 // worst case, plus the exponential and the final rounding). Every other
 // kernel, and any X or Y that is not dense (for instance a *dataset.CSR;
-// a *dataset.Dense32 X counts as dense, a Dense32 Y does not), is evaluated
-// in float64 by MatrixInto a strip of rows at a time (a Dense32 strip
-// widened) and rounded to float32, an error of at most u |K_ij| beyond MatrixInto's.
+// a *dataset.Dense32 X counts as dense, a Dense32 Y does not), is
+// evaluated in float64 by MatrixInto a strip of rows at a time (a Dense32
+// strip widened) and rounded to float32, an error of at most u |K_ij|
+// beyond MatrixInto's.
 // Inputs whose squared norms exceed float32's range (above 1e30) take the
 // float64 route too.
 
@@ -330,6 +331,9 @@ func rowStrip(x mat.Matrix, i0, i1 int) (mat.Matrix, error) {
 	case *mat.Dense:
 		return m.Slice(i0, i1, 0, d), nil
 	case *dataset.Dense32:
+		if err := m.Validate(); err != nil {
+			return nil, err
+		}
 		return m.RowRange(i0, i1)
 	case *dataset.CSR:
 		idx := make([]int, i1-i0)

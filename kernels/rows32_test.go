@@ -76,3 +76,16 @@ func TestMatrixInto32Dense32Errors(t *testing.T) {
 		t.Errorf("width 4: %v, want ErrShape", err)
 	}
 }
+
+// TestRowsInto32Dense32Short: RowsInto32 on a Dense32 whose Data is short
+// is zonal.ErrShape, not a panic.
+func TestRowsInto32Dense32Short(t *testing.T) {
+	c, err := NewCenters32(Gaussian{Sigma: 1}, randMatrix(2, 5, 3, 0.6), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := &dataset.Dense32{Rows: 4, Cols: 3, Data: make([]float32, 5)}
+	if err := c.RowsInto32(context.Background(), newBlock32(2, 5), short, 2, 4, Options{}); !errors.Is(err, zonal.ErrShape) {
+		t.Errorf("RowsInto32 on short Data: %v, want ErrShape", err)
+	}
+}
