@@ -128,6 +128,9 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 		if err != nil {
 			return nil, err
 		}
+		if x32, ok := xte.(*dataset.Dense32); ok {
+			xte = x32.ToDense() // models predict float64 rows; one fold's held-out rows
+		}
 		fold.Centers = foldCenters(plan, o, len(train), len(rows) < n)
 		fo := sopts
 		fo.Weights = solvers.SubsetWeights(wc, train)
@@ -223,9 +226,12 @@ func classCounts(y, classes []float64) []int {
 	return counts
 }
 
-// rowsOf returns the rows idx of x (a *mat.Dense or a *dataset.CSR) as a
-// new matrix of the same kind.
+// rowsOf returns the rows idx of x (a *mat.Dense, a *dataset.Dense32 or a
+// *dataset.CSR) as a new matrix of the same kind.
 func rowsOf(x mat.Matrix, idx []int) (mat.Matrix, error) {
+	if c, ok := x.(*dataset.Dense32); ok {
+		return c.Subset(idx)
+	}
 	if c, ok := x.(*dataset.CSR); ok {
 		return c.Subset(idx)
 	}

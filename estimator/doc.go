@@ -170,6 +170,23 @@
 // shape as without weights. Report.Weighted, WeightSum and ClassWeights
 // say what was used.
 //
+// # Float32 rows
+//
+// With Precision float32, a FALKON fit (squared loss, uniform centres)
+// reads its training rows only through float32 kernel blocks, so after the
+// tuning Fit converts its own scaled copy of dense rows to a
+// *dataset.Dense32 (4 bytes an entry) and drops the float64 copy: the final
+// fit, its lambda raises and the calibration's fold fits read the float32
+// rows (the fold models' held-out rows are widened to float64, one fold at
+// a time, to be predicted). The tuning runs before the conversion, on the
+// float64 rows (its subsamples are small). Report.Rows32 and RowBytes say
+// what was held. The rows stay float64 for the other methods, the logistic
+// loss, leverage-score centres, CSR rows, and rows Fit does not scale (the
+// caller's own matrix, which a float32 copy would add to); the caller's x
+// is never modified, and once Fit has converted its copy nothing in Fit
+// references x, so a caller that drops its own references (as zonal fit
+// does) lets the float64 rows be collected during the fit.
+//
 // No rule looks at a data set's name or is fitted to one data set.
 //
 // # Errors

@@ -108,6 +108,12 @@ type Report struct {
 	// caller should say so.
 	Diagnostics solvers.Diagnostics
 	Solved      bool
+	// Rows32 says the fit held its scaled training rows in float32 (a
+	// *dataset.Dense32; see "Float32 rows" in the package documentation)
+	// and RowBytes is the memory of the dense rows it held (4 or 8 bytes
+	// an entry; 0 for CSR rows).
+	Rows32   bool
+	RowBytes int64
 	// Notes are decisions the user should hear of (see Plan.Notes).
 	Notes []string
 	// Weighted says the fit was weighted (Options.Weights or
@@ -228,6 +234,10 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := ch.rowsTo32(plan, opts, in); err != nil {
+		return nil, nil, err
+	}
+	rep.Rows32, rep.RowBytes = ch.rowBytes()
 	if ch.centers > 0 || ch.intercept != plan.Intercept {
 		chosen := *plan
 		if ch.centers > 0 {

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
@@ -22,8 +21,9 @@ import (
 // A block K(X, Y) is stored in float32. For the Gaussian kernel with dense X
 // and Y it is also computed in float32: the squared row norms are computed
 // in float64 and rounded, the rows of X are rounded to float32 one block of
-// blockRows rows at a time (per worker: no float32 copy of the whole of X),
-// and backend.GaussianBlock32 forms
+// blockRows rows at a time (per worker: no float32 copy of the whole of X;
+// the rows of a *dataset.Dense32 X are already float32 and read as they
+// are, their norms summed in float64), and backend.GaussianBlock32 forms
 //
 //	K_ij = exp(-gamma max(0, |x_i|^2 + |y_j|^2 - 2 x_i.y_j))
 //
@@ -31,9 +31,11 @@ import (
 // then about K_ij gamma (d + 4) u (|x_i|^2 + |y_j|^2) + 2u, u = 2^-24 (the
 // rounding of the inputs and the float32 sums of the d-term inner products,
 // worst case, plus the exponential and the final rounding). Every other
-// kernel, and any X or Y that is not dense (for instance a *dataset.CSR),
-// is evaluated in float64 by MatrixInto a strip of rows at a time and
-// rounded to float32, an error of at most u |K_ij| beyond MatrixInto's.
+// kernel, and any X or Y that is not dense (for instance a *dataset.CSR;
+// a *dataset.Dense32 X counts as dense, a Dense32 Y does not), is
+// evaluated in float64 by MatrixInto a strip of rows at a time (a Dense32
+// strip widened) and rounded to float32, an error of at most u |K_ij|
+// beyond MatrixInto's.
 // Inputs whose squared norms exceed float32's range (above 1e30) take the
 // float64 route too.
 
@@ -175,6 +177,21 @@ func (c *Centers32) MatrixInto32(ctx context.Context, dst blas32.General, x mat.
 		return fmt.Errorf("%w: float32 dst is %dx%d (stride %d, %d entries), want %dx%d",
 			zonal.ErrShape, dst.Rows, dst.Cols, dst.Stride, len(dst.Data), nx, c.ny)
 	}
+	if x32, ok := x.(*dataset.Dense32); ok {
+		if err := x32.Validate(); err != nil {
+			return err
+		}
+		if c.y32.Data != nil {
+			xn, err := sqNorms32(x32)
+			if err != nil {
+				return err
+			}
+			if maxOf(xn) <= maxNorm2For32 {
+				fill := func(r int, dst []float32) { copy(dst, x32.Row(r)) }
+				return c.gaussian32(ctx, dst, nx, fill, xn, opt)
+			}
+		}
+	}
 	if _, ok := x.(mat.RawMatrixer); ok && c.y32.Data != nil {
 		xg, err := general(x) // a view: x is dense
 		if err != nil {
@@ -182,7 +199,8 @@ func (c *Centers32) MatrixInto32(ctx context.Context, dst blas32.General, x mat.
 		}
 		xn := rowSqNorms(xg)
 		if maxOf(xn) <= maxNorm2For32 {
-			return c.gaussian32(ctx, dst, xg, xn, opt)
+			fill := func(r int, dst []float32) { round32(dst, xg.Data[r*xg.Stride:r*xg.Stride+d]) }
+			return c.gaussian32(ctx, dst, nx, fill, xn, opt)
 		}
 	}
 	return c.viaFloat64(ctx, dst, x, opt)
@@ -209,10 +227,30 @@ func (c *Centers32) RowsInto32(ctx context.Context, dst blas32.General, x mat.Ma
 	return c.MatrixInto32(ctx, dst, xs, opt)
 }
 
-// gaussian32 is the float32 route of MatrixInto32 for a dense, finite X with
-// squared row norms xn.
-func (c *Centers32) gaussian32(ctx context.Context, dst blas32.General, xg blas64.General, xn []float64, opt Options) error {
-	nx, d := xg.Rows, xg.Cols
+// sqNorms32 returns the squared row norms of x, summed in float64.
+//
+// Errors: zonal.ErrNonFinite for NaN or Inf in x, naming the entry.
+func sqNorms32(x *dataset.Dense32) ([]float64, error) {
+	xn := make([]float64, x.Rows)
+	for i := range xn {
+		s := 0.0
+		for j, v := range x.Row(i) {
+			f := float64(v)
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("%w: entry (%d,%d) is %g", zonal.ErrNonFinite, i, j, f)
+			}
+			s += f * f
+		}
+		xn[i] = s
+	}
+	return xn, nil
+}
+
+// gaussian32 is the float32 route of MatrixInto32 for nx dense, finite rows
+// of X with squared row norms xn: fill(r, dst) writes row r of X in float32
+// into dst (rounding a float64 row, or copying a float32 one).
+func (c *Centers32) gaussian32(ctx context.Context, dst blas32.General, nx int, fill func(r int, dst []float32), xn []float64, opt Options) error {
+	d := c.d
 	workers := runtime.GOMAXPROCS(0)
 	if err := opt.check("the float32 row blocks of X", int64(workers)*budget.Floats(blockRows, d+1)/2); err != nil {
 		return err
@@ -227,7 +265,7 @@ func (c *Centers32) gaussian32(ctx context.Context, dst blas32.General, xg blas6
 		xn32 := s[blockRows*d : blockRows*d+m]
 		for i := 0; i < m; i++ {
 			r := i0 + i
-			round32(xs.Data[i*d:(i+1)*d], xg.Data[r*xg.Stride:r*xg.Stride+d])
+			fill(r, xs.Data[i*d:(i+1)*d])
 			xn32[i] = float32(xn[r])
 		}
 		backend.GaussianBlock32(b, xs, c.y32, xn32, c.yn32, c.gamma, subRows32(dst, i0, i1))
@@ -292,6 +330,11 @@ func rowStrip(x mat.Matrix, i0, i1 int) (mat.Matrix, error) {
 	switch m := x.(type) {
 	case *mat.Dense:
 		return m.Slice(i0, i1, 0, d), nil
+	case *dataset.Dense32:
+		if err := m.Validate(); err != nil {
+			return nil, err
+		}
+		return m.RowRange(i0, i1)
 	case *dataset.CSR:
 		idx := make([]int, i1-i0)
 		for i := range idx {

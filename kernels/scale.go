@@ -224,6 +224,14 @@ func rowReader(x mat.Matrix) func(i int, buf []float64) []float64 {
 		g := rm.RawMatrix()
 		return func(i int, _ []float64) []float64 { return g.Data[i*g.Stride : i*g.Stride+g.Cols] }
 	}
+	if x32, ok := x.(*dataset.Dense32); ok {
+		return func(i int, buf []float64) []float64 {
+			for j, v := range x32.Row(i) {
+				buf[j] = float64(v)
+			}
+			return buf
+		}
+	}
 	return func(i int, buf []float64) []float64 {
 		for j := range buf {
 			buf[j] = x.At(i, j)

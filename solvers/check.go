@@ -21,10 +21,23 @@ func checkLambda(lambda float64) error {
 // (checkInput), n >= 1 rows, finite entries, Y with n rows (zonal.ErrShape,
 // zonal.ErrRange, zonal.ErrEmpty, zonal.ErrNonFinite).
 func checkXY(x mat.Matrix, y *mat.Dense) (n, d, k int, err error) {
+	return checkXYOf(x, y, false)
+}
+
+// checkXYOf is checkXY that also accepts a valid *dataset.Dense32 x when
+// rows32 is set (float32 FALKON).
+func checkXYOf(x mat.Matrix, y *mat.Dense, rows32 bool) (n, d, k int, err error) {
 	if y == nil {
 		return 0, 0, 0, fmt.Errorf("%w: nil input", zonal.ErrShape)
 	}
-	if err := checkInput("training matrix", x); err != nil {
+	if x32, ok := x.(*dataset.Dense32); ok && rows32 {
+		if x32 == nil {
+			return 0, 0, 0, fmt.Errorf("%w: nil training matrix", zonal.ErrShape)
+		}
+		if err := x32.Validate(); err != nil {
+			return 0, 0, 0, fmt.Errorf("solvers: training matrix: %w", err)
+		}
+	} else if err := checkInput("training matrix", x); err != nil {
 		return 0, 0, 0, err
 	}
 	n, d = x.Dims()
@@ -51,6 +64,16 @@ func checkFinite(what string, m mat.Matrix) error {
 		return checkFiniteCSR(what, s)
 	}
 	r, c := m.Dims()
+	if x32, ok := m.(*dataset.Dense32); ok {
+		for i := 0; i < r; i++ {
+			for j, v := range x32.Row(i) {
+				if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+					return fmt.Errorf("%w: %s row %d column %d is %g", zonal.ErrNonFinite, what, i, j, f)
+				}
+			}
+		}
+		return nil
+	}
 	if d, ok := m.(*mat.Dense); ok {
 		raw := d.RawMatrix()
 		for i := 0; i < r; i++ {

@@ -28,7 +28,10 @@
 //     A^T in its lower triangle, T in its strict upper one, T's diagonal
 //     aside; see falkonfactors.go); with Precision Float32, K_nM is stored
 //     and computed in float32 and everything else stays float64
-//     (falkon32.go says where the line is drawn and why);
+//     (falkon32.go says where the line is drawn and why), and the training
+//     rows may be given as a *dataset.Dense32 (float32, half the memory;
+//     FALKON with uniform centres only: the other solvers, leverage-score
+//     sampling and Precision Float64 refuse it, and CSR rows stay float64);
 //   - ParK (Carratino et al. 2021): a Voronoi partition of the feature space
 //     into Q cells around centroids phi(c_q), c_q training rows chosen by a
 //     partition strategy (the paper's farthest-point rule, a trimmed

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -94,7 +95,10 @@ type Falkon struct {
 // K_MM has (near-)duplicate centres. Linear algebra runs on opts.Backend, at
 // prediction time too.
 //
-// x is a *mat.Dense or a *dataset.CSR (any other matrix type is refused).
+// x is a *mat.Dense or a *dataset.CSR (any other matrix type is refused),
+// or, with opts.Precision = zonal.Float32, a *dataset.Dense32: float32 rows
+// (half the memory of a *mat.Dense) that the float32 kernel blocks read as
+// they are (see "Float32 rows" in falkon32.go).
 // A CSR x is never densified: its row blocks are CSR views handed to
 // kernels.MatrixInto, the centres kept in the model are its rows as a CSR
 // (dataset.CSR.Subset), and the model predicts dense and CSR rows alike.
@@ -108,8 +112,10 @@ type Falkon struct {
 //
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
 // bad Weights (CheckWeights), Centers outside 1..n (the rows of positive
-// weight when weighted), an unknown Sampling or Precision; zonal.ErrShape for nil inputs,
-// x neither a *mat.Dense nor a *dataset.CSR, a CSR whose parts disagree with
+// weight when weighted), an unknown Sampling or Precision, a *dataset.Dense32
+// x with Precision float64 or Sampling rls; zonal.ErrShape for nil inputs,
+// x neither a *mat.Dense nor a *dataset.CSR (nor a Dense32 as above), a
+// Dense32 whose Data length is not Rows*Cols, a CSR whose parts disagree with
 // its shape, or a label count other than the row count; zonal.ErrRange for
 // a CSR column index outside [0, d) or not increasing within its row; zonal.ErrEmpty for no rows or
 // columns; zonal.ErrNonFinite for NaN or Inf in x or y; zonal.ErrTooLarge when
@@ -125,11 +131,17 @@ func FitFalkon(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Dense
 	if k == nil {
 		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
 	}
-	if _, _, _, err := checkXY(x, y); err != nil {
+	_, rows32 := x.(*dataset.Dense32)
+	if _, _, _, err := checkXYOf(x, y, rows32); err != nil {
 		return nil, err
 	}
 	if err := checkLambda(lambda); err != nil {
 		return nil, err
+	}
+	if rows32 {
+		if err := checkRows32(opts); err != nil {
+			return nil, err
+		}
 	}
 	x, y, rw, err := prepareWeights(x, y, opts.Weights)
 	if err != nil {
@@ -205,6 +217,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		tol = 1e-9
 	}
 	centers := subsetRows(x, idx)
+	if c32, ok := centers.(*dataset.Dense32); ok {
+		centers = c32.ToDense() // exact; the model keeps float64 centres
+	}
 
 	fac, jit, err := newFalkonFactors(ctx, be, k, centers, M, lambda, centerWeights(w, idx))
 	if err != nil {

@@ -54,6 +54,31 @@ import (
 // reaches 1e10 and more for M in the thousands) would fail or need a
 // jitter that changes the model.
 
+// Float32 rows. With Precision = zonal.Float32, FitFalkon also takes the
+// training rows as a *dataset.Dense32 (4 bytes an entry instead of 8): the
+// fit reads them only through kernels.Centers32.RowsInto32, whose Gaussian
+// route uses the float32 rows as they are (a float64 x is rounded to the
+// same values block by block, so the two fits agree up to the order of
+// float64 sums; other kernels widen one strip of rows at a time). The M
+// centres are widened back to a float64 *mat.Dense (exactly) for K_MM,
+// the factors and the model. Not covered: leverage-score sampling (its
+// recursion copies the rows to float64) and Precision float64 refuse
+// Dense32 rows, as do the other solvers; CSR rows stay float64.
+
+// checkRows32 checks the options FitFalkon accepts *dataset.Dense32 rows
+// with: Precision float32, uniform sampling (zonal.ErrParam otherwise).
+func checkRows32(opts FalkonOptions) error {
+	if opts.Precision != zonal.Float32 {
+		return &zonal.ParamError{Param: "Precision", Value: opts.Precision,
+			Reason: "float32 training rows (*dataset.Dense32) are read by the float32 kernel blocks only: use Precision float32, or pass a *mat.Dense"}
+	}
+	if opts.Sampling == SamplingRLS {
+		return &zonal.ParamError{Param: "Sampling", Value: opts.Sampling,
+			Reason: "leverage-score sampling reads float64 rows: use uniform sampling with float32 training rows (*dataset.Dense32), or pass a *mat.Dense"}
+	}
+	return nil
+}
+
 // knm32 is K_nM in float32: cached whole, or recomputed in row blocks at
 // every pass.
 type knm32 struct {

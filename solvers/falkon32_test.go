@@ -49,6 +49,34 @@ func argmaxRows(m *mat.Dense) []int {
 	return out
 }
 
+// float32Problem is the smooth regression problem of the float32 FALKON
+// tests (n = 3000, d = 4, 500 test rows, Gaussian sigma 1.5, M = 250,
+// lambda 1e-5, CG run to convergence) with its float64 fit and that fit's
+// test predictions.
+type float32Problem struct {
+	x, y, xt *mat.Dense
+	k        kernels.Kernel
+	base     FalkonOptions
+	f64      *Falkon
+	want     *mat.Dense
+}
+
+// float32Lambda is float32Problem's lambda.
+const float32Lambda = 1e-5
+
+func newFloat32Problem(t *testing.T) float32Problem {
+	t.Helper()
+	p := float32Problem{k: kernels.Gaussian{Sigma: 1.5}, base: FalkonOptions{Centers: 250, Seed: 3, Iterations: 100, Tol: 1e-12}}
+	p.x, p.y = synth(3000, 4, 31)
+	p.xt, _ = synth(500, 4, 32)
+	var err error
+	if p.f64, err = FitFalkon(context.Background(), p.k, p.x, p.y, float32Lambda, p.base); err != nil {
+		t.Fatal(err)
+	}
+	p.want = predictAll(t, p.f64, p.xt)
+	return p
+}
+
 // TestFalkonFloat32Synthetic: on a smooth regression problem (n = 3000,
 // d = 4, M = 250, lambda 1e-5, CG run to convergence) the float32 fit
 // predicts the float64 fit's outputs within 1e-4 relative RMS (measured:
@@ -56,16 +84,9 @@ func argmaxRows(m *mat.Dense) []int {
 // that lambda leaves), whether K_nM is cached or streamed, and reports the
 // caching it did.
 func TestFalkonFloat32Synthetic(t *testing.T) {
-	x, y := synth(3000, 4, 31)
-	xt, _ := synth(500, 4, 32)
-	k := kernels.Gaussian{Sigma: 1.5}
+	p := newFloat32Problem(t)
+	x, y, xt, k, base, f64, want := p.x, p.y, p.xt, p.k, p.base, p.f64, p.want
 	ctx := context.Background()
-	base := FalkonOptions{Centers: 250, Seed: 3, Iterations: 100, Tol: 1e-12}
-	f64, err := FitFalkon(ctx, k, x, y, 1e-5, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := predictAll(t, f64, xt)
 	o32 := base
 	o32.Precision = zonal.Float32
 	cached, err := FitFalkon(ctx, k, x, y, 1e-5, o32)

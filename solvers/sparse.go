@@ -102,9 +102,17 @@ func rowRange(x mat.Matrix, i0, i1 int) mat.Matrix {
 	return d.Slice(i0, i1, 0, c)
 }
 
-// subsetRows returns the rows idx of x in that order, copied: a Dense, or a
-// CSR (dataset.CSR.Subset, O(nnz of the rows)).
+// subsetRows returns the rows idx of x in that order, copied: a Dense, a
+// Dense32 (float32 FALKON's rows), or a CSR (dataset.CSR.Subset, O(nnz of
+// the rows)).
 func subsetRows(x mat.Matrix, idx []int) mat.Matrix {
+	if s, ok := x.(*dataset.Dense32); ok {
+		sub, err := s.Subset(idx)
+		if err != nil { // the solvers only pass valid row indices
+			panic(err)
+		}
+		return sub
+	}
 	if s, ok := x.(*dataset.CSR); ok {
 		sub, err := s.Subset(idx)
 		if err != nil { // the solvers only pass valid row indices

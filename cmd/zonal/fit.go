@@ -71,7 +71,12 @@ type fitResult struct {
 	Cells       *int             `json:"cells"`
 	Partition   *parkJSON        `json:"partition"`
 	Precision   *string          `json:"precision"` // ridge, falkon, park only
-	Solve       *solveJSON       `json:"solve"`
+	// RowsPrecision is the precision the fit held its dense training rows
+	// in ("float32": FALKON -precision float32 on scaled rows; null for
+	// CSR rows) and RowBytes their memory.
+	RowsPrecision *string    `json:"rows_precision"`
+	RowBytes      int64      `json:"row_bytes"`
+	Solve         *solveJSON `json:"solve"`
 	// Calibration is the method of the model's calibration ("none" when
 	// it has none), CalibrationRows the rows it was fitted on.
 	Calibration        string  `json:"calibration"`
@@ -410,6 +415,11 @@ func newFitResult(c fitConfig, rep *estimator.Report, nte int) fitResult {
 		res.Gamma, res.Coef0, res.Degree = ptr(rep.Kernel.Gamma), ptr(rep.Kernel.Coef0), ptr(rep.Kernel.Degree)
 	}
 	prec := ptr(rep.Precision.String())
+	if res.RowBytes = rep.RowBytes; rep.Rows32 {
+		res.RowsPrecision = ptr(zonal.Float32.String())
+	} else if rep.RowBytes > 0 {
+		res.RowsPrecision = ptr(zonal.Float64.String())
+	}
 	switch rep.Method {
 	case estimator.MethodRidge:
 		res.Map, res.Features, res.Precision = ptr(rep.Map.String()), ptr(rep.Features), prec

@@ -370,3 +370,29 @@ func TestFitPrecision(t *testing.T) {
 		t.Errorf("ridge text summary without the precision (exit %d): %q %s", code, out, errs)
 	}
 }
+
+// TestFitRows32: zonal fit -precision float32 (FALKON, standardized rows)
+// holds the training rows in float32 and says so in -json (rows_precision
+// "float32", row_bytes 4 n d for the 160 training rows of 3 features);
+// float64 holds 8 n d.
+func TestFitRows32(t *testing.T) {
+	dir := t.TempDir()
+	train := writeRegressionCSV(t, dir, "train.csv", 200, 3)
+	base := []string{"fit", "-train", train, "-split", "0.8", "-sigma", "1", "-lambda", "1e-4", "-json", "-standardize", "-method", "falkon", "-centers", "40"}
+	for _, c := range []struct {
+		prec  string
+		bytes float64
+	}{{"float32", 4 * 160 * 3}, {"float64", 8 * 160 * 3}} {
+		out, errs, code := runCmd(append(base, "-precision", c.prec)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.prec, code, errs)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(out), &obj); err != nil {
+			t.Fatalf("%s: %v in %q", c.prec, err, out)
+		}
+		if obj["rows_precision"] != c.prec || obj["row_bytes"] != c.bytes || obj["n_train"] != 160.0 {
+			t.Errorf("-precision %s: rows_precision %v, row_bytes %v, n_train %v; want %s, %v, 160", c.prec, obj["rows_precision"], obj["row_bytes"], obj["n_train"], c.prec, c.bytes)
+		}
+	}
+}

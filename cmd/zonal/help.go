@@ -91,6 +91,8 @@ same model file). -dry-run prints what would be chosen, without fitting.
 -precision    float32 halves the memory of FALKON's and ParK's K_nM and of
               ridge's feature blocks (so -memory caches twice the centres);
               factors, CG, solves and coefficients stay float64; not exact.
+              FALKON also holds standardized or scaled dense training rows
+              in float32 after the tuning (-json: rows_precision).
 -iterations   caps FALKON's and ParK's CG iterations (0: the solver's rule).
 -memory       the budget of the large arrays (default 2G): exact KRR and a
               too-large -centers or -features are refused above it; FALKON
