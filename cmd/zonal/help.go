@@ -99,6 +99,11 @@ same model file). -dry-run prints what would be chosen, without fitting.
               caches K_nM below it and streams it above.
 -tfidf, -normalize  text transforms fitted on the training rows, stored in
               the model.
+-intercept    falkon with the squared loss: auto (default) keeps the targets'
+              mean as the model's constant unless fitting it with the
+              expansion, unpenalised (fitted; scikit-learn's Ridge intercept),
+              scores 5%% lower by leave-one-out at the chosen sigma; mean or
+              fitted decides.
 -calibration  classifiers: auto (default) stores a calibration of the scores
               into class probabilities (zonal predict -proba), fitted on the
               out-of-fold scores of the same model refitted on %d
