@@ -272,21 +272,25 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	tmp := mat.NewDense(bs, kout, nil)
 	// pass computes out = K_nM^T W (K_nM u) (out = K_nM^T W yc when u is
 	// nil; W = I when unweighted).
+	// block is the rows i0..i1 of K_nM: a view of the cache, or computed
+	// into the scratch kb.
+	block := func(ctx context.Context, i0, i1 int) (*mat.Dense, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("solvers: FALKON canceled: %w", err)
+		}
+		if knm != nil {
+			return knm.Slice(i0, i1, 0, M).(*mat.Dense), nil
+		}
+		kv := kb.Slice(0, i1-i0, 0, M).(*mat.Dense)
+		return kv, kernels.MatrixInto(ctx, kv, k, rowRange(x, i0, i1), centers, kernels.Options{Backend: be})
+	}
 	pass := func(ctx context.Context, out blas64.General, u *blas64.General) error {
 		zeroGeneral(out)
 		for i0 := 0; i0 < n; i0 += bs {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("solvers: FALKON canceled: %w", err)
-			}
 			i1 := min(i0+bs, n)
-			var kv *mat.Dense
-			if knm != nil {
-				kv = knm.Slice(i0, i1, 0, M).(*mat.Dense)
-			} else {
-				kv = kb.Slice(0, i1-i0, 0, M).(*mat.Dense)
-				if err := kernels.MatrixInto(ctx, kv, k, rowRange(x, i0, i1), centers, kernels.Options{Backend: be}); err != nil {
-					return err
-				}
+			kv, err := block(ctx, i0, i1)
+			if err != nil {
+				return err
 			}
 			var rhs blas64.General
 			if u == nil {
@@ -311,7 +315,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	// unchanged because yc has weighted mean 0.
 	var mu []float64
 	if opts.Intercept == InterceptFitted {
-		if mu, err = columnMeans(ctx, be, k, x, centers, knm, kb, w, wsum); err != nil {
+		if mu, err = columnMeans(ctx, n, M, bs, block, w, wsum); err != nil {
 			return nil, err
 		}
 	}

@@ -2,14 +2,11 @@ package solvers
 
 import (
 	"context"
-	"fmt"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
-	"github.com/zonal-ml/zonal/backend"
-	"github.com/zonal-ml/zonal/kernels"
 )
 
 // Intercept is how a FALKON fit gets its constant term
@@ -55,30 +52,16 @@ func (c Intercept) check(p zonal.Precision) error {
 }
 
 // columnMeans returns mu = K_nM^T w / wsum (w nil: all ones), the weighted
-// column means of K_nM, from the cached knm or, when it is nil, block by
-// block into the scratch kb.
-func columnMeans(ctx context.Context, be backend.Backend, k kernels.Kernel, x, centers mat.Matrix, knm, kb *mat.Dense, w []float64, wsum float64) ([]float64, error) {
-	n, _ := x.Dims()
-	M, _ := centers.Dims()
+// column means of the n x M matrix K_nM, read in row blocks of bs rows
+// from block.
+func columnMeans(ctx context.Context, n, M, bs int, block func(ctx context.Context, i0, i1 int) (*mat.Dense, error), w []float64, wsum float64) ([]float64, error) {
 	mu := make([]float64, M)
-	bs := n
-	if knm == nil {
-		bs, _ = kb.Dims()
-	}
 	ones := make([]float64, bs)
 	for i0 := 0; i0 < n; i0 += bs {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("solvers: FALKON canceled: %w", err)
-		}
 		i1 := min(i0+bs, n)
-		var kv *mat.Dense
-		if knm != nil {
-			kv = knm.Slice(i0, i1, 0, M).(*mat.Dense)
-		} else {
-			kv = kb.Slice(0, i1-i0, 0, M).(*mat.Dense)
-			if err := kernels.MatrixInto(ctx, kv, k, rowRange(x, i0, i1), centers, kernels.Options{Backend: be}); err != nil {
-				return nil, err
-			}
+		kv, err := block(ctx, i0, i1)
+		if err != nil {
+			return nil, err
 		}
 		wb := ones[:i1-i0]
 		if w != nil {
