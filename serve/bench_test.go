@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 )
@@ -46,6 +48,13 @@ func benchModel(b *testing.B) *solvers.Pipeline {
 	b.Helper()
 	const d = 784
 	x, y := synth(400, d, 21)
+	return digitPipeline(b, x, y, 40, solvers.FalkonOptions{Centers: 200, Seed: 1})
+}
+
+// digitPipeline fits FALKON (Gaussian sigma, opts) on x with ten classes
+// read off y (|3 y| mod 10): a classifier of the serving benchmarks' shape.
+func digitPipeline(b *testing.B, x *mat.Dense, y []float64, sigma float64, opts solvers.FalkonOptions) *solvers.Pipeline {
+	b.Helper()
 	labels := make([]float64, len(y))
 	for i, v := range y {
 		labels[i] = float64(int(math.Abs(v*3)) % 10)
@@ -58,11 +67,11 @@ func benchModel(b *testing.B) *solvers.Pipeline {
 	if err != nil {
 		b.Fatal(err)
 	}
-	k, err := kernels.NewGaussian(40)
+	k, err := kernels.NewGaussian(sigma)
 	if err != nil {
 		b.Fatal(err)
 	}
-	f, err := solvers.FitFalkon(bg, k, x, t, 1e-6, solvers.FalkonOptions{Centers: 200, Seed: 1})
+	f, err := solvers.FitFalkon(bg, k, x, t, 1e-6, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -176,30 +185,7 @@ func BenchmarkServeSingleRow(b *testing.B) {
 		}
 		x.RawMatrix().Data[i] = math.Round(math.Abs(v) * 80)
 	}
-	labels := make([]float64, n)
-	for i, v := range y {
-		labels[i] = float64(int(math.Abs(v*3)) % 10)
-	}
-	enc, err := solvers.NewEncoding(labels, solvers.TaskClassification)
-	if err != nil {
-		b.Fatal(err)
-	}
-	t, err := enc.Targets(labels)
-	if err != nil {
-		b.Fatal(err)
-	}
-	k, err := kernels.NewGaussian(1000)
-	if err != nil {
-		b.Fatal(err)
-	}
-	f, err := solvers.FitFalkon(bg, k, x, t, 1e-6, solvers.FalkonOptions{Centers: m, Iterations: 5, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := solvers.NewPipeline(nil, enc, f)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := digitPipeline(b, x, y, 1000, solvers.FalkonOptions{Centers: m, Iterations: 5, Seed: 1})
 	s, err := New(p, Options{Logger: discardLogger()})
 	if err != nil {
 		b.Fatal(err)

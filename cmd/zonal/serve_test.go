@@ -159,14 +159,7 @@ func TestServeCommand(t *testing.T) {
 	if code := <-answered; code != 200 {
 		t.Errorf("in-flight request during shutdown: %d", code)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no shutdown within 10 s")
-	}
+	waitServed(t, done)
 	if !strings.Contains(errb.String(), "stopped") {
 		t.Errorf("log: %s", errb.String())
 	}
@@ -252,6 +245,20 @@ func TestServeCommandGRPC(t *testing.T) {
 // startServe runs `zonal serve` with args until stop, which sends SIGTERM
 // and fails the test unless serve returns nil within 10 s; it returns the
 // first submatch of re in serve's output (an address it printed).
+// waitServed waits up to 10 s for serve's result on done and fails the
+// test on an error or no result.
+func waitServed(t *testing.T, done <-chan error) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no shutdown within 10 s")
+	}
+}
+
 func startServe(t *testing.T, args []string, re *regexp.Regexp) (string, func()) {
 	t.Helper()
 	var out, errb lockedBuffer
@@ -268,13 +275,6 @@ func startServe(t *testing.T, args []string, re *regexp.Regexp) (string, func())
 	}
 	return addr, func() {
 		sigs <- syscall.SIGTERM
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("serve returned %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("no shutdown within 10 s")
-		}
+		waitServed(t, done)
 	}
 }
