@@ -105,6 +105,7 @@ func (s *searcher) logistic() bool { return s.opts.Loss == LossLogistic }
 // squared loss. Folds run in parallel, each with its share of
 // MemoryBudget (K_nM is cached when it fits it).
 func (s *searcher) logisticScores(ctx context.Context, k kernels.Kernel, size int) ([][]float64, error) {
+	n, _ := s.x.Dims()
 	order := slices.Clone(s.lambdas)
 	slices.Sort(order)
 	slices.Reverse(order)
@@ -113,8 +114,16 @@ func (s *searcher) logisticScores(ctx context.Context, k kernels.Kernel, size in
 	for li, l := range s.lambdas {
 		at[li] = slices.IndexFunc(order, func(v float64) bool { return v == l })
 	}
+	// A fold holds copies of its rows and solvers' arrays: K_nM (cached
+	// when it fits the fold's share), the M x M factors and scratch, and
+	// the logits and curvatures; folds run in parallel as far as each can
+	// cache its K_nM.
 	ntr := len(s.folds[0].Train)
-	w := s.workers(0, budget.Floats(ntr, min(size, ntr)))
+	m := min(size, ntr)
+	_, d := s.x.Dims()
+	_, kout := s.t.Dims()
+	perFold := budget.Floats(n, d+kout) + budget.Floats(ntr, m+4*kout) + budget.Floats(4*m, m)
+	w := s.workers(0, perFold)
 	limit := budget.Or(s.opts.MemoryBudget) / int64(w)
 	return s.eachFold(ctx, w, func(fi int, f dataset.Fold, pred *mat.Dense, truth []float64, scores [][]float64) error {
 		if len(f.Train) == 0 || len(f.Test) == 0 {

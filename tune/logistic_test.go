@@ -141,6 +141,21 @@ func TestSearchLogisticMetrics(t *testing.T) {
 	if g.Loss != LossLogistic || len(g.Rows) != 3*len(base.Lambdas) {
 		t.Errorf("golden: loss %s, %d rows", g.Loss, len(g.Rows))
 	}
+	// Auto scores the logistic loss on a split (no closed-form LOO) and
+	// refits it.
+	a, err := Auto(ctx, x, y, GoldenOptions{SearchOptions: SearchOptions{Loss: LossLogistic, Lambdas: base.Lambdas, Sizes: base.Sizes}, Evaluations: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.Model.Model.(*solvers.Logistic); !ok || a.Criterion != CriterionCV || len(a.Rows[0].Scores) != 1 {
+		t.Errorf("auto: model %T, criterion %s, %d scores", a.Model.Model, a.Criterion, len(a.Rows[0].Scores))
+	}
+	// A budget too small for the fold fits is an error, not a panic.
+	o = base
+	o.MemoryBudget = 1000
+	if _, err := Search(ctx, x, y, o); !errors.Is(err, zonal.ErrTooLarge) {
+		t.Errorf("tiny budget: %v, want ErrTooLarge", err)
+	}
 }
 
 // TestSearchLogisticErrors: the logistic loss refuses what it cannot

@@ -123,8 +123,8 @@ type SearchOptions struct {
 	// means MethodExact (MethodFalkon with LossLogistic).
 	Method Method
 	// Loss is the training loss: LossSquared ("" too) or LossLogistic,
-	// logistic FALKON (MethodFalkon, Sizes its centre counts) on a
-	// classification task, scored by CriterionCV (k folds or a split:
+	// logistic FALKON (MethodFalkon, Sizes its centre counts, each fold's
+	// fit taking at most its training rows) on a classification task, scored by CriterionCV (k folds or a split:
 	// the logistic fit has no closed-form LOO or GCV) with ScoreTask,
 	// Metric NameAuto meaning log loss of the logits' own probabilities
 	// (solvers.LogisticLoss, no Platt calibration); the refit is
