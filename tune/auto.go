@@ -13,7 +13,8 @@ const AutoRows = 4000
 // defaults: Golden on log sigma over MedianSigma * [1/8, 8] with 6
 // evaluations, each scoring the default lambda path (1e-10 .. 1e-1) by
 // closed-form leave-one-out (one M x M eigendecomposition per sigma, no
-// folds) for ridge and FALKON, by one 80/20 validation split for exact KRR,
+// folds) for ridge and FALKON, by one 80/20 validation split for exact KRR
+// and for LossLogistic,
 // on a seeded subsample of at most AutoRows rows, the size from
 // AutoCenters unless Sizes is set, and the best setting refitted on all
 // rows. Any option set in opts is kept (a Criterion, Rows, Lambdas, Sizes,
@@ -21,9 +22,10 @@ const AutoRows = 4000
 // Golden.
 func Auto(ctx context.Context, x mat.Matrix, y *mat.Dense, opts GoldenOptions) (*Result, error) {
 	if opts.Criterion == "" && opts.Validation == 0 {
-		if opts.Method == "" || opts.Method == MethodExact {
+		if opts.Method == "" || opts.Method == MethodExact || opts.Loss == LossLogistic {
 			// LOO needs the n x n eigendecomposition, ~150 Cholesky
 			// factorisations on the pure-Go backend: a split is cheaper.
+			// The logistic loss has no closed-form LOO at all.
 			opts.Validation = 0.2
 		} else {
 			opts.Criterion = CriterionLOO

@@ -100,6 +100,22 @@
 // the formulas; tests compare them with weighted refits on n-1 rows).
 // Rows of weight zero are dropped before the folds are drawn.
 //
+// # Logistic loss
+//
+// SearchOptions.Loss LossLogistic tunes logistic FALKON (solvers.FitLogistic,
+// MethodFalkon's centre counts in Sizes) on a classification task. Its fit
+// is not a linear smoother, so nothing above is shared: per sigma, size and
+// fold the lambdas are one regularisation path (solvers.FitLogisticPath,
+// largest lambda first, each warm-started from the one before, to relative
+// gradient LogisticPathGradTol), and each lambda's model scores the fold's
+// held-out rows. The logits are probabilities already, so the default
+// metric, log loss, is solvers.LogisticLoss of the held-out logits
+// themselves (weighted), without the Platt calibration of the squared
+// loss; the other classification metrics score the logits as they score
+// decision values. Only k-fold cross-validation and a split apply (no
+// closed-form leave-one-out or GCV); the refit is solvers.FitLogistic at
+// the best setting on all rows. Golden works the same way.
+//
 // # ParK
 //
 // MethodParK tunes ParK (solvers.FitParK with SearchOptions.Cells cells and

@@ -59,6 +59,11 @@ func refit(ctx context.Context, s *searcher, set Setting) (solvers.Model, string
 		return nil, "", err
 	}
 	so := solvers.Options{Backend: s.be, MemoryBudget: s.opts.MemoryBudget, Weights: s.fullW}
+	if s.logistic() {
+		n, _ := x.Dims()
+		m, err := solvers.FitLogistic(ctx, k, x, t, set.Lambda, solvers.LogisticOptions{Options: so, Centers: min(set.Size, n), Seed: s.opts.Seed})
+		return m, "", err
+	}
 	switch s.opts.Method {
 	case MethodExact:
 		m, err := solvers.FitKRR(ctx, k, x, t, set.Lambda, so)

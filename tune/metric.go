@@ -130,8 +130,9 @@ func (s *searcher) checkHeldOut() error {
 }
 
 // pooled reports whether held-out decision values are kept for scoring
-// after every fold is done (log loss: its calibrators use other folds).
-func (s *searcher) pooled() bool { return s.by == metrics.NameLogLoss }
+// after every fold is done (log loss: its calibrators use other folds;
+// not for the logistic loss, whose logits are probabilities already).
+func (s *searcher) pooled() bool { return s.by == metrics.NameLogLoss && !s.logistic() }
 
 // metricScore is the value of the searcher's metric for the held-out
 // outputs out of the rows with labels truth and weights w (nil: all 1);

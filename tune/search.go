@@ -120,8 +120,17 @@ type Options struct {
 type SearchOptions struct {
 	Options
 	// Method is MethodExact, MethodRidge, MethodFalkon or MethodParK; ""
-	// means MethodExact.
+	// means MethodExact (MethodFalkon with LossLogistic).
 	Method Method
+	// Loss is the training loss: LossSquared ("" too) or LossLogistic,
+	// logistic FALKON (MethodFalkon, Sizes its centre counts, each fold's
+	// fit taking at most its training rows) on a classification task, scored by CriterionCV (k folds or a split:
+	// the logistic fit has no closed-form LOO or GCV) with ScoreTask,
+	// Metric NameAuto meaning log loss of the logits' own probabilities
+	// (solvers.LogisticLoss, no Platt calibration); the refit is
+	// solvers.FitLogistic. Anything else with LossLogistic is a
+	// *zonal.ParamError.
+	Loss Loss
 	// Cells is the number of Voronoi cells Q of MethodParK; 0 means
 	// DefaultCells. Partition is its partition strategy (solvers'
 	// ParKOptions.Partition; "" is solvers' default).
@@ -241,7 +250,10 @@ type Row struct {
 
 // Result is the table of a search and its best setting.
 type Result struct {
-	Method    Method
+	Method Method
+	// Loss is the training loss of the fits scored (LossSquared or
+	// LossLogistic).
+	Loss      Loss
 	Map       Map
 	Criterion Criterion
 	// Metric is what Mean scores: the name of the SearchOptions.Metric
@@ -362,7 +374,7 @@ func Search(ctx context.Context, x mat.Matrix, y *mat.Dense, opts SearchOptions)
 }
 
 func (s *searcher) newResult() *Result {
-	return &Result{Method: s.opts.Method, Map: s.opts.Map, Criterion: s.opts.Criterion, Metric: s.metric, Encoding: s.enc}
+	return &Result{Method: s.opts.Method, Loss: s.opts.Loss, Map: s.opts.Map, Criterion: s.opts.Criterion, Metric: s.metric, Encoding: s.enc}
 }
 
 // finish picks the best row and refits it.
@@ -452,6 +464,7 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 		return nil, err
 	}
 	var weights []float64
+	methodGiven := opts.Method != ""
 	x, labels, weights, n = positiveRows(x, labels, opts.Weights)
 	if n < 3 {
 		return nil, fmt.Errorf("%w: tuning needs at least 3 rows of positive weight, got %d", zonal.ErrEmpty, n)
@@ -514,6 +527,9 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 		}
 		s.w = s.weightsOf(idx)
 		n = opts.Rows
+	}
+	if err := s.checkLoss(opts, methodGiven); err != nil {
+		return nil, err
 	}
 	if err := s.setMetric(); err != nil {
 		return nil, err
@@ -680,7 +696,9 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 			s.alt[i] = make([]float64, max(nf, 1))
 		}
 	}
-	if s.opts.Method == MethodParK {
+	if s.logistic() {
+		scores, err = s.logisticScores(ctx, k, size)
+	} else if s.opts.Method == MethodParK {
 		scores, err = s.parkScores(ctx, k, size)
 	} else if s.opts.Method == MethodExact {
 		ntr := n

@@ -170,7 +170,17 @@ fewer rows than folds is an error. Higher is better for accuracy,
 balanced_accuracy, auc, f1 and r2, lower for logloss, rmse and mae; the
 report and -json name the metric. The refitted model's test rows report
 every metric that applies. The refit has no calibration: fit with zonal fit
-for probabilities.
+for probabilities, or tune the logistic loss.
+
+-loss logistic tunes logistic FALKON (classification, -method falkon;
+-centers its centre counts): per sigma, centre count and fold the lambdas
+are one warm-started regularisation path on the fold's training rows, each
+model scoring the held-out rows. -metric auto is then logloss of the
+model's own probabilities (no Platt calibrator; the other classification
+metrics score its logits), only -criterion kfold or split apply (the
+logistic fit has no closed-form loo or gcv), and the refit is the logistic
+model at the best setting on all rows, with probabilities (predict -proba,
+serve) and no calibration. A regression target is a usage error.
 `, tuneSynopsis)
 }
 

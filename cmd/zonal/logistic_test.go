@@ -65,7 +65,8 @@ func TestFitLogisticReport(t *testing.T) {
 }
 
 // -loss is checked: an unknown loss, a method other than falkon, a
-// regression and zonal tune are refused with usage errors naming -loss.
+// regression, and zonal tune with another method or a closed-form
+// criterion are refused with usage errors naming -loss.
 func TestLossFlagErrors(t *testing.T) {
 	dir := t.TempDir()
 	data := writeBinaryCSV(t, dir, 60)
@@ -75,7 +76,10 @@ func TestLossFlagErrors(t *testing.T) {
 		{"fit", "-train", data, "-loss", "logistic", "-method", "exact"},
 		{"fit", "-train", data, "-loss", "logistic", "-calibration", "platt"},
 		{"fit", "-train", reg, "-loss", "logistic", "-task", "regression"},
-		{"tune", "-train", data, "-loss", "logistic"},
+		{"tune", "-train", data, "-loss", "logistic", "-method", "exact"},
+		{"tune", "-train", data, "-loss", "logistic", "-criterion", "loo"},
+		{"tune", "-train", data, "-loss", "logistic", "-criterion", "gcv"},
+		{"tune", "-train", reg, "-loss", "logistic", "-task", "regression"},
 	} {
 		_, errs, code := runCmd(args...)
 		if code != exitUsage || !strings.Contains(errs, "-loss") {
@@ -83,8 +87,45 @@ func TestLossFlagErrors(t *testing.T) {
 		}
 	}
 	// A target read as regression is refused at fit time, naming -loss.
-	if _, errs, code := runCmd("fit", "-train", reg, "-loss", "logistic"); code == 0 || !strings.Contains(errs, "-loss") {
-		t.Errorf("logistic on a regression target: exit %d, %q", code, errs)
+	for _, cmd := range []string{"fit", "tune"} {
+		if _, errs, code := runCmd(cmd, "-train", reg, "-loss", "logistic"); code == 0 || !strings.Contains(errs, "-loss") {
+			t.Errorf("%s: logistic on a regression target: exit %d, %q", cmd, code, errs)
+		}
+	}
+}
+
+// zonal tune -loss logistic searches logistic FALKON by held-out log-loss
+// (k folds and a split, on three classes), reports the loss, the metric
+// and the table, and writes a logistic model with probabilities and no
+// calibration.
+func TestTuneLogistic(t *testing.T) {
+	dir := t.TempDir()
+	data := writeClassLIBSVM(t, dir, "three.libsvm", 150, 3)
+	model := filepath.Join(dir, "m.zonal")
+	args := []string{"tune", "-train", data, "-format", "libsvm", "-loss", "logistic", "-sigmas", "0.5,2", "-lambdas", "1e-3,1e-1", "-centers", "20", "-folds", "3", "-model", model}
+	out, errs, code := runCmd(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "falkon (logistic loss)") || !strings.Contains(out, "chosen by logloss") || strings.Count(out, "\n*") != 1 {
+		t.Errorf("report:\n%s", out)
+	}
+	for _, extra := range [][]string{nil, {"-criterion", "split"}} {
+		obj := runJSON(t, append(append(append([]string{}, args...), "-json"), extra...)...)
+		if obj["loss"] != "logistic" || obj["method"] != "falkon" || obj["metric"] != "logloss" || obj["higher_is_better"] != false {
+			t.Errorf("%v: loss %v method %v metric %v higher %v", extra, obj["loss"], obj["method"], obj["metric"], obj["higher_is_better"])
+		}
+		if s, _ := obj["settings"].([]any); len(s) != 4 {
+			t.Errorf("%v: %d settings, want 4", extra, len(s))
+		}
+		ll, _ := obj["logloss"].(float64)
+		if !(ll > 0) {
+			t.Fatalf("%v: test log loss %v", extra, obj["logloss"])
+		}
+		pipe := loadModel(t, model)
+		if pipe.Model.Kind() != solvers.KindLogistic || pipe.Calibration != nil || !pipe.HasProbabilities() {
+			t.Fatalf("%v: model %s, calibration %v", extra, pipe.Model.Kind(), pipe.Calibration)
+		}
 	}
 }
 

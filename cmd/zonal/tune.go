@@ -24,7 +24,7 @@ import (
 )
 
 const tuneSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-standardize=false] [-task auto|regression|classification] " +
-	"[-method exact|ridge|falkon|park] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-cells Q] [-partition NAME] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
+	"[-method exact|ridge|falkon|park] [-loss squared|logistic] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-cells Q] [-partition NAME] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
 	"[-folds K | -criterion kfold|split|loo|gcv] [-metric auto|accuracy|balanced_accuracy|auc|logloss|f1|rmse|mae|r2] [-golden N] [-rows N] [-weights FILE | -weight-column NAME] [-class-weight none|balanced|LABEL:W,...] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
 
 func init() {
@@ -44,6 +44,7 @@ type tuneConfig struct {
 	task        solvers.Task
 	kernel      string
 	method      tune.Method
+	loss        tune.Loss // -loss squared|logistic
 	mapName     tune.Map
 	sparse      string            // -sparse auto|yes|no
 	cells       int               // -method park
@@ -68,6 +69,7 @@ type tuneConfig struct {
 // tuneResult is the -json object of `zonal tune`.
 type tuneResult struct {
 	Method      string        `json:"method"`
+	Loss        string        `json:"loss"`
 	Map         *string       `json:"map"`
 	Kernel      string        `json:"kernel"`
 	Criterion   string        `json:"criterion"`
@@ -124,7 +126,7 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	fs.StringVar(&lambdas, "lambdas", autoValue, "ridge parameters (as in fit -lambda): a comma-separated list, or auto (1e-10, 1e-9, ..., 1e-1)")
 	fs.StringVar(&c.criterion, "criterion", "kfold", "score of a setting: kfold (-folds K), split (one -validation hold-out), loo (closed-form leave-one-out) or gcv")
 	fs.IntVar(&c.folds, "folds", 5, "k of k-fold cross-validation, at least 2")
-	fs.TextVar(&c.metric, "metric", metrics.NameAuto, "what the search chooses by, from each setting's held-out predictions: auto (accuracy or rmse), "+
+	fs.TextVar(&c.metric, "metric", metrics.NameAuto, "what the search chooses by, from each setting's held-out predictions: auto (accuracy or rmse; logloss with -loss logistic), "+
 		"accuracy, balanced_accuracy, auc, logloss or f1 (classification), rmse, mae or r2 (regression); not with -criterion gcv (see `zonal help tune`)")
 	fs.Float64Var(&c.validation, "validation", 0.2, "fraction held out by -criterion split, in (0, 1)")
 	fs.IntVar(&c.golden, "golden", 0, "golden-section search on log sigma with this many evaluations (at least 2) instead of the -sigmas grid (see `zonal help tune`)")
@@ -141,8 +143,8 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	var err error
 	if loss, err := estimator.ParseLoss(sh.loss); err != nil {
 		return c, flagError(err)
-	} else if loss != estimator.LossSquared {
-		return c, usagef("-loss %s: zonal tune scores the squared loss's grid; zonal fit -loss %s chooses the logistic loss's lambda by held-out log-loss", loss, loss)
+	} else if c.loss, err = tune.ParseLoss(loss.String()); err != nil {
+		return c, flagError(err)
 	}
 	if c.task, err = solvers.ParseTask(task); err != nil {
 		return c, usageError{err}
@@ -155,6 +157,14 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	}
 	if c.mapName, err = tune.ParseMap(mapName); err != nil {
 		return c, flagError(err)
+	}
+	if c.loss == tune.LossLogistic {
+		if c.method != tune.MethodFalkon {
+			return c, usagef("-loss logistic is fitted by logistic FALKON: use -method falkon, not %s", c.method)
+		}
+		if c.criterion == "loo" || c.criterion == "gcv" {
+			return c, usagef("-loss logistic is scored by -criterion kfold or split: the logistic fit has no closed-form %s", c.criterion)
+		}
 	}
 	if k, err := lookupKernel(c.kernel); err != nil {
 		return c, err
@@ -274,7 +284,7 @@ func parseCountList(flagName, s string) ([]int, error) {
 func (c tuneConfig) searchOptions(be backend.Backend, progress zonal.ProgressFunc) tune.SearchOptions {
 	o := tune.SearchOptions{
 		Options: tune.Options{Backend: be, Progress: progress, MemoryBudget: c.memory},
-		Method:  c.method, Sigmas: c.sigmas, Lambdas: c.lambdas, Sizes: c.sizes,
+		Method:  c.method, Loss: c.loss, Sigmas: c.sigmas, Lambdas: c.lambdas, Sizes: c.sizes,
 		Task: c.task, Seed: c.seed, Rows: c.rows, Workers: c.workers, Metric: c.metric,
 	}
 	if c.method == tune.MethodRidge {
@@ -356,6 +366,8 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 		return nil, fmt.Errorf("%s: %w", c.train, err)
 	} else if err := c.metric.CheckTask(enc.Task == solvers.TaskClassification); err != nil {
 		return nil, usagef("-metric %s does not apply to a %s task (classification: accuracy, balanced_accuracy, auc, logloss, f1; regression: rmse, mae, r2)", c.metric, enc.Task)
+	} else if c.loss == tune.LossLogistic && enc.Task != solvers.TaskClassification {
+		return nil, usagef("-loss logistic needs class labels, and %s reads as a %s target (give -task classification if its values are classes)", c.train, enc.Task)
 	}
 	// The row weights: -weights or -weight-column times -class-weight,
 	// validated against the labels as estimator.Fit does.
@@ -418,7 +430,7 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := tuneResult{Method: tr.Method.String(), Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric, Higher: tr.HigherIsBetter(),
+	res := tuneResult{Method: tr.Method.String(), Loss: tr.Loss.String(), Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric, Higher: tr.HigherIsBetter(),
 		Task: tr.Encoding.Task.String(), Standardize: c.standardize, Seed: c.seed, Backend: be.Name(),
 		NTrain: ntr, NTest: nte, D: d, TuneRows: tuneRows, Best: newTuneRowJSON(tr.Best), Groups: tr.Groups,
 		TuneSeconds: tr.Elapsed.Seconds(), RefitNote: tr.RefitNote, RefitSecs: max(0, refitSecs)}
@@ -468,6 +480,9 @@ func reportTune(w io.Writer, c tuneConfig, out *tuneOutcome) error {
 		return json.NewEncoder(w).Encode(res)
 	}
 	desc := res.Method
+	if res.Loss == tune.LossLogistic.String() {
+		desc += " (logistic loss)"
+	}
 	if res.Map != nil {
 		desc += " on " + *res.Map + " features"
 	}
