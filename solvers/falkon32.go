@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -94,9 +95,10 @@ type knm32 struct {
 	blk        blas32.General // bs x M streaming block; Data nil when cached
 	w32, o32   blas32.General // M x kout
 	t32        blas32.General // bs x kout (products32 only)
-	wide       *mat.Dense     // wr x M: float32 rows widened for the products
-	wt         *mat.Dense     // wr x kout: K_b w
-	cached     bool
+	// wide[g], wt[g] and acc[g] are product worker g's scratch: wr x M
+	// float32 rows widened, wr x kout K_b w, and (g > 0) its M x kout sum.
+	wide, wt, acc []*mat.Dense
+	cached        bool
 }
 
 // products32 switches the CG passes of float32 FALKON to float32 products
@@ -135,6 +137,13 @@ func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.M
 	// scratch of one block computation.
 	wr := widenRows(n, M)
 	held := satAdd(fixed, c32.Bytes(), budget.Floats(2, M, kout)/2, c32.ScratchBytes(min(n, fillRows32)), budget.Floats(wr, M+kout))
+	// More product workers where the budget holds their scratch and still
+	// a strip of streamed rows.
+	workers := int64(1)
+	per := satAdd(budget.Floats(wr, M+kout), budget.Floats(M, kout))
+	for workers < int64(productWorkers(n, wr)) && satAdd(held, per, budget.Floats(min(n, wr), M+kout)/2) <= limit {
+		held, workers = satAdd(held, per), workers+1
+	}
 	cacheBS := min(n, max(16, int(passBlockBytes/(int64(M)*4))))
 	if satAdd(held, budget.Floats(n, M)/2, budget.Floats(cacheBS, kout)/2) <= limit {
 		q.bs, q.cached = cacheBS, true
@@ -152,7 +161,13 @@ func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.M
 	if products32 {
 		q.t32 = newGeneral32(q.bs, kout)
 	}
-	q.wide, q.wt = mat.NewDense(wr, M, nil), mat.NewDense(wr, kout, nil)
+	for g := 0; g < int(workers); g++ {
+		q.wide = append(q.wide, mat.NewDense(wr, M, nil))
+		q.wt = append(q.wt, mat.NewDense(wr, kout, nil))
+		if g > 0 {
+			q.acc = append(q.acc, mat.NewDense(M, kout, nil))
+		}
+	}
 	if !q.cached {
 		q.blk = newGeneral32(q.bs, M)
 		return q, nil
@@ -210,22 +225,79 @@ func (q *knm32) pass(ctx context.Context, out blas64.General, w *blas64.General)
 			q.pass32(kv, i0, out, w != nil)
 			continue
 		}
-		wr, _ := q.wide.Dims()
-		for r0 := 0; r0 < i1-i0; r0 += wr {
-			r1 := min(r0+wr, i1-i0)
-			kw := q.wide.Slice(0, r1-r0, 0, q.M).(*mat.Dense).RawMatrix()
+		if err := q.products(ctx, kv, i0, out, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// productWorkers is the number of goroutines that share a pass's widened
+// products: GOMAXPROCS, at most one per strip of wr rows.
+func productWorkers(n, wr int) int { return max(1, min(runtime.GOMAXPROCS(0), (n+wr-1)/wr)) }
+
+// products adds K_b^T W (K_b w) (w nil: K_b^T yc_b) of the float32 block
+// kv of rows i0... to out, in float64: the block's rows are widened wr at
+// a time, and the strips are shared among the workers by a fixed
+// assignment (strip s to worker s mod W). Worker 0 adds into out, each
+// other worker into its own M x kout sum, added into out in worker order
+// after the block, so a pass sums in the same order on every run. The
+// widening and the skinny products are memory-bound and were a pass's
+// serial part: with one worker a streamed pass kept one of two cores busy
+// while its kernel blocks used both.
+func (q *knm32) products(ctx context.Context, kv blas32.General, i0 int, out blas64.General, w *blas64.General) error {
+	m := kv.Rows
+	wr, _ := q.wide[0].Dims()
+	strips := (m + wr - 1) / wr
+	W := min(len(q.wide), strips)
+	work := func(g int, dst blas64.General) {
+		for s := g; s < strips; s += W {
+			if ctx.Err() != nil {
+				return
+			}
+			r0 := s * wr
+			r1 := min(r0+wr, m)
+			kw := q.wide[g].Slice(0, r1-r0, 0, q.M).(*mat.Dense).RawMatrix()
 			widen32(kw, kv, r0, r1)
 			var t blas64.General
 			if w == nil {
 				t = q.yc.Slice(i0+r0, i0+r1, 0, q.kout).(*mat.Dense).RawMatrix()
 			} else {
-				t = q.wt.Slice(0, r1-r0, 0, q.kout).(*mat.Dense).RawMatrix()
+				t = q.wt[g].Slice(0, r1-r0, 0, q.kout).(*mat.Dense).RawMatrix()
 				q.be.Gemm(blas.NoTrans, blas.NoTrans, 1, kw, *w, 0, t)
 				if q.rw != nil {
 					scaleRows(t, q.rw[i0+r0:i0+r1])
 				}
 			}
-			q.be.Gemm(blas.Trans, blas.NoTrans, 1, kw, t, 1, out)
+			q.be.Gemm(blas.Trans, blas.NoTrans, 1, kw, t, 1, dst)
+		}
+	}
+	if W == 1 {
+		work(0, out)
+		return ctx.Err()
+	}
+	var wg sync.WaitGroup
+	for g := 1; g < W; g++ {
+		acc := q.acc[g-1].RawMatrix()
+		zeroGeneral(acc)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(g, acc)
+		}()
+	}
+	work(0, out)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("solvers: FALKON canceled: %w", err)
+	}
+	for g := 1; g < W; g++ {
+		acc := q.acc[g-1].RawMatrix()
+		for i := 0; i < out.Rows; i++ {
+			dst := out.Data[i*out.Stride : i*out.Stride+out.Cols]
+			for j, v := range acc.Data[i*acc.Stride : i*acc.Stride+acc.Cols] {
+				dst[j] += v
+			}
 		}
 	}
 	return nil
