@@ -29,7 +29,8 @@ bench/defaults/README.md.
 Needs Debian's python3-sklearn (run with /usr/bin/python3). Not part of CI.
 
   /usr/bin/python3 defaults/sklearn_defaults.py DIR [--sets a,b] [--n-jobs 2]
-      [--out sklearn_defaults.jsonl] [--go defaults.jsonl] [--single | --exact-fast]
+      [--out sklearn_defaults.jsonl] [--go defaults.jsonl] [--seeds 1,2]
+      [--single | --exact-fast]
 
 --single skips the grid search and times one fit at the grid's middle
 (median-heuristic sigma, lambda 1e-6) per split: the time rule compares the
@@ -344,11 +345,13 @@ def main():
     ap.add_argument("--out", default="sklearn_defaults.jsonl", help="JSON lines output")
     ap.add_argument("--go", default="", help="the Go program's JSON lines, for the verdict table")
     ap.add_argument("--single", action="store_true", help="no grid search: time one fit at the grid's middle (the time rule's reference)")
+    ap.add_argument("--seeds", default="", help="comma-separated split seeds to run, in that order (default: every split)")
     ap.add_argument("--exact-fast", action="store_true",
                     help="GridSearchCV's result computed as kernel ridge (at most 4096 training rows; no timings)")
     a = ap.parse_args()
     if a.exact_fast and a.single:
         ap.error("--exact-fast and --single exclude each other")
+    seeds = [int(k) for k in a.seeds.split(",") if k]
     names = [s for s in a.sets.split(",") if s] or sorted(f[:-5] for f in os.listdir(a.dir) if f.endswith(".json"))
     recs = []
     print("| set | seed | metric | score | AUC | sigma | lambda | CV score | train rows used | refit s | total s |")
@@ -358,7 +361,10 @@ def main():
             with open(os.path.join(a.dir, name + ".json")) as f:
                 d = json.load(f)
             data = read_set(d)
-            for sp in d["splits"]:
+            splits = d["splits"]
+            if seeds:
+                splits = [sp for k in seeds for sp in d["splits"] if sp["seed"] == k]
+            for sp in splits:
                 if a.exact_fast:
                     r = run_split_fast(d, sp, data)
                 else:
