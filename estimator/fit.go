@@ -77,7 +77,8 @@ type Report struct {
 	Precision   zonal.Precision
 	Standardize bool
 	// Intercept is the model's intercept (solvers.InterceptMean or
-	// solvers.InterceptFitted).
+	// solvers.InterceptFitted; the logistic loss's logits have none, and
+	// it reads InterceptMean there).
 	Intercept solvers.Intercept
 	Task      solvers.Task
 	Chosen    Chosen

@@ -403,7 +403,7 @@ func shapeOf(x mat.Matrix) estimator.Shape {
 // newFitResult fills the settings of the -json result from the report.
 func newFitResult(c fitConfig, rep *estimator.Report, nte int) fitResult {
 	res := fitResult{Method: rep.Method.String(), Loss: rep.Loss.String(), Task: rep.Task.String(), NTrain: rep.Rows, NTest: nte, D: rep.Cols,
-		Kernel: rep.Kernel.Kind.String(), Lambda: rep.Lambda, Standardize: rep.Standardize, Intercept: rep.Intercept.String(), Chosen: rep.Chosen, Seed: c.opts.Seed,
+		Kernel: rep.Kernel.Kind.String(), Lambda: rep.Lambda, Standardize: rep.Standardize, Intercept: interceptName(rep), Chosen: rep.Chosen, Seed: c.opts.Seed,
 		Backend: rep.Backend, TFIDF: c.opts.Text.TFIDF, Normalize: c.opts.Text.Normalize, Sparse: rep.Sparse, Density: rep.Density,
 		FitSeconds: rep.Seconds, Solve: newSolveJSON(rep), Calibration: rep.Calibration.String(), CalibrationRows: rep.CalibrationRows, CalibrationSeconds: rep.CalibrationSeconds}
 	if rep.Weighted {
@@ -559,3 +559,12 @@ func saveModel(e *env, path string, p *solvers.Pipeline) error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// interceptName is -json's "intercept": the model's (mean or fitted), none
+// for the logistic loss, whose logits have no constant term.
+func interceptName(rep *estimator.Report) string {
+	if rep.Loss == estimator.LossLogistic {
+		return "none"
+	}
+	return rep.Intercept.String()
+}
