@@ -223,7 +223,7 @@ type TrainingWeights struct {
 // nil for nil w (an unweighted fit records nothing).
 //
 // Errors: those of CheckWeights for w; a *zonal.ParamError on
-// "ClassFactors" for a NaN, Inf or negative factor.
+// "TrainingWeights.ClassFactors" for a NaN, Inf or negative factor.
 func NewTrainingWeights(w, cf []float64) (*TrainingWeights, error) {
 	if w == nil {
 		return nil, nil
@@ -252,18 +252,18 @@ func (w *TrainingWeights) check(enc *Encoding) error {
 	}
 	switch {
 	case !(w.Sum > 0) || math.IsInf(w.Sum, 0):
-		return bad("Sum", fmt.Sprintf("the recorded weight sum is %g (want finite and > 0)", w.Sum))
+		return bad("TrainingWeights.Sum", fmt.Sprintf("the recorded weight sum is %g (want finite and > 0)", w.Sum))
 	case w.Rows < 1:
-		return bad("Rows", fmt.Sprintf("%d rows of positive weight recorded (want >= 1)", w.Rows))
+		return bad("TrainingWeights.Rows", fmt.Sprintf("%d rows of positive weight recorded (want >= 1)", w.Rows))
 	}
 	for j, v := range w.ClassFactors {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return bad("ClassFactors", fmt.Sprintf("the factor of class %d is %g (want finite and >= 0)", j, v))
+			return bad("TrainingWeights.ClassFactors", fmt.Sprintf("the factor of class %d is %g (want finite and >= 0)", j, v))
 		}
 	}
 	if enc != nil && w.ClassFactors != nil {
 		if enc.Task != TaskClassification || len(w.ClassFactors) != len(enc.Classes) {
-			return &zonal.ParamError{Param: "ClassFactors", Reason: fmt.Sprintf("%d class factors for a %s model with %d classes", len(w.ClassFactors), enc.Task, len(enc.Classes)), Err: zonal.ErrShape}
+			return &zonal.ParamError{Param: "TrainingWeights.ClassFactors", Reason: fmt.Sprintf("%d class factors for a %s model with %d classes", len(w.ClassFactors), enc.Task, len(enc.Classes)), Err: zonal.ErrShape}
 		}
 	}
 	return nil
