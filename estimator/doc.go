@@ -168,7 +168,8 @@
 // weights, so that the probabilities are those of the weighted
 // distribution. The plan (centres, tuning rows) is made from the data's
 // shape as without weights. Report.Weighted, WeightSum and ClassWeights
-// say what was used.
+// say what was used, and the pipeline Fit returns records it
+// (solvers.Pipeline.Weights, TrainingWeights), as its model file does.
 //
 // # Float32 rows
 //

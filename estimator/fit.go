@@ -120,7 +120,8 @@ type Report struct {
 	// Weighted says the fit was weighted (Options.Weights or
 	// Options.ClassWeight); WeightSum is then the sum of the row weights
 	// used, and ClassWeights the factor of each class (nil without
-	// ClassWeight), in the order of the encoding's classes.
+	// ClassWeight), in the order of the encoding's classes. The pipeline
+	// Fit returns records them (Pipeline.Weights, kept by its model file).
 	Weighted     bool
 	WeightSum    float64
 	ClassWeights []LabelWeight
@@ -322,8 +323,35 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 	} else if opts.Calibration == CalibrationPlatt || opts.Calibration == CalibrationIsotonic {
 		return nil, nil, &zonal.ParamError{Param: "Calibration", Value: opts.Calibration, Reason: "calibration turns class scores into probabilities: it applies to classification only, the task is " + enc.Task.String()}
 	}
+	if weights != nil {
+		tw, err := TrainingWeights(weights, classWeights)
+		if err == nil {
+			pipe, err = pipe.WithWeights(tw)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	rep.Seconds = time.Since(start).Seconds()
 	return pipe, rep, nil
+}
+
+// TrainingWeights is the record of a fit on the row weights w (sample
+// weight times class factor, as RowWeights returns them) with the class
+// weights cw (nil: none; in the order of the encoding's classes, as
+// RowWeights returns them): nil for nil w. Fit gives it to the pipeline it
+// returns (solvers.Pipeline.WithWeights), whose model file keeps it.
+//
+// Errors: those of solvers.NewTrainingWeights.
+func TrainingWeights(w []float64, cw []LabelWeight) (*solvers.TrainingWeights, error) {
+	var f []float64
+	if cw != nil {
+		f = make([]float64, len(cw))
+		for c, lw := range cw {
+			f[c] = lw.Weight
+		}
+	}
+	return solvers.NewTrainingWeights(w, f)
 }
 
 // fitModel fits the plan's model at kernel k and lambda on the rows x

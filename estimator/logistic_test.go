@@ -109,7 +109,8 @@ func TestFitLogisticDigits(t *testing.T) {
 }
 
 // Equal weights are the unweighted logistic fit (the objective divides by
-// their sum), bit for bit; zero weights are accepted.
+// their sum), bit for bit (the files differing by the record of the
+// weights); zero weights are accepted.
 func TestFitLogisticWeights(t *testing.T) {
 	x, y := blobs(200, 2, 3, 0.1, 5)
 	o := estimator.Options{Loss: estimator.LossLogistic, Centers: 40, Seed: 3}
@@ -125,8 +126,16 @@ func TestFitLogisticWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if twice.Weights == nil || twice.Weights.Sum != 400 {
+		t.Fatalf("weighted fit's record %+v, want a sum of 400", twice.Weights)
+	}
+	// The files differ by the record of the weights only.
+	unrecorded, err := twice.WithWeights(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	a, _ := solvers.MarshalPipeline(plain)
-	b, _ := solvers.MarshalPipeline(twice)
+	b, _ := solvers.MarshalPipeline(unrecorded)
 	if string(a) != string(b) {
 		t.Error("weights all 2 changed the logistic model")
 	}

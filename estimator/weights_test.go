@@ -2,14 +2,17 @@ package estimator_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/estimator"
+	"github.com/zonal-ml/zonal/solvers"
 )
 
 func TestClassWeightRoundTrip(t *testing.T) {
@@ -250,5 +253,63 @@ func TestFitWeightedCalibration(t *testing.T) {
 	t.Logf("mean P(class 1): unweighted %.3f, class 1 weighted 0.05: %.3f", plain, weighted)
 	if !(plain > 0.35 && weighted < 0.25) {
 		t.Errorf("mean P(class 1) unweighted %.3f (want above 0.35), weighted %.3f (want below 0.25)", plain, weighted)
+	}
+}
+
+// Fit records the weights of a weighted fit on the pipeline (the values
+// of the report), its model file keeps them, and the loaded model reports
+// the fit's WeightSum; an unweighted fit records nothing and its file is
+// of version 3 or lower.
+func TestFitRecordsWeights(t *testing.T) {
+	ctx := context.Background()
+	x, y := blobs(60, 2, 2, 0, 3)
+	o := given()
+	o.ClassWeight = estimator.ClassWeight{Balanced: true}
+	o.Weights = make([]float64, 60)
+	for i := range o.Weights {
+		o.Weights[i] = float64(i % 3) // 20 rows of weight 0
+	}
+	p, rep, err := estimator.Fit(ctx, x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := p.Weights
+	if tw == nil || tw.Sum != rep.WeightSum || tw.Rows != 40 || len(tw.ClassFactors) != len(rep.ClassWeights) {
+		t.Fatalf("record %+v, report sum %g, class weights %v", tw, rep.WeightSum, rep.ClassWeights)
+	}
+	for c, lw := range rep.ClassWeights {
+		if tw.ClassFactors[c] != lw.Weight {
+			t.Errorf("class %g: recorded factor %g, reported %g", lw.Label, tw.ClassFactors[c], lw.Weight)
+		}
+	}
+	b, err := solvers.MarshalPipeline(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := solvers.UnmarshalPipeline(b, solvers.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(q.Weights, tw) {
+		t.Errorf("loaded record %+v, want %+v", q.Weights, tw)
+	}
+	if got := q.Model.(*solvers.KRR).WeightSum(); got != rep.WeightSum {
+		t.Errorf("loaded WeightSum %g, fitted with %g", got, rep.WeightSum)
+	}
+	plain, _, err := estimator.Fit(ctx, x, y, given())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Weights != nil {
+		t.Errorf("unweighted fit records %+v", plain.Weights)
+	}
+	if b, err = solvers.MarshalPipeline(plain); err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint16(b[8:]); v > 3 {
+		t.Errorf("unweighted file has version %d", v)
+	}
+	if tw, err := estimator.TrainingWeights(nil, nil); tw != nil || err != nil {
+		t.Errorf("TrainingWeights(nil) = %v, %v", tw, err)
 	}
 }

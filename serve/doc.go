@@ -13,7 +13,10 @@
 //	                               "binary_tensor_data")
 //	GET  /v2/health/live           {"live": true}
 //	GET  /v2/health/ready          {"ready": true} (503 while draining)
-//	GET  /v2/models/{name}         model metadata: input tensor [-1, d], output tensors
+//	GET  /v2/models/{name}         model metadata: input tensor [-1, d], output tensors,
+//	                               and for a weighted fit the properties weight_sum,
+//	                               weighted_rows and class_weights (the weights its
+//	                               file records, solvers.TrainingWeights)
 //	GET  /v2/models/{name}/ready   {"name": name, "ready": true}
 //	POST /v2/models/{name}/infer   one FP64 or FP32 input tensor of shape [n, d], in JSON
 //	                               or as binary data (the binary tensor data extension:

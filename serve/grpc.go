@@ -147,7 +147,7 @@ func (g *grpcService) ModelMetadata(_ context.Context, req *oip.ModelMetadataReq
 		return nil, grpcError(err)
 	}
 	meta := g.s.metaOf(m)
-	md := &oip.ModelMetadataResponse{Name: meta.Name, Versions: meta.Versions, Platform: meta.Platform}
+	md := &oip.ModelMetadataResponse{Name: meta.Name, Versions: meta.Versions, Platform: meta.Platform, Properties: meta.Properties}
 	for _, it := range meta.Inputs {
 		md.Inputs = append(md.Inputs, &oip.ModelMetadataResponse_TensorMetadata{Name: it.Name, Datatype: it.Datatype, Shape: it.Shape})
 	}

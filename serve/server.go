@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -687,6 +688,10 @@ type v2Meta struct {
 	Platform string       `json:"platform"`
 	Inputs   []v2MetaItem `json:"inputs"`
 	Outputs  []v2MetaItem `json:"outputs"`
+	// Properties are the protocol's optional model properties: the
+	// training weights the model file records (weightProperties), absent
+	// for an unweighted model.
+	Properties map[string]string `json:"properties,omitempty"`
 }
 
 type v2MetaItem struct {
@@ -718,7 +723,30 @@ func (s *Server) metaOf(m *model) v2Meta {
 	if s.opts.Version != "" {
 		md.Versions = []string{s.opts.Version}
 	}
+	md.Properties = weightProperties(m.p.Weights, m.p.Encoding.Classes)
 	return md
+}
+
+// weightProperties are the model properties of the training weights tw
+// of a model of the classes (nil for nil tw): "weight_sum" (the sum of the
+// row weights), "weighted_rows" (the rows of positive weight) and, with
+// class weights, "class_weights" ("LABEL:W,LABEL:W,..." in class order).
+func weightProperties(tw *solvers.TrainingWeights, classes []float64) map[string]string {
+	if tw == nil {
+		return nil
+	}
+	pr := map[string]string{
+		"weight_sum":    strconv.FormatFloat(tw.Sum, 'g', -1, 64),
+		"weighted_rows": strconv.Itoa(tw.Rows),
+	}
+	if tw.ClassFactors != nil {
+		parts := make([]string, len(tw.ClassFactors))
+		for c, f := range tw.ClassFactors {
+			parts[c] = strconv.FormatFloat(classes[c], 'g', -1, 64) + ":" + strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		pr["class_weights"] = strings.Join(parts, ",")
+	}
+	return pr
 }
 
 // handleModelMeta answers GET /v2/models/{name}.

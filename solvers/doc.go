@@ -100,9 +100,14 @@
 // rows unweighted; ParK partitions the rows of positive weight unweighted
 // and gives each cell its rows' weights with lambda_q = lambda sum(w) /
 // sum_q(w). Rows of weight zero are dropped before anything is formed (a
-// KRR model does not keep them). Fitted models report WeightSum; model
-// files do not record weights (the fitted function is all a prediction
-// needs), so files of weighted and unweighted fits are alike.
+// KRR model does not keep them). Fitted models report WeightSum. A
+// pipeline may record how its model was weighted (Pipeline.Weights, a
+// TrainingWeights: the weight sum, the rows of positive weight and the
+// class factors; estimator.Fit sets it for a weighted fit): the model file
+// keeps the record (format version 4, so that files of unweighted fits
+// stay byte for byte as before), and a loaded model's WeightSum is the
+// record's Sum. Predictions never use it: the fitted function is all they
+// need.
 //
 // With M = n centres FALKON solves the exact KRR system, and with an exact
 // feature map (Nystrom on all training points, Z Z^T = K) ridge regression on

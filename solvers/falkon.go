@@ -76,7 +76,7 @@ type Falkon struct {
 	auto    bool // the fit's iteration cap was automatic
 	kmmJit  float64
 	caching bool
-	wsum    float64 // sum of the fit's Options.Weights; 0: unweighted or loaded
+	wsum    float64 // sum of the fit's Options.Weights (or the loaded record's); 0: unweighted
 }
 
 // FitFalkon fits FALKON (Rudi, Carratino, Rosasco 2017) with k outputs. With
@@ -438,9 +438,11 @@ func (m *Falkon) CenterIndices() []int { return m.idx }
 func (m *Falkon) Alpha() *mat.Dense { return m.exp.alpha }
 
 // WeightSum is the sum of the Options.Weights the model was fitted with:
-// 0 for an unweighted fit and for a loaded model (model files do not
-// record weights).
+// 0 for an unweighted fit; for a loaded model the Sum of the pipeline's
+// recorded TrainingWeights (0 when the file records none).
 func (m *Falkon) WeightSum() float64 { return m.wsum }
+
+func (m *Falkon) setWeightSum(s float64) { m.wsum = s }
 
 // CG reports the conjugate-gradient run of the fit.
 func (m *Falkon) CG() CGResult { return m.cg }

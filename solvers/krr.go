@@ -26,7 +26,7 @@ type KRR struct {
 	exp    *expansion
 	lambda float64
 	jitter float64
-	wsum   float64 // sum of the fit's Options.Weights; 0: unweighted or loaded
+	wsum   float64 // sum of the fit's Options.Weights (or the loaded record's); 0: unweighted
 	fitted bool    // fitted here (Diagnostics known), not loaded
 }
 
@@ -127,9 +127,11 @@ func (m *KRR) InputDim() int { _, d, _ := m.exp.dims(); return d }
 func (m *KRR) Outputs() int { _, _, k := m.exp.dims(); return k }
 
 // WeightSum is the sum of the Options.Weights the model was fitted with:
-// 0 for an unweighted fit and for a loaded model (model files do not
-// record weights; the fitted function is all they need).
+// 0 for an unweighted fit; for a loaded model the Sum of the pipeline's
+// recorded TrainingWeights (0 when the file records none).
 func (m *KRR) WeightSum() float64 { return m.wsum }
+
+func (m *KRR) setWeightSum(s float64) { m.wsum = s }
 
 // Jitter is the diagonal jitter the factorisation needed (0 normally).
 func (m *KRR) Jitter() float64 { return m.jitter }

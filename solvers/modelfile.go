@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/zonal-ml/zonal"
@@ -36,8 +37,8 @@ import (
 //	        kind registered with RegisterModel)
 //	task uint8, classes []float64
 //	inputs: uint8 flags (bit 0 scaler, bit 1 text transform, bit 2
-//	        calibration; version 1 files only know bit 0, version 2 files
-//	        bits 0 and 1), then with bit 0 the scaler's mean []float64,
+//	        calibration, bit 3 training weights; version 1 files only know
+//	        bit 0, version 2 files bits 0 and 1, version 3 bits 0 to 2), then with bit 0 the scaler's mean []float64,
 //	        scale []float64, then with bit 1 the bytes of
 //	        dataset.TextTransform.MarshalBinary (applied before the scaler)
 //	calibration (bit 2, version 3): uint8 method (calibrate.Method: 0
@@ -45,6 +46,9 @@ import (
 //	        the probability of the larger class), one per class in class
 //	        order for more: Platt A, B (float64 each), isotonic knots
 //	        X []float64, Y []float64
+//	weights (bit 3, version 4): the pipeline's TrainingWeights: Sum
+//	        float64, Rows uint64, ClassFactors []float64 (length 0: no
+//	        class weights, else one per class)
 //	model: the bytes of PersistentModel.MarshalBinary, up to the crc
 //
 // The model bytes of this package's kinds (written by the MarshalBinary
@@ -63,25 +67,29 @@ import (
 //
 // Version 2 differs from version 1 only by the precision sections of
 // float32 models (zonal.Float32) and the text transform (input flag bit 1);
-// version 3 from version 2 only by the calibration (input flag bit 2).
+// version 3 from version 2 only by the calibration (input flag bit 2),
+// version 4 from version 3 only by the training weights (input flag bit 3).
 // A file is written with the lowest version that holds its parts: files
-// without a calibration byte for byte as before, so that earlier builds
-// read them; an earlier build refuses a calibrated file by its version
-// (zonal.ErrVersion) rather than by an unknown flag.
+// without a calibration or weights byte for byte as before, so that
+// earlier builds read them; an earlier build refuses a calibrated or
+// weighted file by its version (zonal.ErrVersion) rather than by an
+// unknown flag.
 const (
 	fileMagic = "ZONALMDL"
 	// FormatVersion is the newest model-file format version this package
 	// writes; it reads every version from 1 to FormatVersion. Version 2
 	// added the precision section of float32 models and the text transform
-	// of pipelines, version 3 the calibration of classifiers; a file is
-	// written with the lowest version that holds its parts, so older
-	// builds still read what they can.
-	FormatVersion = 3
+	// of pipelines, version 3 the calibration of classifiers, version 4
+	// the training weights of weighted fits; a file is written with the
+	// lowest version that holds its parts, so older builds still read
+	// what they can.
+	FormatVersion = 4
 	// formatV1 is the version of files with none of them.
 	formatV1     = 1
 	inputScaler  = 1 << 0 // input flags: a scaler follows
 	inputText    = 1 << 1 // input flags: a text transform follows (version 2)
 	inputCalibra = 1 << 2 // input flags: a calibration follows (version 3)
+	inputWeights = 1 << 3 // input flags: training weights follow (version 4)
 )
 
 // Save writes p to w in the versioned model format (see MarshalPipeline).
@@ -96,8 +104,9 @@ func Save(w io.Writer, p *Pipeline) error {
 	return err
 }
 
-// MarshalPipeline encodes p in the versioned model format: version 3 when
-// p has a calibration, else version 2 when the model records float32
+// MarshalPipeline encodes p in the versioned model format: version 4 when
+// p records training weights (Pipeline.Weights), else version 3 when p has
+// a calibration, else version 2 when the model records float32
 // precision or p has a text transform, else version 1 (which earlier
 // builds read). The model must be
 // a PersistentModel whose kind is registered (RegisterModel), so that the
@@ -145,6 +154,9 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 	if p.Calibration != nil {
 		flags |= inputCalibra
 	}
+	if p.Weights != nil {
+		flags |= inputWeights
+	}
 	e.u8(flags)
 	if p.Scaler != nil {
 		e.floats(p.Scaler.Mean)
@@ -155,6 +167,11 @@ func MarshalPipeline(p *Pipeline) ([]byte, error) {
 	}
 	if p.Calibration != nil {
 		e.calibration(p.Calibration)
+	}
+	if p.Weights != nil {
+		e.f64(p.Weights.Sum)
+		e.u64(uint64(p.Weights.Rows))
+		e.floats(p.Weights.ClassFactors)
 	}
 	e.b = append(e.b, body...)
 	return binary.LittleEndian.AppendUint32(e.b, crc32.ChecksumIEEE(e.b)), nil
@@ -232,6 +249,9 @@ func decodeBody(d *dec, version uint16, be backend.Backend) (*Pipeline, error) {
 	if version >= 3 {
 		known |= inputCalibra
 	}
+	if version >= 4 {
+		known |= inputWeights
+	}
 	if flags&^known != 0 {
 		d.fail("bad input flags %#x for format version %d", flags, version)
 	}
@@ -256,6 +276,10 @@ func decodeBody(d *dec, version uint16, be backend.Backend) (*Pipeline, error) {
 	var cal *Calibration
 	if d.err == nil && flags&inputCalibra != 0 {
 		cal = d.calibration(encg)
+	}
+	var tw *TrainingWeights
+	if d.err == nil && flags&inputWeights != 0 {
+		tw = d.trainingWeights()
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -289,12 +313,18 @@ func decodeBody(d *dec, version uint16, be backend.Backend) (*Pipeline, error) {
 	if err != nil {
 		return nil, asFormatError(kind, err)
 	}
+	if s, ok := m.(weightSumSetter); ok && tw != nil {
+		s.setWeightSum(tw.Sum)
+	}
 	p, err := NewPipeline(sc, encg, m)
 	if err == nil && text != nil {
 		p, err = p.WithText(text)
 	}
 	if err == nil && cal != nil {
 		p, err = p.WithCalibration(cal)
+	}
+	if err == nil && tw != nil {
+		p, err = p.WithWeights(tw) // checks the record against the encoding
 	}
 	if err != nil {
 		return nil, asFormatError(kind, err)
@@ -398,9 +428,9 @@ func expansionDecoder(mk func(lambda float64, e *expansion) Model) ModelDecoder 
 	}
 }
 
-// pipelineVersion is the format version p is written with: 3 when it has a
-// calibration, else 2 when its model is float32 or it has a text
-// transform, else 1.
+// pipelineVersion is the format version p is written with: 4 when it
+// records training weights, else 3 when it has a calibration, else 2 when
+// its model is float32 or it has a text transform, else 1.
 func pipelineVersion(p *Pipeline) uint16 {
 	v := modelFormatVersion(p.Model)
 	if p.Text != nil {
@@ -409,7 +439,27 @@ func pipelineVersion(p *Pipeline) uint16 {
 	if p.Calibration != nil {
 		v = max(v, 3)
 	}
+	if p.Weights != nil {
+		v = max(v, 4)
+	}
 	return v
+}
+
+// trainingWeights reads what MarshalPipeline wrote of a pipeline's
+// TrainingWeights; WithWeights checks the values against the encoding.
+func (d *dec) trainingWeights() *TrainingWeights {
+	sum, rows, cf := d.f64("weight sum"), d.u64("weighted rows"), d.floats("class factors")
+	if d.err != nil {
+		return nil
+	}
+	if rows > uint64(math.MaxInt) {
+		d.fail("%d weighted rows", rows)
+		return nil
+	}
+	if len(cf) == 0 {
+		cf = nil
+	}
+	return &TrainingWeights{Sum: sum, Rows: int(rows), ClassFactors: cf}
 }
 
 // calibration appends c's method and calibrators (see the layout).

@@ -198,6 +198,14 @@ func FuzzLoad(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	weighted, _, _ := weightedPipelines(f)
+	for _, name := range []string{"krr", "park", "calibrated-multi"} {
+		b, err := MarshalPipeline(weighted[name])
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Add([]byte("ZONALMDL\x01\x00"))
 	row := xt.Slice(0, 1, 0, 3).(*mat.Dense)
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -149,7 +149,7 @@ type ParK struct {
 	lambda    float64
 	report    *ParKReport
 	diag      Diagnostics // aggregated over the cells
-	wsum      float64     // sum of the fit's Options.Weights; 0: unweighted or loaded
+	wsum      float64     // sum of the fit's Options.Weights (or the loaded record's); 0: unweighted
 }
 
 // FitParK fits ParK (Carratino, Vigogna, Calandriello, Rosasco 2021).
@@ -645,9 +645,11 @@ func cellWeights(rw rowWeights, rows []int) ([]float64, float64) {
 }
 
 // WeightSum is the sum of the Options.Weights the model was fitted with:
-// 0 for an unweighted fit and for a loaded model (model files do not
-// record weights).
+// 0 for an unweighted fit; for a loaded model the Sum of the pipeline's
+// recorded TrainingWeights (0 when the file records none).
 func (p *ParK) WeightSum() float64 { return p.wsum }
+
+func (p *ParK) setWeightSum(s float64) { p.wsum = s }
 
 // Cells is Q.
 func (p *ParK) Cells() int { return len(p.cells) }

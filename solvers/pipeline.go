@@ -3,6 +3,7 @@ package solvers
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/zonal-ml/zonal"
@@ -42,7 +43,8 @@ func (s *Scaler) applyRow(dst, x []float64) {
 // optional text transform (tf-idf and/or L2 row normalization), an optional
 // input scaler, a fitted model, the label encoding of its task and, for
 // classification, an optional calibration of its outputs into class
-// probabilities (proba.go). An input row x goes through Text, then Scaler,
+// probabilities (proba.go), and, for a weighted fit, the record of its
+// training weights (TrainingWeights; not used by predictions). An input row x goes through Text, then Scaler,
 // then Model. It is immutable after construction and safe for concurrent
 // use.
 type Pipeline struct {
@@ -50,8 +52,9 @@ type Pipeline struct {
 	Scaler      *Scaler                // nil: inputs are used as they are
 	Encoding    Encoding
 	Model       Model
-	Calibration *Calibration // nil: no probabilities (set by WithCalibration)
-	pool        sync.Pool    // *pipeScratch
+	Calibration *Calibration     // nil: no probabilities (set by WithCalibration)
+	Weights     *TrainingWeights // nil: unweighted fit, or not recorded (set by WithWeights)
+	pool        sync.Pool        // *pipeScratch
 }
 
 type pipeScratch struct {
@@ -107,7 +110,32 @@ func (p *Pipeline) clone() (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	q.Text, q.Calibration = p.Text, p.Calibration
+	q.Text, q.Calibration, q.Weights = p.Text, p.Calibration, p.Weights
+	return q, nil
+}
+
+// WithWeights returns a pipeline like p that records w, the training
+// weights of its model's fit (a copy of w is kept); w nil removes the
+// record. p itself is unchanged. The record goes into the model file
+// (format version 4) and, on loading, restores the WeightSum of this
+// package's models.
+//
+// Errors: a *zonal.ParamError (wrapping zonal.ErrParam; zonal.ErrShape for
+// class factors that are not one per class of a classifier) for a Sum
+// that is not finite and > 0, Rows < 1, or a NaN, Inf or negative class
+// factor.
+func (p *Pipeline) WithWeights(w *TrainingWeights) (*Pipeline, error) {
+	if w != nil {
+		if err := w.check(&p.Encoding); err != nil {
+			return nil, err
+		}
+		w = &TrainingWeights{Sum: w.Sum, Rows: w.Rows, ClassFactors: slices.Clone(w.ClassFactors)}
+	}
+	q, err := p.clone()
+	if err != nil {
+		return nil, err
+	}
+	q.Weights = w
 	return q, nil
 }
 

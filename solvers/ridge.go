@@ -31,7 +31,7 @@ type Ridge struct {
 	lambda float64
 	prec   zonal.Precision // of the features, at fit and prediction time
 	be     backend.Backend // large-batch prediction; never nil
-	wsum   float64         // sum of the fit's Options.Weights; 0: unweighted or loaded
+	wsum   float64         // sum of the fit's Options.Weights (or the loaded record's); 0: unweighted
 	fitted bool            // fitted here (Diagnostics known), not loaded
 	pool   sync.Pool       // *ridgeScratch
 }
@@ -306,9 +306,11 @@ func (r *Ridge) InputDim() int { return r.fm.InputDim() }
 func (r *Ridge) Outputs() int { _, k := r.w.Dims(); return k }
 
 // WeightSum is the sum of the Options.Weights the model was fitted with:
-// 0 for an unweighted fit and for a loaded model (model files do not
-// record weights).
+// 0 for an unweighted fit; for a loaded model the Sum of the pipeline's
+// recorded TrainingWeights (0 when the file records none).
 func (r *Ridge) WeightSum() float64 { return r.wsum }
+
+func (r *Ridge) setWeightSum(s float64) { r.wsum = s }
 
 // Map returns the feature map.
 func (r *Ridge) Map() kernels.FeatureMap { return r.fm }

@@ -3,6 +3,7 @@ package solvers
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -198,4 +199,78 @@ func centerWeights(w []float64, idx []int) []float64 {
 		cw[j] *= float64(len(idx)) / sum
 	}
 	return cw
+}
+
+// TrainingWeights is what a pipeline records of the row weights its model
+// was fitted with (Pipeline.Weights; the model file keeps it, format
+// version 4). It says how the fit was weighted; a prediction does not use
+// it.
+type TrainingWeights struct {
+	// Sum is the sum of the row weights the fit used (sample weight times
+	// class factor): finite and > 0.
+	Sum float64
+	// Rows is the number of training rows of positive weight (the rows
+	// that entered the objective): >= 1.
+	Rows int
+	// ClassFactors are the class weights of a classifier, one per class
+	// of the pipeline's Encoding.Classes in that order (each finite and
+	// >= 0); nil without class weights.
+	ClassFactors []float64
+}
+
+// NewTrainingWeights is the record of a fit on the row weights w (the
+// weights given to Options.Weights) with the class factors cf (nil: none):
+// nil for nil w (an unweighted fit records nothing).
+//
+// Errors: those of CheckWeights for w; a *zonal.ParamError on
+// "TrainingWeights.ClassFactors" for a NaN, Inf or negative factor.
+func NewTrainingWeights(w, cf []float64) (*TrainingWeights, error) {
+	if w == nil {
+		return nil, nil
+	}
+	sum, err := CheckWeights(w, len(w))
+	if err != nil {
+		return nil, err
+	}
+	tw := &TrainingWeights{Sum: sum, ClassFactors: slices.Clone(cf)}
+	for _, v := range w {
+		if v > 0 {
+			tw.Rows++
+		}
+	}
+	if err := tw.check(nil); err != nil {
+		return nil, err
+	}
+	return tw, nil
+}
+
+// check validates w, and for a non-nil enc that its class factors are
+// one per class of a classifier.
+func (w *TrainingWeights) check(enc *Encoding) error {
+	bad := func(param, reason string) error {
+		return &zonal.ParamError{Param: param, Reason: reason}
+	}
+	switch {
+	case !(w.Sum > 0) || math.IsInf(w.Sum, 0):
+		return bad("TrainingWeights.Sum", fmt.Sprintf("the recorded weight sum is %g (want finite and > 0)", w.Sum))
+	case w.Rows < 1:
+		return bad("TrainingWeights.Rows", fmt.Sprintf("%d rows of positive weight recorded (want >= 1)", w.Rows))
+	}
+	for j, v := range w.ClassFactors {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return bad("TrainingWeights.ClassFactors", fmt.Sprintf("the factor of class %d is %g (want finite and >= 0)", j, v))
+		}
+	}
+	if enc != nil && w.ClassFactors != nil {
+		if enc.Task != TaskClassification || len(w.ClassFactors) != len(enc.Classes) {
+			return &zonal.ParamError{Param: "TrainingWeights.ClassFactors", Reason: fmt.Sprintf("%d class factors for a %s model with %d classes", len(w.ClassFactors), enc.Task, len(enc.Classes)), Err: zonal.ErrShape}
+		}
+	}
+	return nil
+}
+
+// weightSumSetter is a model of this package whose WeightSum a loaded
+// pipeline's record restores.
+type weightSumSetter interface {
+	setWeightSum(float64)
 }

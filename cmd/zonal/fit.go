@@ -94,10 +94,13 @@ type fitResult struct {
 }
 
 // weightsJSON is the "weights" object of -json: the sum of the training
-// rows' weights and the factor of each class (-class-weight; null
-// without it).
+// rows' weights, the number of rows of positive weight and the factor of
+// each class (-class-weight; null without it). A model file records them
+// (solvers.TrainingWeights), and `zonal predict -json` shows those of the
+// model it loaded.
 type weightsJSON struct {
 	Sum          float64                 `json:"sum"`
+	Rows         int                     `json:"rows"`
 	ClassWeights []estimator.LabelWeight `json:"class_weights"`
 }
 
@@ -373,6 +376,9 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 		return nil, err
 	}
 	res := newFitResult(c, rep, len(test.Y))
+	if res.Weights != nil && pipe.Weights != nil {
+		res.Weights.Rows = pipe.Weights.Rows
+	}
 	start := time.Now()
 	_, ev, err := evaluate(pipe, xte, test.Y, c.threshold)
 	if err != nil {

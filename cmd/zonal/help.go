@@ -126,7 +126,10 @@ same model file). -dry-run prints what would be chosen, without fitting.
               balanced (n / (k n_c), k classes, n_c rows of class c: every
               class weighs n / k, scikit-learn's class_weight="balanced"),
               LABEL:W,LABEL:W,... (classes not listed 1), or none.
-              The test metrics stay unweighted.
+              The test metrics stay unweighted. The model file records the
+              weight sum, the rows of positive weight and the class factors
+              (zonal predict -json "weights"; format version 4, read by this
+              build and later ones only).
 The report gives every test metric that applies: accuracy, balanced
 accuracy, F1, precision and recall (of the larger label with two classes,
 macro means with more), and with a calibration AUC, log loss and Brier

@@ -41,20 +41,21 @@ type predictConfig struct {
 
 // predictResult is the -json object of `zonal predict`.
 type predictResult struct {
-	Model          string      `json:"model"`
-	Task           string      `json:"task"`
-	N              int         `json:"n"`
-	D              int         `json:"d"`
-	Predictions    []float64   `json:"predictions"`
-	Scores         [][]float64 `json:"scores,omitempty"`
-	Classes        []float64   `json:"classes,omitempty"`       // -proba: the columns of probabilities
-	Probabilities  [][]float64 `json:"probabilities,omitempty"` // -proba
-	Threshold      *float64    `json:"threshold,omitempty"`     // calibrated binary classifiers
-	RMSE           *float64    `json:"rmse"`
-	MAE            *float64    `json:"mae"`
-	R2             *float64    `json:"r2"`
-	Accuracy       *float64    `json:"accuracy"`
-	PredictSeconds float64     `json:"predict_seconds"`
+	Model          string       `json:"model"`
+	Task           string       `json:"task"`
+	N              int          `json:"n"`
+	D              int          `json:"d"`
+	Predictions    []float64    `json:"predictions"`
+	Scores         [][]float64  `json:"scores,omitempty"`
+	Classes        []float64    `json:"classes,omitempty"`       // -proba: the columns of probabilities
+	Probabilities  [][]float64  `json:"probabilities,omitempty"` // -proba
+	Threshold      *float64     `json:"threshold,omitempty"`     // calibrated binary classifiers
+	Weights        *weightsJSON `json:"weights"`                 // the model file's record of its training weights; null when unweighted
+	RMSE           *float64     `json:"rmse"`
+	MAE            *float64     `json:"mae"`
+	R2             *float64     `json:"r2"`
+	Accuracy       *float64     `json:"accuracy"`
+	PredictSeconds float64      `json:"predict_seconds"`
 }
 
 func predictCommand(ctx context.Context, e *env, args []string) error {
@@ -134,7 +135,7 @@ func runPredict(ctx context.Context, e *env, c predictConfig) error {
 			br.Close()
 		}
 	}()
-	res := &predictResult{Model: pipe.Model.Kind(), Task: pipe.Encoding.Task.String(), D: d}
+	res := &predictResult{Model: pipe.Model.Kind(), Task: pipe.Encoding.Task.String(), D: d, Weights: recordedWeights(pipe)}
 	if pipe.HasProbabilities() && pipe.Classes() == 2 {
 		res.Threshold = ptr(c.threshold.value)
 	}

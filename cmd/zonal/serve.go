@@ -145,6 +145,9 @@ func serveUntil(args []string, stdout, stderr io.Writer, sigs chan os.Signal) er
 	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "zonal serve: %s model %q (d = %d, %d outputs, %s) on %s\n", pipe.Model.Kind(), *name, pipe.InputDim(), pipe.Outputs(), pipe.Encoding.Task, url)
+	if note := recordedWeightsNote(pipe); note != "" {
+		fmt.Fprintf(stdout, "  %s\n", note)
+	}
 	if gs != nil {
 		fmt.Fprintf(stdout, "  gRPC (inference.GRPCInferenceService) on %s\n", gln.Addr())
 	}

@@ -371,7 +371,8 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	}
 	// The row weights: -weights or -weight-column times -class-weight,
 	// validated against the labels as estimator.Fit does.
-	if weights, _, err = estimator.RowWeights(train.Y, enc, weights, c.weights.cw); err != nil {
+	var classWeights []estimator.LabelWeight
+	if weights, classWeights, err = estimator.RowWeights(train.Y, enc, weights, c.weights.cw); err != nil {
 		return nil, flagError(err)
 	}
 	var st *dataset.Standardizer
@@ -421,6 +422,16 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	pipe, err := solvers.NewPipeline(scaler, tr.Model.Encoding, tr.Model.Model)
 	if err != nil {
 		return nil, err
+	}
+	if weights != nil {
+		// The model file records the weights of the refit (version 4).
+		tw, err := estimator.TrainingWeights(weights, classWeights)
+		if err == nil {
+			pipe, err = pipe.WithWeights(tw)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	var xte mat.Matrix = test.X
 	if sparse {

@@ -184,3 +184,28 @@ func classWeightNote(cw []estimator.LabelWeight) string {
 	}
 	return ", class weights " + strings.Join(parts, ", ")
 }
+
+// recordedWeights is the "weights" object of the training weights a
+// loaded model's file records (nil when it records none: an unweighted fit,
+// or a file of an earlier build).
+func recordedWeights(p *solvers.Pipeline) *weightsJSON {
+	tw := p.Weights
+	if tw == nil {
+		return nil
+	}
+	w := &weightsJSON{Sum: tw.Sum, Rows: tw.Rows}
+	for c, f := range tw.ClassFactors {
+		w.ClassWeights = append(w.ClassWeights, estimator.LabelWeight{Label: p.Encoding.Classes[c], Weight: f})
+	}
+	return w
+}
+
+// recordedWeightsNote describes the training weights a loaded model's file
+// records, "" when it records none.
+func recordedWeightsNote(p *solvers.Pipeline) string {
+	w := recordedWeights(p)
+	if w == nil {
+		return ""
+	}
+	return fmt.Sprintf("weighted fit: row weights sum to %.6g over %d rows of positive weight%s", w.Sum, w.Rows, classWeightNote(w.ClassWeights))
+}

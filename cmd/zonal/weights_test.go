@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -208,5 +211,58 @@ func TestTuneWeights(t *testing.T) {
 	lib := writeClassLIBSVM(t, dir, "c.libsvm", 60, 5)
 	if _, errs, code := runCmd("tune", "-train", lib, "-method", "exact", "-sigmas", "1", "-lambdas", "1e-3", "-class-weight", "0:2"); code != 0 {
 		t.Errorf("tune -class-weight: exit %d, %s", code, errs)
+	}
+}
+
+// A weighted fit's model file records its weights: `zonal predict -json`
+// shows them (null for an unweighted model), `zonal serve` names them, and
+// `zonal tune -model` records them too.
+func TestModelFileWeights(t *testing.T) {
+	dir := t.TempDir()
+	train := writeClassLIBSVM(t, dir, "c.libsvm", 60, 5)
+	common := []string{"-train", train, "-test", train, "-method", "exact", "-sigma", "1", "-lambda", "1e-3", "-calibration", "none"}
+	predictWeights := func(model string) map[string]any {
+		t.Helper()
+		out, errs, code := runCmd("predict", "-model", model, "-data", train, "-json")
+		if code != 0 {
+			t.Fatalf("predict: exit %d, %s", code, errs)
+		}
+		var res map[string]any
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		w, _ := res["weights"].(map[string]any)
+		if _, ok := res["weights"]; !ok {
+			t.Fatal(`predict -json has no "weights" key`)
+		}
+		return w
+	}
+	weighted := filepath.Join(dir, "w.zonal")
+	fit := fitJSON(t, append(common, "-class-weight", "2:4", "-model", weighted)...)
+	fw := fit["weights"].(map[string]any)
+	if fw["rows"].(float64) != 60 {
+		t.Errorf("fit -json weights %v, want 60 rows", fw)
+	}
+	pw := predictWeights(weighted)
+	if pw == nil || pw["sum"] != fw["sum"] || pw["rows"] != fw["rows"] || fmt.Sprint(pw["class_weights"]) != fmt.Sprint(fw["class_weights"]) {
+		t.Errorf("predict -json weights %v, fit -json %v", pw, fw)
+	}
+	plain := filepath.Join(dir, "p.zonal")
+	fitJSON(t, append(common, "-model", plain)...)
+	if w := predictWeights(plain); w != nil {
+		t.Errorf("unweighted model: weights %v", w)
+	}
+	sum, stop := startServe(t, []string{"-model", weighted, "-addr", "127.0.0.1:0"},
+		regexp.MustCompile(`weighted fit: row weights sum to (\S+) over 60 rows of positive weight, class weights 0:1, 1:1, 2:4`))
+	stop()
+	if s, err := strconv.ParseFloat(sum, 64); err != nil || math.Abs(s-fw["sum"].(float64)) > 1e-5*s {
+		t.Errorf("serve's weight sum %q, fit's %v", sum, fw["sum"])
+	}
+	tuned := filepath.Join(dir, "t.zonal")
+	if _, errs, code := runCmd("tune", "-train", train, "-test", train, "-method", "exact", "-sigmas", "1", "-lambdas", "1e-3", "-class-weight", "2:4", "-model", tuned); code != 0 {
+		t.Fatalf("tune -model: exit %d, %s", code, errs)
+	}
+	if tw := predictWeights(tuned); tw == nil || tw["sum"] != fw["sum"] || tw["rows"] != fw["rows"] {
+		t.Errorf("tune's model weights %v, fit's %v", tw, fw)
 	}
 }
