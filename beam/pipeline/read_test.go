@@ -82,10 +82,11 @@ func gz(b []byte) []byte {
 	return z.Bytes()
 }
 
-// TestBlockParsingEqualsWhole: a file streamed in blocks of 7 lines gives
-// the rows the whole-file readers give (LIBSVM with comments and blank
-// lines, plain and gzip; CSV with and without a header), and a bad line's
-// error names the line the whole-file reader names.
+// TestBlockParsingEqualsWhole: a file streamed in blocks of 1, 7, 59, 60
+// or 1024 lines gives the rows the whole-file readers give (LIBSVM with
+// comments and blank lines, plain and gzip; CSV with and without a
+// header), and a bad line's error names the line the whole-file reader
+// names.
 func TestBlockParsingEqualsWhole(t *testing.T) {
 	var lib, csvH, csvN strings.Builder
 	csvH.WriteString("a,y,b\n")
@@ -115,15 +116,17 @@ func TestBlockParsingEqualsWhole(t *testing.T) {
 			b.ReadFrom(r)
 			plain = b.Bytes()
 		}
-		got, dead, err := parseAll(t, parseSpec{BlockRows: 7}, c.name, c.text)
-		if err != nil || len(dead) > 0 {
-			t.Fatalf("%s: %v %v", c.name, err, dead)
-		}
-		if len(got) != 9 { // 60 rows in blocks of 7
-			t.Errorf("%s: %d blocks, want 9", c.name, len(got))
-		}
-		if diff := sameRows(got, wholeBlocks(t, c.format, c.name, plain, c.opts, 7)); diff != "" {
-			t.Errorf("%s: %s", c.name, diff)
+		for _, size := range []int{1, 7, 59, 60, 1024} {
+			got, dead, err := parseAll(t, parseSpec{BlockRows: size}, c.name, c.text)
+			if err != nil || len(dead) > 0 {
+				t.Fatalf("%s: %v %v", c.name, err, dead)
+			}
+			if want := (60 + size - 1) / size; len(got) != want { // 60 rows
+				t.Errorf("%s: %d blocks of %d rows, want %d", c.name, len(got), size, want)
+			}
+			if diff := sameRows(got, wholeBlocks(t, c.format, c.name, plain, c.opts, size)); diff != "" {
+				t.Errorf("%s in blocks of %d: %s", c.name, size, diff)
+			}
 		}
 	}
 	// A bad line in the fourth block: the same line number as the whole

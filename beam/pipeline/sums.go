@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -11,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -33,13 +35,20 @@ type Sums struct {
 	Ysum []float64
 }
 
-// addBlock adds the block a (n x m) with targets y (n x k).
+// sumAllocs counts the M x M accumulators allocated in this process (the
+// first block added to an empty Sums allocates its arrays): a test hook
+// that bounds the partial sums a worker holds.
+var sumAllocs atomic.Int64
+
+// addBlock adds the block a (n x m) with targets y (n x k) into s's arrays;
+// only the first block of an empty Sums allocates them.
 func (s *Sums) addBlock(be backend.Backend, a, y *mat.Dense) {
 	n, m := a.Dims()
 	_, k := y.Dims()
 	if s.G == nil {
 		s.M, s.K = m, k
 		s.G, s.B, s.S, s.Ysum = make([]float64, m*m), make([]float64, m*k), make([]float64, m), make([]float64, k)
+		sumAllocs.Add(1)
 	}
 	ar := a.RawMatrix()
 	be.Syrk(blas.Trans, 1, ar, 1, blas64.General{Rows: m, Cols: m, Stride: m, Data: s.G})
@@ -55,34 +64,45 @@ func (s *Sums) addBlock(be backend.Backend, a, y *mat.Dense) {
 	s.N += n
 }
 
-// sumsFn is the combiner that adds Sums.
+// sumsFn is the combiner that adds Sums. Its accumulator is the first
+// non-empty Sums it is given, and every later one is added into that
+// one's arrays: a merge allocates nothing, so a combine over any number
+// of partial sums holds one accumulator plus the input being added.
+// (The inputs are the groups' sums, each emitted once by knmSumsFn or
+// featureSumsFn and read by this combiner only, so taking one over is
+// safe; a PCollection of Sums with a second consumer must not be combined
+// by it.)
 type sumsFn struct{}
 
 func (sumsFn) CreateAccumulator() Sums { return Sums{} }
 
-func (fn sumsFn) AddInput(a, b Sums) Sums { return fn.MergeAccumulators(a, b) }
+func (fn sumsFn) AddInput(a, b Sums) (Sums, error) { return fn.MergeAccumulators(a, b) }
 
-func (sumsFn) MergeAccumulators(a, b Sums) Sums {
-	if a.N == 0 {
-		return b
-	}
+// MergeAccumulators adds b into a's arrays and returns a (b when a is
+// empty). Sums of other shapes are an error (zonal.ErrShape).
+func (sumsFn) MergeAccumulators(a, b Sums) (Sums, error) {
 	if b.N == 0 {
-		return a
+		return a, nil
 	}
-	for i, v := range b.G {
-		a.G[i] += v
+	if a.N == 0 {
+		return b, nil
 	}
-	for i, v := range b.B {
-		a.B[i] += v
+	if a.M != b.M || a.K != b.K || len(a.G) != len(b.G) || len(a.B) != len(b.B) || len(a.S) != len(b.S) || len(a.Ysum) != len(b.Ysum) {
+		return Sums{}, fmt.Errorf("%w: partial sums of %d x %d features and %d outputs, and of %d x %d and %d",
+			zonal.ErrShape, a.M, a.M, a.K, b.M, b.M, b.K)
 	}
-	for i, v := range b.S {
-		a.S[i] += v
-	}
-	for i, v := range b.Ysum {
-		a.Ysum[i] += v
-	}
+	addInto(a.G, b.G)
+	addInto(a.B, b.B)
+	addInto(a.S, b.S)
+	addInto(a.Ysum, b.Ysum)
 	a.N += b.N
-	return a
+	return a, nil
+}
+
+func addInto(dst, src []float64) {
+	for i, v := range src {
+		dst[i] += v
+	}
 }
 
 func (sumsFn) ExtractOutput(a Sums) Sums { return a }
@@ -145,6 +165,17 @@ func (fn *featureSumsFn) ProcessElement(ctx context.Context, _ int, files func(*
 
 // sumGroup adds the Sums of features(x) over the training rows of every
 // file of a group and emits them once.
+//
+// The accumulator lives in this call, not in the process or the DoFn: a
+// group is one element (the GroupByKey of its files), so its sum is built
+// and emitted by one ProcessElement call. When a bundle fails and the
+// runner retries it, the retry starts from an empty Sums and the failed
+// attempt's output is discarded by the runner, so no row is counted twice.
+// A process-level sum shared by bundles and emitted in FinishBundle would
+// keep the rows of a failed bundle (its retry, here or on another worker,
+// adds them again) and would tie the result to which bundle finishes last;
+// the group key gives the same bound, one M x M sum per group, without
+// that state.
 func sumGroup(ctx context.Context, sp parseSpec, files func(*fileio.ReadableFile) bool, p Plan, rows rowCounter,
 	emit func(Sums), features func(x *mat.Dense) (*mat.Dense, error)) error {
 	var acc Sums

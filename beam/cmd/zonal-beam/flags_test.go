@@ -22,6 +22,9 @@ func TestFlagErrors(t *testing.T) {
 		{map[string]string{"method": "park", "partition": "kmeans", "sigma": "5", "lambda": "1e-4"}, "-partition kmeans: "},
 		{map[string]string{"sigma": "-1", "lambda": "1e-4"}, "-sigma -1: "},
 		{map[string]string{"sigma": "5", "lambda": "1e-4", "kernel": "cosine"}, "-kernel "},
+		// -split as zonal fit checks it: in (0, 1), also when -test makes it unused.
+		{map[string]string{"sigma": "5", "lambda": "1e-4", "split": "1.5"}, "-split must be in (0, 1), got 1.5"},
+		{map[string]string{"sigma": "5", "lambda": "1e-4", "split": "0", "test": "t.libsvm"}, "-split must be in (0, 1), got 0"},
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			setFlags(t, c.flags)

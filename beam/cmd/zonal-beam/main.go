@@ -230,11 +230,12 @@ func config(set map[string]bool) (pipeline.Config, error) {
 		return pipeline.Config{}, fmt.Errorf("-memory: %w", err)
 	}
 	c := pipeline.Config{Options: o, Sample: *sample, Workers: *workers, Model: *model}
+	// As zonal fit: -split is checked even with -test, which makes it unused.
+	if !(*split > 0 && *split < 1) {
+		return c, fmt.Errorf("-split must be in (0, 1), got %g", *split)
+	}
 	if *test == "" {
 		c.Split = *split
-		if !(c.Split > 0 && c.Split < 1) {
-			return c, fmt.Errorf("-split must be in (0, 1), got %g", c.Split)
-		}
 	}
 	if *centersFile != "" {
 		d, err := dataset.ReadFile(*centersFile, dataset.Options{Format: *format})
