@@ -118,6 +118,7 @@ func TestPlanDecisions(t *testing.T) {
 		{estimator.Options{Method: estimator.MethodRidge, Sigma: 5, Lambda: 1e-4}, "Map"},
 		{estimator.Options{Method: estimator.MethodParK, Partition: solvers.PartitionKMeans, Sigma: 5, Lambda: 1e-4}, "Partition"},
 		{estimator.Options{Loss: estimator.LossLogistic, Sigma: 5, Lambda: 1e-4}, "Loss"},
+		{estimator.Options{Intercept: estimator.InterceptFitted, Sigma: 5, Lambda: 1e-4}, "Intercept"},
 		{estimator.Options{Weights: []float64{1, 2}, Sigma: 5, Lambda: 1e-4}, "Weights"},
 		{estimator.Options{Sigma: 5, Lambda: 1e-4, Precision: zonal.Float32}, "Precision"},
 		{estimator.Options{Sigma: 5, Lambda: 1e-4, Centers: n + 1}, "Centers"},
