@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/tune"
 )
@@ -52,6 +54,9 @@ const sklearnMaxRows = 50000
 
 // dumpSplits writes cfg.DumpDir/NAME.json for ds.
 func dumpSplits(cfg config, ds dataSet, rows, test *dataset.Data, splits []split) error {
+	if ds.generated {
+		return fmt.Errorf("%w: %s is generated, not read from a file: sklearn_defaults.py cannot read it", zonal.ErrParam, ds.Name)
+	}
 	f := dumpFile{Set: ds.Name, Task: ds.Task.String(), Format: "csv", Standardize: !ds.Sparse, Folds: 5,
 		Lambdas: defaultLambdas(), MaxTrainRows: sklearnMaxRows}
 	for _, p := range ds.files {

@@ -29,6 +29,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"github.com/zonal-ml/zonal"
@@ -39,7 +40,7 @@ func main() {
 	var (
 		data      = flag.String("data", benchdata.Dir(), "folder of the shared data sets")
 		sets      = flag.String("sets", "", "comma-separated sets (empty: all; see the README for names)")
-		runs      = flag.String("runs", "defaults,tune", "comma-separated runs: defaults, tune; or none (with -dump-splits)")
+		runs      = flag.String("runs", "defaults,tune", "comma-separated runs: defaults, tune, variants (every defaults-* run: the defaults with one rule fixed; see the README); or none (with -dump-splits)")
 		splits    = flag.Int("splits", defaultSplits, "seeded splits (seeds 1..N) of a set with fewer than 5000 rows")
 		tuneAbove = flag.Int("tune-above", defaultTuneAbove, "the tune run tunes on a subsample of a training set above this many rows")
 		tuneRows  = flag.Int("tune-rows", defaultTuneRows, "rows of that subsample")
@@ -65,16 +66,27 @@ func newConfig(data, sets, runs string, splits, tuneAbove, tuneRows int, inputs,
 	cfg := config{Runs: map[string]bool{}, Splits: splits, SmallRows: defaultSmallRows, TuneAbove: tuneAbove,
 		TuneRows: tuneRows, DumpDir: dump, Log: os.Stderr}
 	var err error
-	if cfg.Sets, err = selectSets(catalogue(data), list(sets)); err != nil {
+	cat := catalogue(data)
+	if len(list(sets)) > 0 {
+		cat = append(cat, synthSets()...) // named only: not part of the default suite
+	}
+	if cfg.Sets, err = selectSets(cat, list(sets)); err != nil {
 		return cfg, err
 	}
 	for _, r := range list(runs) {
 		switch r {
 		case runDefaults, runTune:
 			cfg.Runs[r] = true
+		case "variants":
+			for _, v := range variantRuns() {
+				cfg.Runs[v] = true
+			}
 		case "none":
 		default:
-			return cfg, fmt.Errorf("%w: -runs: unknown run %q (defaults, tune, none)", zonal.ErrParam, r)
+			if !slices.Contains(variantRuns(), r) {
+				return cfg, fmt.Errorf("%w: -runs: unknown run %q (defaults, tune, variants, %s, none)", zonal.ErrParam, r, strings.Join(variantRuns(), ", "))
+			}
+			cfg.Runs[r] = true
 		}
 	}
 	if len(cfg.Runs) == 0 && dump == "" {

@@ -288,3 +288,58 @@ func TestFlags(t *testing.T) {
 		t.Errorf("Glass,MNIST with -runs none: %+v, %v", cfg, err)
 	}
 }
+
+// TestSynthetic checks the generated sets: named only, deterministic, the
+// stated shapes and classes, and refused by the split dump.
+func TestSynthetic(t *testing.T) {
+	cfg, err := newConfig(t.TempDir(), "", "defaults", 5, 1, 3, "std", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range cfg.Sets {
+		if strings.HasPrefix(s.Name, "synth-") {
+			t.Errorf("the default suite holds %s", s.Name)
+		}
+	}
+	want := map[string]struct{ n, d, classes int }{
+		"synth-smooth": {15000, 9, 0}, "synth-classes": {12000, 16, 26}, "synth-rare": {8000, 10, 2}, "synth-trend": {6000, 20, 0},
+	}
+	for _, s := range synthSets() {
+		w, ok := want[s.Name]
+		if !ok {
+			t.Fatalf("unexpected set %s", s.Name)
+		}
+		a, _, err := s.load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, _ := s.load()
+		n, d := a.Dims()
+		if n != w.n || d != w.d || !mat.Equal(a.X, b.X) || !slices.Equal(a.Y, b.Y) {
+			t.Errorf("%s: %d x %d (want %d x %d), or two loads differ", s.Name, n, d, w.n, w.d)
+		}
+		if w.classes > 0 {
+			classes := slices.Compact(slices.Sorted(slices.Values(a.Y)))
+			if len(classes) != w.classes {
+				t.Errorf("%s: %d classes, want %d", s.Name, len(classes), w.classes)
+			}
+		}
+		if s.Name == "synth-rare" {
+			pos := 0.0
+			for _, v := range a.Y {
+				pos += v
+			}
+			// the label is the top 7% of the score: exactly 7% of the rows up to the one at the cut
+			if r := pos / float64(n); math.Abs(r-0.07) > 0.001 {
+				t.Errorf("synth-rare: positive rate %.4f, want 0.07", r)
+			}
+		}
+		if err := dumpSplits(config{DumpDir: t.TempDir()}, s, a, nil, nil); !errors.Is(err, zonal.ErrParam) {
+			t.Errorf("%s: dump error %v, want zonal.ErrParam", s.Name, err)
+		}
+	}
+	cfg, err = newConfig(t.TempDir(), "synth-rare", "defaults,variants", 5, 1, 3, "std", "")
+	if err != nil || len(cfg.Sets) != 1 || !cfg.Runs["defaults-mean"] || !cfg.Runs["defaults-raw"] || cfg.Runs[runTune] {
+		t.Errorf("synth-rare with defaults,variants: %+v, %v", cfg.Runs, err)
+	}
+}

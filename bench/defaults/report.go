@@ -173,8 +173,64 @@ func writeTables(w io.Writer, recs []record) error {
 			row(&b, cells...)
 		}
 	}
+	writeVariants(&b, sets, recs)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeVariants writes, when the records hold variant runs, one row per
+// set: the defaults' mean score, each variant's, and whether the defaults
+// are within margin of the best of them (the variants fix one rule of the
+// policy; a rule that generalizes leaves the defaults within margin of the
+// best fixed choice).
+func writeVariants(b *strings.Builder, sets []string, recs []record) {
+	var runs []string
+	for _, v := range variantRuns() {
+		for _, r := range recs {
+			if r.Run == v {
+				runs = append(runs, v)
+				break
+			}
+		}
+	}
+	if len(runs) == 0 {
+		return
+	}
+	b.WriteString("\nThe defaults against the defaults with one rule fixed (means over the splits).\n\n")
+	header(b, append(append([]string{"set", "metric", "defaults"}, runs...), "best fixed", "defaults within margin of it"))
+	for _, set := range sets {
+		d := summarize(recs, set, runDefaults)
+		metric := ""
+		for _, r := range recs {
+			if r.Set == set && r.Run != "load" {
+				metric = r.Metric
+			}
+		}
+		cells := []string{set, metric, d.scoreCell()}
+		best, bestRun := math.NaN(), "-"
+		for _, run := range runs {
+			v := summarize(recs, set, run)
+			cells = append(cells, v.scoreCell())
+			if v.n == 0 || v.failed > 0 {
+				continue
+			}
+			better := v.score > best
+			if metric == "rmse" {
+				better = v.score < best
+			}
+			if math.IsNaN(best) || better {
+				best, bestRun = v.score, run
+			}
+		}
+		margin := "-"
+		if d.n > 0 && d.failed == 0 && !math.IsNaN(best) {
+			margin = "no"
+			if withinMargin(metric, d.score, best, d.testRows) {
+				margin = "yes"
+			}
+		}
+		row(b, append(cells, bestRun, margin)...)
+	}
 }
 
 func secsCell(s summary) string {

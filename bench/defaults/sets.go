@@ -25,6 +25,9 @@ type dataSet struct {
 	load func() (all, test *dataset.Data, err error)
 	// files are the paths read (for the split dump), test file second.
 	files []string
+	// generated sets (synth.go) come from a generator, not files, and
+	// cannot be dumped for sklearn_defaults.py.
+	generated bool
 }
 
 // fileSet is a data set read from files in dir: CSV (target column y)

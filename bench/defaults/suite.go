@@ -27,6 +27,30 @@ const (
 	runTune     = "tune"
 )
 
+// variants are the runs that fit the defaults with one rule of the
+// estimator's policy replaced by a fixed choice: how the suite checks that
+// each rule helps on data it was not shaped on (the synthetic sets). The
+// defaults should be within margin of the best of them.
+var variants = []struct {
+	Run  string
+	Doc  string
+	Opts estimator.Options
+}{
+	{"defaults-mean", "Intercept mean (no fitted intercept)", estimator.Options{Intercept: estimator.InterceptMean}},
+	{"defaults-fitted", "Intercept fitted", estimator.Options{Intercept: estimator.InterceptFitted}},
+	{"defaults-std", "Standardize on", estimator.Options{Standardize: estimator.StandardizeOn}},
+	{"defaults-raw", "Standardize off", estimator.Options{Standardize: estimator.StandardizeOff}},
+}
+
+// variantRuns is the run names of variants, in order.
+func variantRuns() []string {
+	out := make([]string, len(variants))
+	for i, v := range variants {
+		out[i] = v.Run
+	}
+	return out
+}
+
 // config is one invocation of the suite.
 type config struct {
 	Sets []dataSet
@@ -188,7 +212,7 @@ func runSet(ctx context.Context, cfg config, ds dataSet, emit func(record) error
 		if err != nil {
 			return fail(err)
 		}
-		for _, run := range []string{runDefaults, runTune} {
+		for _, run := range append([]string{runDefaults, runTune}, variantRuns()...) {
 			if !cfg.Runs[run] {
 				continue
 			}
@@ -196,10 +220,13 @@ func runSet(ctx context.Context, cfg config, ds dataSet, emit func(record) error
 				return err
 			}
 			var r record
-			if run == runDefaults {
-				r = fitDefaults(ctx, ds, sp.Seed, tr, te)
-			} else {
+			switch run {
+			case runDefaults:
+				r = fitDefaults(ctx, ds, run, sp.Seed, tr, te, estimator.Options{})
+			case runTune:
 				r = fitTuned(ctx, cfg, ds, sp.Seed, tr, te)
+			default:
+				r = fitDefaults(ctx, ds, run, sp.Seed, tr, te, variants[slices.Index(variantRuns(), run)].Opts)
 			}
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -266,10 +293,12 @@ func base(ds dataSet, run string, seed uint64, tr, te *dataset.Data) record {
 }
 
 // fitDefaults is the defaults run: estimator.Fit with nothing but the
-// seed, which is what `zonal fit` does without flags.
-func fitDefaults(ctx context.Context, ds dataSet, seed uint64, tr, te *dataset.Data) record {
-	r := base(ds, runDefaults, seed, tr, te)
-	pipe, rep, err := estimator.Fit(ctx, tr.Matrix(), tr.Y, estimator.Options{Seed: seed})
+// seed, which is what `zonal fit` does without flags; or, for a variant
+// run, with the variant's options (opts, the seed added).
+func fitDefaults(ctx context.Context, ds dataSet, run string, seed uint64, tr, te *dataset.Data, opts estimator.Options) record {
+	r := base(ds, run, seed, tr, te)
+	opts.Seed = seed
+	pipe, rep, err := estimator.Fit(ctx, tr.Matrix(), tr.Y, opts)
 	if err != nil {
 		r.Error = err.Error()
 		return r
