@@ -128,6 +128,69 @@ func testGemmSmall[T float](t *testing.T, gemm gemmFunc[T]) {
 	}
 }
 
+// TestDgemmThinRowsAlone checks that a row of C gets the same bits from
+// dgemmThin alone as in a block of up to thinRows - 1 rows (what keeps a
+// served answer independent of the batch it was predicted in), at every
+// transpose, on a projection larger than a tile.
+func TestDgemmThinRowsAlone(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		const n, k = 700, 300
+		for tt := 0; tt < 4; tt++ {
+			ta, tb := tt&1 == 1, tt&2 == 2
+			m := thinRows - 1
+			a, b := randOf[float64](rng, m*k), randOf[float64](rng, n*k)
+			lda, ldb := k, n
+			if ta {
+				lda = m
+			}
+			if tb {
+				ldb = k
+			}
+			c0 := randOf[float64](rng, m*n)
+			block := append([]float64(nil), c0...)
+			Dgemm(tr(ta), tr(tb), m, n, k, 0.7, a, lda, b, ldb, 0.3, block, n)
+			for i := 0; i < m; i++ {
+				ai := a[i*k : (i+1)*k]
+				if ta {
+					ai = make([]float64, k)
+					for p := range ai {
+						ai[p] = a[p*lda+i]
+					}
+				}
+				alone := append([]float64(nil), c0[i*n:(i+1)*n]...)
+				Dgemm(blas.NoTrans, tr(tb), 1, n, k, 0.7, ai, k, b, ldb, 0.3, alone, n)
+				for j := range alone {
+					if !sameBits(alone[j], block[i*n+j]) {
+						t.Fatalf("tA=%v tB=%v row %d col %d: alone %v, in the block %v", ta, tb, i, j, alone[j], block[i*n+j])
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestDgemmThin checks the level-1 path of C with fewer than thinRows rows
+// (dgemmThin) on shapes whose op(B) is larger than the caches, as in a
+// one-row prediction, and at odd sizes, every transpose, beta 0 (NaN in C
+// ignored), 1 and other, and padded strides.
+func TestDgemmThin(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		for _, m := range []int{1, 2, 3, 5, 8, 17, thinRows - 1} {
+			for tt := 0; tt < 4; tt++ {
+				ta, tb := tt&1 == 1, tt&2 == 2
+				if m == 1 || m == 5 || m == thinRows-1 {
+					checkGemmCase(t, rng, Dgemm, ta, tb, m, 2048, 784, 1, 0, 0)
+				}
+				checkGemmCase(t, rng, Dgemm, ta, tb, m, 37, 3, -0.5, 1, 2)
+				checkGemmCase(t, rng, Dgemm, ta, tb, m, 1, 101, 2, 0.25, 1)
+				checkGemmCase(t, rng, Dgemm, ta, tb, m, 513, 1, 0.7, 0, 3)
+			}
+		}
+	})
+}
+
 func TestDgemmLarge(t *testing.T) {
 	forEachPath(t, func(t *testing.T) { testGemmLarge(t, Dgemm) })
 }
