@@ -3,9 +3,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"math"
 	"os"
@@ -63,18 +61,7 @@ func TestQuick(t *testing.T) {
 	wantRows := nsets * 2 * 3 // two quick sizes, three methods
 
 	// The markdown table: the header, then one row per run with every column.
-	var header []string
-	var rows [][]string
-	for _, line := range strings.Split(stdout.String(), "\n") {
-		if !strings.HasPrefix(line, "| ") {
-			continue
-		}
-		if header == nil {
-			header = cellsOf(line)
-			continue
-		}
-		rows = append(rows, cellsOf(line))
-	}
+	header, rows := tableOf(stdout.String())
 	if !slices.Equal(header, wantColumns) {
 		t.Fatalf("table header %q, want %q", header, wantColumns)
 	}
@@ -96,27 +83,10 @@ func TestQuick(t *testing.T) {
 
 	// The JSON lines: the calibration, then the runs, each with the child's
 	// VmHWM read, and the measurements consistent with each other.
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	if !sc.Scan() {
-		t.Fatal("empty JSON output")
-	}
 	var cal struct{ Calibration calibration }
-	if err := json.Unmarshal(sc.Bytes(), &cal); err != nil || !(cal.Calibration.GemmGFLOPS > 0) || !(cal.Calibration.CExp > 0) {
-		t.Fatalf("first line %s: %v, want the calibration with positive rates", sc.Bytes(), err)
-	}
-	var runs []result
-	for sc.Scan() {
-		var r result
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, r)
+	runs := jsonLines[result](t, out, &cal)
+	if !(cal.Calibration.GemmGFLOPS > 0) || !(cal.Calibration.CExp > 0) {
+		t.Fatalf("first line %+v, want the calibration with positive rates", cal)
 	}
 	if len(runs) != wantRows {
 		t.Fatalf("%d JSON runs, want %d", len(runs), wantRows)

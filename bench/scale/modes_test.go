@@ -71,17 +71,29 @@ func jsonLines[T any](t *testing.T, path string, first any) []T {
 	return out
 }
 
-// emptyDir fails the test when dir holds anything: the modes remove their
-// files.
-func emptyDir(t *testing.T, dir string) {
+// runMode runs the program with args and -tmp, -out in fresh folders, and
+// returns its stdout, its table's rows (the header checked to be
+// wantHeader) and the -out file. The temporary folder must be empty
+// afterwards: the modes remove their files.
+func runMode(t *testing.T, wantHeader []string, args ...string) (stdout string, table [][]string, out string) {
 	t.Helper()
-	es, err := os.ReadDir(dir)
+	tmp, out := t.TempDir(), filepath.Join(t.TempDir(), "out.jsonl")
+	var buf bytes.Buffer
+	if err := run(append(args, "-tmp", tmp, "-out", out), &buf, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	es, err := os.ReadDir(tmp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range es {
 		t.Errorf("left behind in the temporary folder: %s", e.Name())
 	}
+	header, table := tableOf(buf.String())
+	if !slices.Equal(header, wantHeader) {
+		t.Fatalf("table header %q, want %q", header, wantHeader)
+	}
+	return buf.String(), table, out
 }
 
 // TestSynthFiles checks that the four forms read back through the library's
@@ -159,19 +171,10 @@ func TestReadMode(t *testing.T) {
 			t.Skipf("no %s for the baseline: %v", tool, err)
 		}
 	}
-	tmp, out := t.TempDir(), filepath.Join(t.TempDir(), "read.jsonl")
-	const rows = 3000 // the quick size: about 1.7 MB of CSV, two reader chunks
-	var stdout bytes.Buffer
-	if err := run([]string{"-mode", "read", "-quick", "-tmp", tmp, "-out", out}, &stdout, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	emptyDir(t, tmp)
-	header, table := tableOf(stdout.String())
-	if !slices.Equal(header, wantReadColumns) {
-		t.Fatalf("read table header %q, want %q", header, wantReadColumns)
-	}
+	const rows = 3000 // the quick size: about 1.6 MB of CSV, two reader chunks
+	stdout, table, out := runMode(t, wantReadColumns, "-mode", "read", "-quick")
 	if len(table) != 2*len(forms) {
-		t.Fatalf("%d read table rows, want %d:\n%s", len(table), 2*len(forms), stdout.String())
+		t.Fatalf("%d read table rows, want %d:\n%s", len(table), 2*len(forms), stdout)
 	}
 	blockCol := slices.Index(wantReadColumns, "block rows")
 	for _, r := range table {
@@ -245,26 +248,17 @@ func TestPredictMode(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skipf("no go command to build cmd/zonal: %v", err)
 	}
-	tmp, out := t.TempDir(), filepath.Join(t.TempDir(), "predict.jsonl")
-	var stdout bytes.Buffer
-	if err := run([]string{"-mode", "predict", "-quick", "-tmp", tmp, "-out", out}, &stdout, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	emptyDir(t, tmp)
-	header, table := tableOf(stdout.String())
-	if !slices.Equal(header, wantPredictColumns) {
-		t.Fatalf("predict table header %q, want %q", header, wantPredictColumns)
-	}
+	stdout, table, out := runMode(t, wantPredictColumns, "-mode", "predict", "-quick")
 	if len(table) != 2 {
-		t.Fatalf("%d predict table rows, want 2:\n%s", len(table), stdout.String())
+		t.Fatalf("%d predict table rows, want 2:\n%s", len(table), stdout)
 	}
 	for _, r := range table {
 		if len(r) != len(wantPredictColumns) || r[len(r)-1] != "" || slices.Contains(r[:len(r)-1], "-") {
 			t.Errorf("predict table row %q: want every cell filled and no error", r)
 		}
 	}
-	if !strings.Contains(stdout.String(), "Peak RSS ") {
-		t.Errorf("no peak RSS comparison under the table:\n%s", stdout.String())
+	if !strings.Contains(stdout, "Peak RSS ") {
+		t.Errorf("no peak RSS comparison under the table:\n%s", stdout)
 	}
 	var m predictModel
 	runs := jsonLines[predictRun](t, out, &m)
