@@ -10,25 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/zonal-ml/zonal/bench/internal/zonalcmd"
 )
 
 // buildZonal builds cmd/zonal (with the same backend tags as this program) to
-// path. It names the package by its import path, which the bench module
-// resolves to the repository through its replace directive (go.mod lists it
-// as a tool so that its dependencies stay in go.sum).
-func buildZonal(path string) error {
-	args := []string{"build", "-o", path}
-	if netlibBuilt {
-		args = append(args, "-tags", "netlib")
-	}
-	args = append(args, "github.com/zonal-ml/zonal/cmd/zonal")
-	cmd := exec.Command("go", args...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("building cmd/zonal (run inside bench/): %w", err)
-	}
-	return nil
-}
+// path.
+func buildZonal(path string) error { return zonalcmd.Build(path, netlibBuilt, os.Stderr) }
 
 // rawDir, when set, is where runJSON keeps each run's JSON output, one file
 // per run named by the figure, the data set and the method (NAME.jsonl), and

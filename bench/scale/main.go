@@ -11,9 +11,17 @@
 // flag -child), so that its peak RSS (VmHWM of /proc/self/status at the end
 // of the child) is that fit's alone.
 //
+// Two further modes measure the data's way in and out: -mode read times the
+// library's CSV and LIBSVM readers, plain and gzip, on synthetic files
+// against wc -l and zcat | wc -l; -mode predict runs `zonal predict` on
+// synthetic files of 10^5 and 10^7 rows and reports its peak RSS, which
+// must not grow with the file.
+//
 //	cd bench   # its own Go module
 //	go run -tags netlib ./scale -out scale.jsonl -fig scale.png
 //	go run ./scale -quick          # tiny sizes, a few seconds
+//	go run ./scale -mode read      # reader throughput, 10^6 rows
+//	go run ./scale -mode predict   # zonal predict, 10^5 and 10^7 rows
 package main
 
 import (
@@ -46,6 +54,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	c, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
+	}
+	switch c.mode {
+	case modeRead:
+		return runRead(c, stdout, stderr)
+	case modePredict:
+		return runPredictMode(c, stdout, stderr)
 	}
 	return runParent(c, stdout, stderr)
 }

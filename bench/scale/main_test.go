@@ -3,9 +3,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"math"
 	"os"
@@ -63,18 +61,7 @@ func TestQuick(t *testing.T) {
 	wantRows := nsets * 2 * 3 // two quick sizes, three methods
 
 	// The markdown table: the header, then one row per run with every column.
-	var header []string
-	var rows [][]string
-	for _, line := range strings.Split(stdout.String(), "\n") {
-		if !strings.HasPrefix(line, "| ") {
-			continue
-		}
-		if header == nil {
-			header = cellsOf(line)
-			continue
-		}
-		rows = append(rows, cellsOf(line))
-	}
+	header, rows := tableOf(stdout.String())
 	if !slices.Equal(header, wantColumns) {
 		t.Fatalf("table header %q, want %q", header, wantColumns)
 	}
@@ -96,27 +83,10 @@ func TestQuick(t *testing.T) {
 
 	// The JSON lines: the calibration, then the runs, each with the child's
 	// VmHWM read, and the measurements consistent with each other.
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	if !sc.Scan() {
-		t.Fatal("empty JSON output")
-	}
 	var cal struct{ Calibration calibration }
-	if err := json.Unmarshal(sc.Bytes(), &cal); err != nil || !(cal.Calibration.GemmGFLOPS > 0) || !(cal.Calibration.CExp > 0) {
-		t.Fatalf("first line %s: %v, want the calibration with positive rates", sc.Bytes(), err)
-	}
-	var runs []result
-	for sc.Scan() {
-		var r result
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, r)
+	runs := jsonLines[result](t, out, &cal)
+	if !(cal.Calibration.GemmGFLOPS > 0) || !(cal.Calibration.CExp > 0) {
+		t.Fatalf("first line %+v, want the calibration with positive rates", cal)
 	}
 	if len(runs) != wantRows {
 		t.Fatalf("%d JSON runs, want %d", len(runs), wantRows)
@@ -229,6 +199,8 @@ func TestFlags(t *testing.T) {
 		{"-sizes", "1e4,abc"}, {"-sizes", "0"}, {"-sizes", "1.5"}, {"-fertility-sizes", "all,x"},
 		{"-sets", "higgs"}, {"-methods", "falkon"}, {"-memory", "-1G"}, {"-memory", "lots"},
 		{"-lambda", "0"}, {"-m", "0"}, {"-noise", "-1"}, {"extra"},
+		{"-mode", "fits"}, {"-mode", "read,predict"}, {"-read-rows", "0"}, {"-read-rows", "1e3,2e3"}, {"-read-reps", "0"},
+		{"-predict-rows", "1e5,x"}, {"-predict-train", "all"}, {"-predict-centers", "0"}, {"-predict-form", "tsv"},
 	} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) accepted", args)
@@ -241,6 +213,17 @@ func TestFlags(t *testing.T) {
 	if c.memory != 512<<20 || !slices.Equal(c.sizes, []int{10000, 30000}) || !slices.Equal(c.fertSizes, []int{0, 100}) || c.cellM != c.m {
 		t.Errorf("parsed %+v", c)
 	}
+	if c.mode != modeFit || c.readRows != 1000000 || !slices.Equal(c.predictRows, []int{100000, 10000000}) || c.predictTrain != 100000 ||
+		c.predictCenters != 1000 || c.predictForm.Name != "csv.gz" || c.readReps != 3 {
+		t.Errorf("the read and predict modes' defaults: %+v", c)
+	}
+	c, err = parseFlags([]string{"-mode", "predict", "-quick", "-predict-rows", "7", "-predict-form", "libsvm"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.mode != modePredict || !slices.Equal(c.predictRows, []int{7}) || c.predictTrain != 1000 || c.predictCenters != 100 || !c.predictForm.LIBSVM || c.predictForm.Gzip {
+		t.Errorf("-quick with explicit flags: %+v", c)
+	}
 }
 
 // TestREADMETable keeps the README's results table in step with the program's.
@@ -249,8 +232,10 @@ func TestREADMETable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "| " + strings.Join(wantColumns, " | ") + " |"
-	if !strings.Contains(string(b), want+"\n") {
-		t.Errorf("README.md has no results table headed\n%s", want)
+	for _, cols := range [][]string{wantColumns, wantReadColumns, wantPredictColumns} {
+		want := "| " + strings.Join(cols, " | ") + " |"
+		if !strings.Contains(string(b), want+"\n") {
+			t.Errorf("README.md has no results table headed\n%s", want)
+		}
 	}
 }

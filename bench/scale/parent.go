@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -51,7 +50,22 @@ type config struct {
 	testRows         int
 	data, out, fig   string
 	gemmN, expLen    int
+
+	// The read and predict modes (-mode).
+	mode                         string
+	readRows, readReps           int
+	predictRows                  []int
+	predictTrain, predictCenters int
+	predictForm                  form
+	predictModel, zonal, tmp     string
 }
+
+// The modes.
+const (
+	modeFit     = "fit"     // fit time and memory against n
+	modeRead    = "read"    // reader throughput
+	modePredict = "predict" // zonal predict of files larger than memory
+)
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("scale", flag.ContinueOnError)
@@ -76,7 +90,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.data, "data", benchdata.Dir(), "folder with Fertility.csv.gz")
 	fs.StringVar(&c.out, "out", "", "write the calibration and every run as JSON lines to this file")
 	fs.StringVar(&c.fig, "fig", "", "write a log-log PNG of fit time and peak RSS against n to this file")
-	quick := fs.Bool("quick", false, "tiny defaults (sizes 500,1000 for both, M = 200, 3 iterations, 500 test rows) and a 256^3 calibration; flags given explicitly keep their values")
+	fs.StringVar(&c.mode, "mode", modeFit, "what to measure: fit (fit time and memory against n), read (reader throughput), predict (zonal predict of large files)")
+	readRows := fs.String("read-rows", "1e6", "read mode: synthetic rows of the files read")
+	fs.IntVar(&c.readReps, "read-reps", 3, "read mode: timed reads of every file by every reader (the best is reported), and of the wc baseline")
+	predictRows := fs.String("predict-rows", "1e5,1e7", "predict mode: test rows of the files predicted, comma-separated")
+	predictTrain := fs.String("predict-train", "1e5", "predict mode: training rows of the model")
+	fs.IntVar(&c.predictCenters, "predict-centers", 1000, "predict mode: the model's FALKON centres M (capped at the training rows)")
+	predictForm := fs.String("predict-form", "csv.gz", "predict mode: form of the test files: csv, csv.gz, libsvm or libsvm.gz")
+	fs.StringVar(&c.predictModel, "predict-model", "", "predict mode: model file; used when it exists, else fitted and saved there (empty: fitted into the temporary folder)")
+	fs.StringVar(&c.zonal, "zonal", "", "predict mode: the zonal binary to run (empty: cmd/zonal built with this program's backend tags, which needs the go command and bench/ as the working folder)")
+	fs.StringVar(&c.tmp, "tmp", "", "read and predict modes: folder for the temporary files (empty: the system's, $TMPDIR or /tmp)")
+	quick := fs.Bool("quick", false, "tiny defaults (sizes 500,1000 for both, M = 200, 3 iterations, 500 test rows; read mode 3000 rows, 1 rep; predict mode 1000,9000 rows, model on 1000 rows with M = 100) and a 256^3 calibration; flags given explicitly keep their values")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -100,9 +124,18 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		}
 		for _, q := range []struct {
 			name string
+			p    *string
+			v    string
+		}{{"read-rows", readRows, "3000"}, {"predict-rows", predictRows, "1000,9000"}, {"predict-train", predictTrain, "1000"}} {
+			if !set[q.name] {
+				*q.p = q.v
+			}
+		}
+		for _, q := range []struct {
+			name string
 			p    *int
 			v    int
-		}{{"m", &c.m, 200}, {"iterations", &c.iterations, 3}, {"test-rows", &c.testRows, 500}} {
+		}{{"m", &c.m, 200}, {"iterations", &c.iterations, 3}, {"test-rows", &c.testRows, 500}, {"read-reps", &c.readReps, 1}, {"predict-centers", &c.predictCenters, 100}} {
 			if !set[q.name] {
 				*q.p = q.v
 			}
@@ -120,6 +153,31 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.methods, err = parseList(*methods, methodFalkon64, methodFalkon32, methodParK); err != nil {
 		return c, fmt.Errorf("-methods: %w", err)
+	}
+	switch c.mode {
+	case modeFit, modeRead, modePredict:
+	default:
+		return c, fmt.Errorf("-mode: want fit, read or predict, got %q", c.mode)
+	}
+	if c.predictRows, err = parseSizes(*predictRows, false); err != nil {
+		return c, fmt.Errorf("-predict-rows: %w", err)
+	}
+	for _, q := range []struct {
+		name string
+		s    string
+		p    *int
+	}{{"read-rows", *readRows, &c.readRows}, {"predict-train", *predictTrain, &c.predictTrain}} {
+		v, err := parseSizes(q.s, false)
+		if err != nil || len(v) != 1 {
+			return c, fmt.Errorf("-%s: want one whole row count of at least 1 such as 1e6, got %q", q.name, q.s)
+		}
+		*q.p = v[0]
+	}
+	if c.predictForm, err = formByName(*predictForm); err != nil {
+		return c, fmt.Errorf("-predict-form: %w", err)
+	}
+	if c.readReps < 1 || c.predictCenters < 1 {
+		return c, errors.New("-read-reps and -predict-centers must be at least 1")
 	}
 	switch {
 	case c.m < 1 || c.cells < 1 || c.cellM < 0 || c.iterations < 1 || c.d < 1 || c.bumps < 1 || c.testRows < 1:
@@ -219,31 +277,19 @@ func runParent(c config, stdout, stderr io.Writer) error {
 	be := backend.Default()
 	fmt.Fprintf(stderr, "calibrating %s: %d^3 Gemm and Sgemm, %d exponentials\n", be.Name(), c.gemmN, c.expLen)
 	cal := calibrate(be, c.gemmN, c.expLen)
-	var out *bufio.Writer
-	if c.out != "" {
-		f, err := os.Create(c.out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		out = bufio.NewWriter(f)
-		if err := writeJSONLine(out, map[string]any{"calibration": cal}); err != nil {
-			return err
-		}
+	out, closeOut, err := openOut(c.out, map[string]any{"calibration": cal})
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	var results []result
 	for _, s := range specs(c) {
 		r := runOne(self, s, stderr)
 		r.predict(cal)
 		results = append(results, r)
 		fmt.Fprintf(stderr, "done: %s %s n = %d: %s\n", r.Set, r.Method, r.N, r.summary())
-		if out != nil {
-			if err := writeJSONLine(out, r); err != nil {
-				return err
-			}
-			if err := out.Flush(); err != nil { // a long run keeps what it has
-				return err
-			}
+		if err := out(r); err != nil {
+			return err
 		}
 	}
 	writeTable(stdout, cal, results)

@@ -105,25 +105,38 @@ func (s *synth) f(x []float64) float64 { return (s.raw(x) - s.mean) / s.std }
 func (s *synth) rows(x, y []float64, stream uint64, n int, classify bool) {
 	d := s.d
 	for b := 0; b*blockRows < n; b++ {
-		rng := rand.New(rand.NewPCG(s.seed, stream<<32|uint64(b)))
-		for i := b * blockRows; i < min(n, (b+1)*blockRows); i++ {
-			row := x[i*d : (i+1)*d]
-			for j := range row {
-				row[j] = rng.NormFloat64()
-			}
-			e := rng.NormFloat64() // drawn for every row, so x does not depend on y
-			if y == nil {
-				continue
-			}
-			v := s.f(row) + s.noise*e
-			if classify {
-				if v > s.median {
-					v = 1
-				} else {
-					v = 0
-				}
-			}
-			y[i] = v
+		i0, i1 := b*blockRows, min(n, (b+1)*blockRows)
+		var yb []float64
+		if y != nil {
+			yb = y[i0:i1]
 		}
+		s.block(x[i0*d:i1*d], yb, stream, b, i1-i0, classify)
+	}
+}
+
+// block fills the first k (at most blockRows) rows of block b of stream
+// into the k x d row-major x and, when y is not nil, their labels: the rows
+// i = b blockRows, ..., b blockRows + k - 1 of rows.
+func (s *synth) block(x, y []float64, stream uint64, b, k int, classify bool) {
+	d := s.d
+	rng := rand.New(rand.NewPCG(s.seed, stream<<32|uint64(b)))
+	for i := range k {
+		row := x[i*d : (i+1)*d]
+		for j := range row {
+			row[j] = rng.NormFloat64()
+		}
+		e := rng.NormFloat64() // drawn for every row, so x does not depend on y
+		if y == nil {
+			continue
+		}
+		v := s.f(row) + s.noise*e
+		if classify {
+			if v > s.median {
+				v = 1
+			} else {
+				v = 0
+			}
+		}
+		y[i] = v
 	}
 }
