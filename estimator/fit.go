@@ -762,11 +762,15 @@ func (c *choice) tuneFrom(ctx context.Context, p *Plan, o Options, y, w []float6
 		return c.tuneLogistic(ctx, p, o, y, w, start)
 	}
 	so, yy := c.searchSetup(ctx, p, o, y, w, task)
+	// The search scores the fitted intercept too at the sigma it chooses,
+	// from the kernel or features it built there (chooseIntercept).
+	main := so
+	main.BothIntercepts = p.ChooseIntercept
 	var res *tune.Result
 	if p.Sigma == SigmaGolden {
-		res, err = c.golden(ctx, so, yy, GoldenEvaluations, probe)
+		res, err = c.golden(ctx, main, yy, GoldenEvaluations, probe)
 	} else {
-		res, err = tune.Search(ctx, c.x, yy, so)
+		res, err = tune.Search(ctx, c.x, yy, main)
 	}
 	if err != nil {
 		return fmt.Errorf("choosing lambda: %w", err)
@@ -796,9 +800,7 @@ func (c *choice) tuneFrom(ctx context.Context, p *Plan, o Options, y, w []float6
 	if err := c.grow(ctx, p, o, so, yy, res); err != nil {
 		return err
 	}
-	if res, err = c.chooseIntercept(ctx, p, so, yy, res, w); err != nil {
-		return err
-	}
+	res = c.chooseIntercept(p, res, w)
 	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
 	c.chosen.TuneMetric, c.chosen.TuneScore = res.Metric, res.Best.Mean
 	if res.Metric == "squared_error" {
@@ -850,23 +852,22 @@ func allRowsLambda(best float64, rows, n int, w []float64) float64 {
 // mean is the default, and like the raw input transform the alternative
 // must clearly beat it, by more than the few per cent the left-out errors
 // of the same setting vary between samples of a few hundred rows. It returns the
-// result of the intercept kept. One more lambda path: an eighth or less
-// of the choosing, which tunes six sigmas per input transform.
-func (c *choice) chooseIntercept(ctx context.Context, p *Plan, so tune.SearchOptions, y *mat.Dense, res *tune.Result, w []float64) (*tune.Result, error) {
+// result of the intercept kept. The search scored it (res.Fitted,
+// tune.SearchOptions.BothIntercepts) from the kernel or features it built
+// at that sigma: one more eigendecomposition, an eighth or less of the
+// choosing, which tunes six sigmas per input transform.
+func (c *choice) chooseIntercept(p *Plan, res *tune.Result, w []float64) *tune.Result {
 	if !p.ChooseIntercept || res.Metric != "squared_error" {
-		return res, nil
+		return res
 	}
-	so.Sigmas, so.Intercept = []float64{res.Best.Sigma}, solvers.InterceptFitted
-	if res.Best.Size > 0 {
-		so.Sizes = []int{res.Best.Size}
-	}
-	r, err := tune.Search(ctx, c.x, y, so)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	r := res.Fitted
+	if r == nil {
+		why := "not scored"
+		if res.FittedErr != nil {
+			why = res.FittedErr.Error()
 		}
-		c.chosen.Intercept = "the targets' mean (the fitted intercept could not be scored: " + err.Error() + ")"
-		return res, nil
+		c.chosen.Intercept = "the targets' mean (the fitted intercept could not be scored: " + why + ")"
+		return res
 	}
 	n, _ := c.x.Dims()
 	if r.Best.Mean < (1-RawMargin)*res.Best.Mean {
@@ -875,10 +876,10 @@ func (c *choice) chooseIntercept(ctx context.Context, p *Plan, so tune.SearchOpt
 		if c.chosen.Lambda != "" && r.Best.Lambda != res.Best.Lambda {
 			c.chosen.Lambda += fmt.Sprintf("; %.3g on the tuning rows with the fitted intercept", r.Best.Lambda)
 		}
-		return r, nil
+		return r
 	}
 	c.chosen.Intercept = fmt.Sprintf("the targets' mean: left-out squared error %.4g against %.4g fitted", res.Best.Mean, r.Best.Mean)
-	return res, nil
+	return res
 }
 
 // GrowCenters is the most centres Fit grows FALKON's chosen count to when
