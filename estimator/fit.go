@@ -560,16 +560,25 @@ func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y, w []float6
 	if ctx.Err() != nil {
 		return best, ctx.Err()
 	}
-	if err == nil && alt.chosen.clearlyBeats(best.chosen) {
-		alt.chosen.Standardize = fmt.Sprintf("raw features tuned better: %s %.4g vs %.4g standardized", alt.chosen.TuneMetric, alt.chosen.TuneScore, best.chosen.TuneScore)
-		alt.chosen.TuneSeconds += best.chosen.TuneSeconds
-		return alt, nil
+	return keepTransform(best, alt, err, ""), nil
+}
+
+// keepTransform is the whole-search rule of choose and finishBoth: of the
+// tuned standardized input a and raw input b (whose tuning failed when
+// errb is not nil), b only when it clearly beats a (clearlyBeats). The one
+// kept says why in Chosen.Standardize, note appended, and counts both
+// tunings' seconds.
+func keepTransform(a, b choice, errb error, note string) choice {
+	if errb == nil && b.chosen.clearlyBeats(a.chosen) {
+		b.chosen.Standardize = fmt.Sprintf("raw features tuned better: %s %.4g vs %.4g standardized%s", b.chosen.TuneMetric, b.chosen.TuneScore, a.chosen.TuneScore, note)
+		b.chosen.TuneSeconds += a.chosen.TuneSeconds
+		return b
 	}
-	if err == nil {
-		best.chosen.Standardize = fmt.Sprintf("%s %.4g vs %.4g on the raw features", best.chosen.TuneMetric, best.chosen.TuneScore, alt.chosen.TuneScore)
+	if errb == nil {
+		a.chosen.Standardize = fmt.Sprintf("%s %.4g vs %.4g on the raw features%s", a.chosen.TuneMetric, a.chosen.TuneScore, b.chosen.TuneScore, note)
 	}
-	best.chosen.TuneSeconds += alt.chosen.TuneSeconds
-	return best, nil
+	a.chosen.TuneSeconds += b.chosen.TuneSeconds
+	return a
 }
 
 // EarlyEvaluations is the number of golden-section evaluations after which
@@ -651,8 +660,7 @@ func chooseEarly(ctx context.Context, p *Plan, o Options, prepare func(bool) (ch
 }
 
 // finishBoth finishes the golden-section searches of both transforms from
-// their probes and keeps the second only when it clearly beats the first
-// (clearlyBeats), as choose does.
+// their probes and keeps one by choose's rule (keepTransform).
 func finishBoth(ctx context.Context, p *Plan, o Options, y, w []float64, task solvers.Task,
 	a choice, ra *tune.Result, sa float64, b choice, rb *tune.Result, sb float64) (choice, error) {
 	if err := a.tuneFrom(ctx, p, o, y, w, task, ra); err != nil {
@@ -664,18 +672,7 @@ func finishBoth(ctx context.Context, p *Plan, o Options, y, w []float64, task so
 		return a, ctx.Err()
 	}
 	b.chosen.TuneSeconds += sb
-	if errb == nil && b.chosen.clearlyBeats(a.chosen) {
-		b.chosen.Standardize = fmt.Sprintf("raw features tuned better: %s %.4g vs %.4g standardized (both searched: within %.0f%% after %d evaluations)",
-			b.chosen.TuneMetric, b.chosen.TuneScore, a.chosen.TuneScore, 100*RawMargin, EarlyEvaluations)
-		b.chosen.TuneSeconds += a.chosen.TuneSeconds
-		return b, nil
-	}
-	if errb == nil {
-		a.chosen.Standardize = fmt.Sprintf("%s %.4g vs %.4g on the raw features (both searched: within %.0f%% after %d evaluations)",
-			a.chosen.TuneMetric, a.chosen.TuneScore, b.chosen.TuneScore, 100*RawMargin, EarlyEvaluations)
-		a.chosen.TuneSeconds += b.chosen.TuneSeconds
-	}
-	return a, nil
+	return keepTransform(a, b, errb, fmt.Sprintf(" (both searched: within %.0f%% after %d evaluations)", 100*RawMargin, EarlyEvaluations)), nil
 }
 
 // selectionLoss is the loss a transform is chosen by: the selection score
