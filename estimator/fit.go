@@ -560,16 +560,25 @@ func choose(ctx context.Context, p *Plan, o Options, x mat.Matrix, y, w []float6
 	if ctx.Err() != nil {
 		return best, ctx.Err()
 	}
-	if err == nil && alt.chosen.clearlyBeats(best.chosen) {
-		alt.chosen.Standardize = fmt.Sprintf("raw features tuned better: %s %.4g vs %.4g standardized", alt.chosen.TuneMetric, alt.chosen.TuneScore, best.chosen.TuneScore)
-		alt.chosen.TuneSeconds += best.chosen.TuneSeconds
-		return alt, nil
+	return keepTransform(best, alt, err, ""), nil
+}
+
+// keepTransform is the whole-search rule of choose and finishBoth: of the
+// tuned standardized input a and raw input b (whose tuning failed when
+// errb is not nil), b only when it clearly beats a (clearlyBeats). The one
+// kept says why in Chosen.Standardize, note appended, and counts both
+// tunings' seconds.
+func keepTransform(a, b choice, errb error, note string) choice {
+	if errb == nil && b.chosen.clearlyBeats(a.chosen) {
+		b.chosen.Standardize = fmt.Sprintf("raw features tuned better: %s %.4g vs %.4g standardized%s", b.chosen.TuneMetric, b.chosen.TuneScore, a.chosen.TuneScore, note)
+		b.chosen.TuneSeconds += a.chosen.TuneSeconds
+		return b
 	}
-	if err == nil {
-		best.chosen.Standardize = fmt.Sprintf("%s %.4g vs %.4g on the raw features", best.chosen.TuneMetric, best.chosen.TuneScore, alt.chosen.TuneScore)
+	if errb == nil {
+		a.chosen.Standardize = fmt.Sprintf("%s %.4g vs %.4g on the raw features%s", a.chosen.TuneMetric, a.chosen.TuneScore, b.chosen.TuneScore, note)
 	}
-	best.chosen.TuneSeconds += alt.chosen.TuneSeconds
-	return best, nil
+	a.chosen.TuneSeconds += b.chosen.TuneSeconds
+	return a
 }
 
 // EarlyEvaluations is the number of golden-section evaluations after which
@@ -651,8 +660,7 @@ func chooseEarly(ctx context.Context, p *Plan, o Options, prepare func(bool) (ch
 }
 
 // finishBoth finishes the golden-section searches of both transforms from
-// their probes and keeps the second only when it clearly beats the first
-// (clearlyBeats), as choose does.
+// their probes and keeps one by choose's rule (keepTransform).
 func finishBoth(ctx context.Context, p *Plan, o Options, y, w []float64, task solvers.Task,
 	a choice, ra *tune.Result, sa float64, b choice, rb *tune.Result, sb float64) (choice, error) {
 	if err := a.tuneFrom(ctx, p, o, y, w, task, ra); err != nil {
@@ -664,18 +672,7 @@ func finishBoth(ctx context.Context, p *Plan, o Options, y, w []float64, task so
 		return a, ctx.Err()
 	}
 	b.chosen.TuneSeconds += sb
-	if errb == nil && b.chosen.clearlyBeats(a.chosen) {
-		b.chosen.Standardize = fmt.Sprintf("raw features tuned better: %s %.4g vs %.4g standardized (both searched: within %.0f%% after %d evaluations)",
-			b.chosen.TuneMetric, b.chosen.TuneScore, a.chosen.TuneScore, 100*RawMargin, EarlyEvaluations)
-		b.chosen.TuneSeconds += a.chosen.TuneSeconds
-		return b, nil
-	}
-	if errb == nil {
-		a.chosen.Standardize = fmt.Sprintf("%s %.4g vs %.4g on the raw features (both searched: within %.0f%% after %d evaluations)",
-			a.chosen.TuneMetric, a.chosen.TuneScore, b.chosen.TuneScore, 100*RawMargin, EarlyEvaluations)
-		a.chosen.TuneSeconds += b.chosen.TuneSeconds
-	}
-	return a, nil
+	return keepTransform(a, b, errb, fmt.Sprintf(" (both searched: within %.0f%% after %d evaluations)", 100*RawMargin, EarlyEvaluations)), nil
 }
 
 // selectionLoss is the loss a transform is chosen by: the selection score
@@ -762,11 +759,15 @@ func (c *choice) tuneFrom(ctx context.Context, p *Plan, o Options, y, w []float6
 		return c.tuneLogistic(ctx, p, o, y, w, start)
 	}
 	so, yy := c.searchSetup(ctx, p, o, y, w, task)
+	// The search scores the fitted intercept too at the sigma it chooses,
+	// from the kernel or features it built there (chooseIntercept).
+	main := so
+	main.BothIntercepts = p.ChooseIntercept
 	var res *tune.Result
 	if p.Sigma == SigmaGolden {
-		res, err = c.golden(ctx, so, yy, GoldenEvaluations, probe)
+		res, err = c.golden(ctx, main, yy, GoldenEvaluations, probe)
 	} else {
-		res, err = tune.Search(ctx, c.x, yy, so)
+		res, err = tune.Search(ctx, c.x, yy, main)
 	}
 	if err != nil {
 		return fmt.Errorf("choosing lambda: %w", err)
@@ -796,9 +797,7 @@ func (c *choice) tuneFrom(ctx context.Context, p *Plan, o Options, y, w []float6
 	if err := c.grow(ctx, p, o, so, yy, res); err != nil {
 		return err
 	}
-	if res, err = c.chooseIntercept(ctx, p, so, yy, res, w); err != nil {
-		return err
-	}
+	res = c.chooseIntercept(p, res, w)
 	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
 	c.chosen.TuneMetric, c.chosen.TuneScore = res.Metric, res.Best.Mean
 	if res.Metric == "squared_error" {
@@ -850,23 +849,22 @@ func allRowsLambda(best float64, rows, n int, w []float64) float64 {
 // mean is the default, and like the raw input transform the alternative
 // must clearly beat it, by more than the few per cent the left-out errors
 // of the same setting vary between samples of a few hundred rows. It returns the
-// result of the intercept kept. One more lambda path: an eighth or less
-// of the choosing, which tunes six sigmas per input transform.
-func (c *choice) chooseIntercept(ctx context.Context, p *Plan, so tune.SearchOptions, y *mat.Dense, res *tune.Result, w []float64) (*tune.Result, error) {
+// result of the intercept kept. The search scored it (res.Fitted,
+// tune.SearchOptions.BothIntercepts) from the kernel or features it built
+// at that sigma: one more eigendecomposition, an eighth or less of the
+// choosing, which tunes six sigmas per input transform.
+func (c *choice) chooseIntercept(p *Plan, res *tune.Result, w []float64) *tune.Result {
 	if !p.ChooseIntercept || res.Metric != "squared_error" {
-		return res, nil
+		return res
 	}
-	so.Sigmas, so.Intercept = []float64{res.Best.Sigma}, solvers.InterceptFitted
-	if res.Best.Size > 0 {
-		so.Sizes = []int{res.Best.Size}
-	}
-	r, err := tune.Search(ctx, c.x, y, so)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	r := res.Fitted
+	if r == nil {
+		why := "not scored"
+		if res.FittedErr != nil {
+			why = res.FittedErr.Error()
 		}
-		c.chosen.Intercept = "the targets' mean (the fitted intercept could not be scored: " + err.Error() + ")"
-		return res, nil
+		c.chosen.Intercept = "the targets' mean (the fitted intercept could not be scored: " + why + ")"
+		return res
 	}
 	n, _ := c.x.Dims()
 	if r.Best.Mean < (1-RawMargin)*res.Best.Mean {
@@ -875,10 +873,10 @@ func (c *choice) chooseIntercept(ctx context.Context, p *Plan, so tune.SearchOpt
 		if c.chosen.Lambda != "" && r.Best.Lambda != res.Best.Lambda {
 			c.chosen.Lambda += fmt.Sprintf("; %.3g on the tuning rows with the fitted intercept", r.Best.Lambda)
 		}
-		return r, nil
+		return r
 	}
 	c.chosen.Intercept = fmt.Sprintf("the targets' mean: left-out squared error %.4g against %.4g fitted", res.Best.Mean, r.Best.Mean)
-	return res, nil
+	return res
 }
 
 // GrowCenters is the most centres Fit grows FALKON's chosen count to when

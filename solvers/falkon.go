@@ -284,6 +284,15 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		kv := kb.Slice(0, i1-i0, 0, M).(*mat.Dense)
 		return kv, kernels.MatrixInto(ctx, kv, k, rowRange(x, i0, i1), centers, kernels.Options{Backend: be})
 	}
+	// InterceptFitted: the fit is on the columns of K_nM centred by their
+	// weighted means mu (see "Intercept" in the package doc), whose normal
+	// operator is K^T W K - wsum mu mu^T; the right-hand side K^T W yc is
+	// unchanged because yc has weighted mean 0. The right-hand side's pass
+	// sums K^T w into mu on the way (no pass of its own over K_nM).
+	var mu []float64
+	if opts.Intercept == InterceptFitted {
+		mu = make([]float64, M)
+	}
 	pass := func(ctx context.Context, out blas64.General, u *blas64.General) error {
 		zeroGeneral(out)
 		for i0 := 0; i0 < n; i0 += bs {
@@ -295,6 +304,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 			var rhs blas64.General
 			if u == nil {
 				rhs = ycw.Slice(i0, i1, 0, kout).(*mat.Dense).RawMatrix()
+				if mu != nil {
+					addColumnSums(mu, kv, w, i0)
+				}
 			} else {
 				rhs = tmp.Slice(0, i1-i0, 0, kout).(*mat.Dense).RawMatrix()
 				be.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), *u, 0, rhs)
@@ -308,16 +320,6 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	}
 	if k32 != nil {
 		pass = k32.pass
-	}
-	// InterceptFitted: the fit is on the columns of K_nM centred by their
-	// weighted means mu (see "Intercept" in the package doc), whose normal
-	// operator is K^T W K - wsum mu mu^T; the right-hand side K^T W yc is
-	// unchanged because yc has weighted mean 0.
-	var mu []float64
-	if opts.Intercept == InterceptFitted {
-		if mu, err = columnMeans(ctx, n, M, bs, block, w, wsum); err != nil {
-			return nil, err
-		}
 	}
 	invN := 1 / wsum
 	v := mat.NewDense(M, kout, nil)
@@ -343,6 +345,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	rr := r.RawMatrix()
 	if err := pass(ctx, rr, nil); err != nil {
 		return nil, err
+	}
+	for j := range mu {
+		mu[j] /= wsum // the column sums K^T w, now means
 	}
 	fac.solveT(blas.Trans, rr)
 	fac.solveA(blas.Trans, rr)

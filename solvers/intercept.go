@@ -1,8 +1,6 @@
 package solvers
 
 import (
-	"context"
-
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -51,38 +49,19 @@ func (c Intercept) check(p zonal.Precision) error {
 	return &zonal.ParamError{Param: "Intercept", Value: c, Reason: "unknown intercept (mean, fitted)", Err: zonal.ErrUnknown}
 }
 
-// columnMeans returns mu = K_nM^T w / wsum (w nil: all ones), the weighted
-// column means of the n x M matrix K_nM, read in row blocks of bs rows
-// from block.
-func columnMeans(ctx context.Context, n, M, bs int, block func(ctx context.Context, i0, i1 int) (*mat.Dense, error), w []float64, wsum float64) ([]float64, error) {
-	mu := make([]float64, M)
-	ones := make([]float64, bs)
-	for i0 := 0; i0 < n; i0 += bs {
-		i1 := min(i0+bs, n)
-		kv, err := block(ctx, i0, i1)
-		if err != nil {
-			return nil, err
-		}
-		wb := ones[:i1-i0]
+// addColumnSums adds K_b^T w_b to sums: the weighted column sums of the
+// block kv of K_nM's rows i0.. (w nil: all weights 1), row by row.
+func addColumnSums(sums []float64, kv *mat.Dense, w []float64, i0 int) {
+	r := kv.RawMatrix()
+	for i := 0; i < r.Rows; i++ {
+		wi := 1.0
 		if w != nil {
-			wb = w[i0:i1]
-		} else {
-			for i := range wb {
-				wb[i] = 1
-			}
+			wi = w[i0+i]
 		}
-		r := kv.RawMatrix()
-		for i := 0; i < i1-i0; i++ {
-			row := r.Data[i*r.Stride : i*r.Stride+M]
-			for j, v := range row {
-				mu[j] += wb[i] * v
-			}
+		for j, v := range r.Data[i*r.Stride : i*r.Stride+r.Cols] {
+			sums[j] += wi * v
 		}
 	}
-	for j := range mu {
-		mu[j] /= wsum
-	}
-	return mu, nil
 }
 
 // subtractRankOne sets dst -= wsum mu (mu^T u) (dst and u M x k).

@@ -20,7 +20,9 @@ type GoldenOptions struct {
 	// lambda path and every size); 0 means 8. At least 2.
 	Evaluations int
 	// Reuse is the result of an earlier Golden with the same data and
-	// options except Evaluations (fewer): the search takes the same first
+	// options except Evaluations (fewer) and BothIntercepts (a reused
+	// sigma's matrix is not at hand: when it is the best, the fitted
+	// intercept's group is built again): the search takes the same first
 	// steps, so a sigma it evaluated (every size's rows present in
 	// Reuse.Rows) is taken from there instead of evaluated again, and
 	// Golden with Evaluations k after Golden with Evaluations j < k costs

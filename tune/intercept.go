@@ -1,12 +1,16 @@
 package tune
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -104,10 +108,146 @@ func checkIntercept(o *SearchOptions) error {
 // fitted reports whether the search scores fits with a fitted intercept.
 func (s *searcher) fitted() bool { return s.opts.Intercept == solvers.InterceptFitted }
 
-// withIntercept marks l for the search's intercept.
-func (s *searcher) withIntercept(l *loo) *loo {
-	if s.fitted() {
-		return l.withFittedIntercept()
+// checkBoth validates SearchOptions.BothIntercepts: the search scores the
+// mean intercept, and the fitted one is scored as Intercept fitted would
+// be (checkIntercept, Refit aside: it refits the mean intercept's best).
+func checkBoth(o *SearchOptions) error {
+	if !o.BothIntercepts {
+		return nil
 	}
-	return l
+	bad := func(reason string) error {
+		return &zonal.ParamError{Param: "BothIntercepts", Value: o.BothIntercepts, Reason: reason}
+	}
+	if o.Intercept == solvers.InterceptFitted {
+		return bad("the search scores the mean intercept and adds the fitted one: leave Intercept mean")
+	}
+	if o.Loss == LossLogistic {
+		return bad("the fitted intercept is scored for the squared loss only")
+	}
+	f := *o
+	f.Intercept, f.Refit = solvers.InterceptFitted, false
+	err := checkIntercept(&f)
+	var pe *zonal.ParamError
+	if errors.As(err, &pe) {
+		return bad(pe.Reason)
+	}
+	return err
+}
+
+// keptGroup is the scaled kernel matrix (orth) or scaled features of a
+// group at sigma and size, kept before its eigendecomposition overwrote
+// them, and the group's best mean score.
+type keptGroup struct {
+	sigma float64
+	size  int
+	m     *mat.Dense
+	orth  bool
+	mean  float64
+}
+
+// planKeep reports whether the group about to be built (its working
+// arrays used bytes, the kept matrix r x c) may keep a copy of it for
+// BothIntercepts: the copy and the best group's kept one, if any, must fit
+// the memory budget next to the working arrays. When they do not, the kept
+// one is dropped too (the fitted intercept is then scored by building its
+// group again).
+func (s *searcher) planKeep(used int64, r, c int) bool {
+	if !s.opts.BothIntercepts {
+		return false
+	}
+	need := used + budget.Floats(r, c)
+	if s.kept != nil {
+		kr, kc := s.kept.m.Dims()
+		need += budget.Floats(kr, kc)
+	}
+	if need <= budget.Or(s.opts.MemoryBudget) {
+		return true
+	}
+	s.kept, s.spare = nil, nil
+	return false
+}
+
+// retain copies the group's scaled matrix m (planKeep said it fits) into
+// the spare array (a new one when its shape differs) as the candidate
+// keepBest keeps when the group is the best so far.
+func (s *searcher) retain(m *mat.Dense, orth bool) {
+	r, c := m.Dims()
+	buf := s.spare
+	s.spare = nil
+	if buf != nil {
+		if br, bc := buf.Dims(); br != r || bc != c {
+			buf = nil
+		}
+	}
+	if buf == nil {
+		buf = mat.NewDense(r, c, nil)
+	}
+	buf.Copy(m)
+	s.cand = &keptGroup{m: buf, orth: orth}
+}
+
+// keepBest keeps the group's candidate (retain) when the group's best row
+// beats every group evaluated before (s.bestSoFar, not yet updated), and
+// makes the array it no longer needs the spare.
+func (s *searcher) keepBest(sigma float64, size int, rows []Row) {
+	cand := s.cand
+	s.cand = nil
+	if !s.opts.BothIntercepts {
+		return
+	}
+	best := math.NaN()
+	for _, r := range rows {
+		if s.better(r.Mean, best) {
+			best = r.Mean
+		}
+	}
+	if !s.better(best, s.bestSoFar) {
+		if cand != nil {
+			s.spare = cand.m
+		}
+		return
+	}
+	if s.kept != nil {
+		s.spare = s.kept.m
+	}
+	s.kept = cand
+	if cand != nil {
+		cand.sigma, cand.size, cand.mean = sigma, size, best
+	}
+}
+
+// scoreFitted sets res.Fitted (BothIntercepts): the fitted intercept
+// scored over every lambda at res.Best's sigma and size, from the kept
+// matrix when it is that group's (one more eigendecomposition), else from
+// the group built again; when it cannot be scored res.FittedErr says why.
+// Only the context's error is returned.
+func (s *searcher) scoreFitted(ctx context.Context, res *Result) error {
+	kept := s.kept
+	s.kept, s.spare, s.cand = nil, nil, nil
+	start := time.Now()
+	sigma, size := res.Best.Sigma, res.Best.Size
+	var rows []Row
+	var err error
+	if kept != nil && kept.sigma == sigma && kept.size == size {
+		s.newAlt()
+		var scores [][]float64
+		if scores, err = s.looScores(ctx, kept.m, sqrtOf(s.w), kept.orth, true); err == nil {
+			rows = s.rowsOf(scores, sigma, size, start)
+		}
+	} else {
+		rows, err = s.evalGroup(ctx, sigma, size, true)
+	}
+	if err == nil {
+		f := s.newResult()
+		f.Rows, f.Groups, f.Elapsed = rows, 1, time.Since(start)
+		if err = s.pickBest(f); err == nil {
+			res.Fitted = f
+			return nil
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	res.FittedErr = err
+	return nil
 }

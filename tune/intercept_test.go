@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -236,5 +237,180 @@ func TestGoldenReuse(t *testing.T) {
 	}
 	if again.Best.Setting != full.Best.Setting || again.Best.Mean != full.Best.Mean || len(again.Rows) != len(full.Rows) {
 		t.Fatalf("reusing: best %+v (%d rows), from scratch %+v (%d rows)", again.Best.Setting, len(again.Rows), full.Best.Setting, len(full.Rows))
+	}
+}
+
+// sameRows fails unless got and want have the same settings and their
+// scores agree to tol relative (NaN where the other is NaN).
+func sameRows(t *testing.T, what string, got, want []Row, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d rows, want %d", what, len(got), len(want))
+	}
+	rel := func(a, b float64) bool {
+		return a == b || (math.IsNaN(a) && math.IsNaN(b)) || math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b))
+	}
+	for i, g := range got {
+		w := want[i]
+		ok := g.Setting == w.Setting && rel(g.Mean, w.Mean) && rel(g.TaskScore, w.TaskScore) && len(g.Scores) == len(w.Scores)
+		for j := 0; ok && j < len(g.Scores); j++ {
+			ok = rel(g.Scores[j], w.Scores[j])
+		}
+		if !ok {
+			t.Fatalf("%s row %d: %+v, want %+v", what, i, g, w)
+		}
+	}
+}
+
+// TestBothIntercepts: a search with BothIntercepts returns the rows of the
+// search without it and, in Fitted, those of a second search with the
+// fitted intercept at its best sigma and size (to 1e-10 relative), for
+// exact KRR and FALKON, LOO and GCV, weighted or not, on a subsample, by
+// Search over a sigma grid and Golden, without building a kernel more
+// than the search does. Where the best group's matrix is not at hand (a
+// Golden that reuses the best sigma, or a budget without room for the
+// copy) the fitted intercept's group is built again, with the same
+// result. Options the fitted intercept is not scored with are refused.
+func TestBothIntercepts(t *testing.T) {
+	ctx := context.Background()
+	x, y := regData(90, 3, 5)
+	for i := 0; i < 90; i++ {
+		y.Set(i, 0, 5+y.At(i, 0))
+	}
+	wts := make([]float64, 90)
+	for i := range wts {
+		wts[i] = 0.5 + float64(i%4)/3
+	}
+	calls := 0
+	kern := func(s float64) (kernels.Kernel, error) {
+		calls++
+		return kernels.Gaussian{Sigma: s}, nil
+	}
+	// search is Search with o, or Golden with golden's bracket and o.
+	search := func(o SearchOptions, golden *GoldenOptions) *Result {
+		t.Helper()
+		var r *Result
+		var err error
+		if golden != nil {
+			g := *golden
+			g.SearchOptions = o
+			r, err = Golden(ctx, x, y, g)
+		} else {
+			r, err = Search(ctx, x, y, o)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// twoSearches is the result without BothIntercepts and the separate
+	// search of the fitted intercept at its best.
+	twoSearches := func(o SearchOptions, golden *GoldenOptions) (*Result, *Result) {
+		t.Helper()
+		mean := search(o, golden)
+		o.Intercept, o.Sigmas, o.Sizes = solvers.InterceptFitted, []float64{mean.Best.Sigma}, nil
+		if mean.Best.Size > 0 {
+			o.Sizes = []int{mean.Best.Size}
+		}
+		return mean, search(o, nil)
+	}
+	check := func(name string, o SearchOptions, golden *GoldenOptions, groups, extra int) {
+		t.Helper()
+		mean, fit := twoSearches(o, golden)
+		o.BothIntercepts = true
+		calls = 0
+		got := search(o, golden)
+		if calls != groups+extra {
+			t.Fatalf("%s: %d kernels built, want %d", name, calls, groups+extra)
+		}
+		sameRows(t, name+" mean", got.Rows, mean.Rows, 0)
+		if got.Fitted == nil {
+			t.Fatalf("%s: no fitted scores (%v)", name, got.FittedErr)
+		}
+		sameRows(t, name+" fitted", got.Fitted.Rows, fit.Rows, 1e-10)
+		if got.Fitted.Best.Setting != fit.Best.Setting || got.Best.Setting != mean.Best.Setting {
+			t.Fatalf("%s: best %+v and fitted %+v, want %+v and %+v", name, got.Best.Setting, got.Fitted.Best.Setting, mean.Best.Setting, fit.Best.Setting)
+		}
+		if fit.Best.Mean == mean.Best.Mean {
+			t.Fatalf("%s: the fitted and mean intercepts score the same: the test cannot tell them apart", name)
+		}
+	}
+	sigmas := []float64{0.3, 0.6, 1.2}
+	for _, m := range []Method{MethodExact, MethodFalkon} {
+		for _, c := range []Criterion{CriterionLOO, CriterionGCV} {
+			for _, w := range [][]float64{nil, wts} {
+				for _, rows := range []int{0, 70} {
+					o := SearchOptions{Method: m, Criterion: c, Score: ScoreSquared, Weights: w, Rows: rows, Sigmas: sigmas, Kernel: kern, Seed: 3}
+					if c == CriterionGCV {
+						o.Score = ScoreTask
+					}
+					if m == MethodFalkon {
+						o.Sizes = []int{30, 45}
+					}
+					name := fmt.Sprintf("%s %s weighted %v rows %d", m, c, w != nil, rows)
+					check(name, o, nil, len(sigmas)*max(1, len(o.Sizes)), 0)
+				}
+			}
+		}
+	}
+	// Golden: from scratch, and reusing a shorter run, on [0.05, 20] (the
+	// best is a new sigma) and [0.05, 400] (the best is a reused sigma,
+	// rebuilt once).
+	for _, m := range []Method{MethodExact, MethodFalkon} {
+		o := SearchOptions{Method: m, Criterion: CriterionLOO, Score: ScoreSquared, Kernel: kern}
+		if m == MethodFalkon {
+			o.Sizes = []int{40}
+		}
+		reused := false
+		for _, hi := range []float64{20, 400} {
+			g := GoldenOptions{Lo: 0.05, Hi: hi, Evaluations: 6}
+			if hi == 20 {
+				check(fmt.Sprintf("golden %s", m), o, &g, 6, 0)
+			}
+			short := g
+			short.SearchOptions, short.Evaluations = o, 2
+			early, err := Golden(ctx, x, y, short)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.Reuse = early
+			full, _ := twoSearches(o, &g)
+			extra := 0
+			if full.Best.Sigma == early.Best.Sigma {
+				extra, reused = 1, true
+			}
+			check(fmt.Sprintf("golden %s on [0.05, %g] reusing (best reused: %v)", m, hi, extra == 1), o, &g, 4, extra)
+		}
+		if !reused {
+			t.Fatalf("golden %s: no bracket had its best at a reused sigma", m)
+		}
+	}
+	// A budget the search fits in but not the copy of its kernel matrix:
+	// used by exact KRR's group on n rows, n x n plus n x (2n + 2).
+	n, _ := x.Dims()
+	used := 8 * int64(n) * int64(n+2*n+2)
+	o := SearchOptions{Method: MethodExact, Criterion: CriterionLOO, Score: ScoreSquared, Sigmas: sigmas, Kernel: kern,
+		Options: Options{MemoryBudget: used + 4*int64(n)*int64(n)}}
+	check("no room for the copy", o, nil, len(sigmas), 1)
+
+	for _, o := range []SearchOptions{
+		{Method: MethodRidge, Criterion: CriterionLOO},
+		{Method: MethodExact, Criterion: CriterionCV},
+		{Method: MethodExact, Criterion: CriterionLOO, Intercept: solvers.InterceptFitted},
+		{Method: MethodFalkon, Criterion: CriterionCV, Loss: LossLogistic},
+	} {
+		o.BothIntercepts, o.Sigmas = true, []float64{1}
+		labels := y
+		if o.Loss == LossLogistic {
+			labels = mat.NewDense(n, 1, nil)
+			for i := 0; i < n; i++ {
+				labels.Set(i, 0, float64(i%2))
+			}
+		}
+		_, err := Search(ctx, x, labels, o)
+		var pe *zonal.ParamError
+		if !errors.As(err, &pe) || pe.Param != "BothIntercepts" || !errors.Is(err, zonal.ErrParam) {
+			t.Fatalf("%+v: %v, want a ParamError on BothIntercepts", o, err)
+		}
 	}
 }

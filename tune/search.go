@@ -208,6 +208,16 @@ type SearchOptions struct {
 	// loo.withFittedIntercept), without Refit; anything else is a
 	// *zonal.ParamError.
 	Intercept solvers.Intercept
+	// BothIntercepts, with the mean intercept, also scores the fitted one
+	// at the best setting's sigma and size (Result.Fitted), from the kernel
+	// or feature matrix the search builds there: the search keeps a copy of
+	// the best group's matrix so far (two, the best and the one being
+	// evaluated, when they fit MemoryBudget next to the working arrays;
+	// else the group is built again at the end) and centres it, one more
+	// eigendecomposition. The method and criterion must be those a fitted
+	// Intercept is scored with (MethodExact or MethodFalkon, CriterionLOO
+	// or CriterionGCV, LossSquared); anything else is a *zonal.ParamError.
+	BothIntercepts bool
 	// Weights are per-row weights (nil: all 1), validated by
 	// solvers.CheckWeights: every fit of the search minimises the weighted
 	// objective of the solvers package (lambda times the training rows'
@@ -273,6 +283,17 @@ type Result struct {
 	Groups int
 	// Elapsed is the wall time of the search without the refit.
 	Elapsed time.Duration
+	// Fitted is, with SearchOptions.BothIntercepts, the scores of the
+	// fitted intercept (solvers.InterceptFitted) at Best's sigma and size
+	// over every lambda: the Result of a Search with Intercept
+	// InterceptFitted, Sigmas {Best.Sigma} and Sizes {Best.Size} (one
+	// group, no Model), taken from the kernel or feature matrix this
+	// search built for Best when it could keep it. Nil without
+	// BothIntercepts, and when the fitted intercept could not be scored:
+	// FittedErr then says why (a search that was canceled returns the
+	// context's error instead).
+	Fitted    *Result
+	FittedErr error
 	// Model is the best setting fitted on all rows when Refit is set.
 	Model *solvers.Pipeline
 	// RefitNote is non-empty when the refit differs from the method asked
@@ -320,6 +341,11 @@ type searcher struct {
 	total   int
 	// bestSoFar is the best mean score of the settings done (NaN first).
 	bestSoFar float64
+	// kept is, with BothIntercepts, the scaled matrix of the best group
+	// so far (nil when it was not kept), cand the copy of the group being
+	// evaluated and spare an array for the next copy (see retain).
+	kept, cand *keptGroup
+	spare      *mat.Dense
 }
 
 // Search evaluates every setting of Sigmas x Lambdas (x Sizes) for
@@ -380,18 +406,13 @@ func (s *searcher) newResult() *Result {
 // finish picks the best row and refits it.
 func (s *searcher) finish(ctx context.Context, res *Result, start time.Time) (*Result, error) {
 	res.Elapsed = time.Since(start)
-	best := -1
-	for i, r := range res.Rows {
-		if best < 0 || s.better(r.Mean, res.Rows[best].Mean) {
-			best = i
+	if err := s.pickBest(res); err != nil {
+		return nil, err
+	}
+	if s.opts.BothIntercepts {
+		if err := s.scoreFitted(ctx, res); err != nil {
+			return nil, err
 		}
-	}
-	if best < 0 {
-		return nil, fmt.Errorf("%w: no setting was evaluated", zonal.ErrParam)
-	}
-	res.Best = res.Rows[best]
-	if math.IsNaN(res.Best.Mean) {
-		return nil, fmt.Errorf("%w: every setting scored NaN", zonal.ErrNonFinite)
 	}
 	if !s.opts.Refit {
 		return res, nil
@@ -405,6 +426,24 @@ func (s *searcher) finish(ctx context.Context, res *Result, start time.Time) (*R
 		return nil, err
 	}
 	return res, nil
+}
+
+// pickBest sets res.Best to the best of res.Rows (the first of equal ones).
+func (s *searcher) pickBest(res *Result) error {
+	best := -1
+	for i, r := range res.Rows {
+		if best < 0 || s.better(r.Mean, res.Rows[best].Mean) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return fmt.Errorf("%w: no setting was evaluated", zonal.ErrParam)
+	}
+	res.Best = res.Rows[best]
+	if math.IsNaN(res.Best.Mean) {
+		return fmt.Errorf("%w: every setting scored NaN", zonal.ErrNonFinite)
+	}
+	return nil
 }
 
 // better reports whether score a beats b (NaN never wins).
@@ -567,6 +606,9 @@ func newSearcher(x mat.Matrix, y *mat.Dense, opts *SearchOptions) (*searcher, er
 	if err := checkIntercept(opts); err != nil {
 		return nil, err
 	}
+	if err := checkBoth(opts); err != nil {
+		return nil, err
+	}
 	if err := s.checkHeldOut(); err != nil {
 		return nil, err
 	}
@@ -673,8 +715,27 @@ func (s *searcher) mapFor(k kernels.Kernel, size int, x mat.Matrix) (kernels.Fea
 	return featureMap(s.be, k, x, s.opts.Map, size, idx, s.opts.Seed)
 }
 
-// group evaluates every lambda for one sigma and size.
+// group evaluates every lambda for one sigma and size and reports the
+// progress.
 func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, error) {
+	rows, err := s.evalGroup(ctx, sigma, size, s.fitted())
+	if err != nil {
+		return nil, err
+	}
+	s.keepBest(sigma, size, rows)
+	s.done += len(s.lambdas)
+	for _, r := range rows {
+		if s.better(r.Mean, s.bestSoFar) {
+			s.bestSoFar = r.Mean
+		}
+	}
+	s.opts.Progress.Report(zonal.Progress{Stage: "tune", Done: s.done, Total: s.total, Residual: s.bestSoFar})
+	return rows, nil
+}
+
+// evalGroup evaluates every lambda for one sigma and size, the closed
+// forms with the fitted intercept when fitted (the mean one otherwise).
+func (s *searcher) evalGroup(ctx context.Context, sigma float64, size int, fitted bool) ([]Row, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -688,14 +749,8 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 	limit := s.opts.MemoryBudget
 	nf := len(s.folds)
 	var scores [][]float64 // [lambda][fold]
-	s.alt = nil
+	s.newAlt()
 	s.newPooled()
-	if s.metric == "squared_error" {
-		s.alt = make([][]float64, len(s.lambdas))
-		for i := range s.alt {
-			s.alt[i] = make([]float64, max(nf, 1))
-		}
-	}
 	if s.logistic() {
 		scores, err = s.logisticScores(ctx, k, size)
 	} else if s.opts.Method == MethodParK {
@@ -708,9 +763,11 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		shared := budget.Floats(n, n) + s.pooledBytes()
 		perFold := budget.Floats(ntr, 2*ntr+2*(n-ntr)+2*kout) // K_tr (and its factor), K_te,tr, A, B
 		w := s.workers(shared, perFold)
-		if err := budget.Check(fmt.Sprintf("tuning exact KRR on %d rows (tune on fewer: SearchOptions.Rows)", n), shared+int64(w)*perFold, limit); err != nil {
+		used := shared + int64(w)*perFold
+		if err := budget.Check(fmt.Sprintf("tuning exact KRR on %d rows (tune on fewer: SearchOptions.Rows)", n), used, limit); err != nil {
 			return nil, err
 		}
+		keep := !fitted && nf == 0 && s.planKeep(used, n, n)
 		kfull := mat.NewDense(n, n, nil)
 		if err := kernelMatrix(ctx, s.be, k, kfull, s.x, s.x); err != nil {
 			return nil, err
@@ -718,15 +775,10 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		if nf == 0 {
 			sw := sqrtOf(s.w)
 			scaleSym(kfull, sw) // the scaled problem's D K D (see loo)
-			if s.fitted() {
-				centerSym(kfull, unitWeights(sw, n))
+			if keep {
+				s.retain(kfull, true)
 			}
-			ev := make([]float64, n)
-			if err := s.be.SymEig(kfull.RawMatrix(), ev, true); err != nil {
-				return nil, err
-			}
-			clampEig(ev)
-			scores, err = s.closedForm(ctx, s.withIntercept(newLOO(s.be, kfull, ev, s.t, sw, true)))
+			scores, err = s.looScores(ctx, kfull, sw, true, fitted)
 		} else {
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
 				return s.pathOf(krrSystem(kfull, s.t, s.weightsOf(f.Train), f.Train, f.Test))
@@ -734,12 +786,14 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		}
 	} else {
 		var w int
+		var used int64
 		check := func(D int) error {
 			shared := budget.Floats(n+2*D+kout+1, D) + s.pooledBytes() // features, Gram, map, pooled outputs
 			perFold := budget.Floats(2*D+2*n/max(nf, 1)+kout, D)
 			w = s.workers(shared, perFold)
+			used = shared + int64(w)*perFold
 			what := fmt.Sprintf("tuning %s with %d features on %d rows (tune on fewer: SearchOptions.Rows)", s.opts.Method, D, n)
-			return budget.Check(what, shared+int64(w)*perFold, limit)
+			return budget.Check(what, used, limit)
 		}
 		if err := check(size); err != nil {
 			return nil, err
@@ -758,6 +812,7 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 				return nil, err
 			}
 		}
+		keep := !fitted && nf == 0 && s.planKeep(used, n, D)
 		z := mat.NewDense(n, D, nil)
 		if err := fm.Transform(z, s.x); err != nil {
 			return nil, err
@@ -765,17 +820,10 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 		if nf == 0 {
 			sw := sqrtOf(s.w)
 			scaleRowsBy(z, sw) // the scaled problem's D Z (see loo)
-			if s.fitted() {
-				centerCols(z, unitWeights(sw, n))
+			if keep {
+				s.retain(z, false)
 			}
-			fs := newFeatureStats(s.be, z, s.t, nil)
-			ev := make([]float64, D)
-			if err := s.be.SymEig(fs.g.RawMatrix(), ev, true); err != nil {
-				return nil, err
-			}
-			clampEig(ev)
-			mulRightInPlace(s.be, z, fs.g) // Z <- Q = Z U
-			scores, err = s.closedForm(ctx, s.withIntercept(newLOO(s.be, z, ev, s.t, sw, false)))
+			scores, err = s.looScores(ctx, z, sw, false, fitted)
 		} else {
 			fs := newFeatureStats(s.be, z, s.t, s.w)
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
@@ -786,6 +834,24 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 	if err != nil {
 		return nil, err
 	}
+	return s.rowsOf(scores, sigma, size, start), nil
+}
+
+// newAlt makes the task metric's score arrays of a group (s.alt) when the
+// search scores the squared error, and clears them otherwise.
+func (s *searcher) newAlt() {
+	s.alt = nil
+	if s.metric == "squared_error" {
+		s.alt = make([][]float64, len(s.lambdas))
+		for i := range s.alt {
+			s.alt[i] = make([]float64, max(len(s.folds), 1))
+		}
+	}
+}
+
+// rowsOf is the table rows of a group's scores [lambda][fold] at sigma and
+// size, the group having started at start.
+func (s *searcher) rowsOf(scores [][]float64, sigma float64, size int, start time.Time) []Row {
 	if s.pooled() {
 		s.logLossScores(scores)
 		s.dec = nil
@@ -799,14 +865,42 @@ func (s *searcher) group(ctx context.Context, sigma float64, size int) ([]Row, e
 			rows[li].TaskScore, _ = meanStd(s.alt[li])
 		}
 	}
-	s.done += len(s.lambdas)
-	for _, r := range rows {
-		if s.better(r.Mean, s.bestSoFar) {
-			s.bestSoFar = r.Mean
+	return rows
+}
+
+// looScores scores every lambda by LOO or GCV on all rows from the scaled
+// kernel matrix (orth, exact KRR) or the scaled features m (ridge and
+// FALKON), which it overwrites with the eigenbasis; with the fitted
+// intercept when fitted, the basis centred first (see
+// loo.withFittedIntercept).
+func (s *searcher) looScores(ctx context.Context, m *mat.Dense, sw []float64, orth, fitted bool) ([][]float64, error) {
+	n, r := m.Dims()
+	if fitted {
+		if orth {
+			centerSym(m, unitWeights(sw, n))
+		} else {
+			centerCols(m, unitWeights(sw, n))
 		}
 	}
-	s.opts.Progress.Report(zonal.Progress{Stage: "tune", Done: s.done, Total: s.total, Residual: s.bestSoFar})
-	return rows, nil
+	sym := m // the matrix eigendecomposed: K, or Z^T Z
+	var fs *featureStats
+	if !orth {
+		fs = newFeatureStats(s.be, m, s.t, nil)
+		sym = fs.g
+	}
+	ev := make([]float64, r)
+	if err := s.be.SymEig(sym.RawMatrix(), ev, true); err != nil {
+		return nil, err
+	}
+	clampEig(ev)
+	if !orth {
+		mulRightInPlace(s.be, m, fs.g) // Z <- Q = Z U
+	}
+	l := newLOO(s.be, m, ev, s.t, sw, orth)
+	if fitted {
+		l = l.withFittedIntercept()
+	}
+	return s.closedForm(ctx, l)
 }
 
 // Solver is how the k-fold lambda paths are solved (SearchOptions.Solver).
