@@ -286,10 +286,20 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	}
 	// InterceptFitted: the fit is on the columns of K_nM centred by their
 	// weighted means mu (see "Intercept" in the package doc), whose normal
-	// operator is K^T W K - wsum mu mu^T; the right-hand side K^T W yc is
-	// unchanged because yc has weighted mean 0. The right-hand side's pass
-	// sums K^T w into mu on the way (no pass of its own over K_nM).
+	// operator is Kc^T W Kc with Kc = K_nM - 1 mu^T; the right-hand side
+	// K^T W yc equals Kc^T W yc because yc has weighted mean 0. The
+	// right-hand side's pass sums K^T w into mu on the way (no pass of its
+	// own over K_nM); after it, every block is centred before its products
+	// (a cached K_nM once, in place; a streamed block each time it is
+	// computed, n M subtractions per pass against the n M (2d + c) flops of
+	// computing it). Centring the entries, not the product (K^T W K -
+	// wsum mu mu^T), is what keeps the operator positive definite in
+	// floating point: for a wide kernel, whose entries are all near their
+	// column means, the two terms of the difference agree to nearly every
+	// digit and their rounding is larger than the centred operator's small
+	// eigenvalues.
 	var mu []float64
+	centred := false // the blocks are centred (mu is final)
 	if opts.Intercept == InterceptFitted {
 		mu = make([]float64, M)
 	}
@@ -308,6 +318,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 					addColumnSums(mu, kv, w, i0)
 				}
 			} else {
+				if centred && knm == nil {
+					centreColumns(kv, mu)
+				}
 				rhs = tmp.Slice(0, i1-i0, 0, kout).(*mat.Dense).RawMatrix()
 				be.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), *u, 0, rhs)
 				if w != nil {
@@ -333,9 +346,6 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		if err := pass(ctx, dst, &wr); err != nil {
 			return err
 		}
-		if mu != nil {
-			subtractRankOne(dst, mu, wr, wsum)
-		}
 		fac.solveT(blas.Trans, dst) // T^-T (.)
 		scaleAddGeneral(dst, invN, vr, lambda)
 		fac.solveA(blas.Trans, dst) // A^-T (.)
@@ -346,8 +356,14 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	if err := pass(ctx, rr, nil); err != nil {
 		return nil, err
 	}
-	for j := range mu {
-		mu[j] /= wsum // the column sums K^T w, now means
+	if mu != nil {
+		for j := range mu {
+			mu[j] /= wsum // the column sums K^T w, now means
+		}
+		if knm != nil {
+			centreColumns(knm, mu)
+		}
+		centred = true
 	}
 	fac.solveT(blas.Trans, rr)
 	fac.solveA(blas.Trans, rr)

@@ -1,7 +1,6 @@
 package solvers
 
 import (
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
@@ -64,16 +63,13 @@ func addColumnSums(sums []float64, kv *mat.Dense, w []float64, i0 int) {
 	}
 }
 
-// subtractRankOne sets dst -= wsum mu (mu^T u) (dst and u M x k).
-func subtractRankOne(dst blas64.General, mu []float64, u blas64.General, wsum float64) {
-	for t := 0; t < u.Cols; t++ {
-		d := 0.0
-		for j, m := range mu {
-			d += m * u.Data[j*u.Stride+t]
-		}
-		d *= wsum
-		for j, m := range mu {
-			dst.Data[j*dst.Stride+t] -= d * m
+// centreColumns subtracts mu[j] from every entry of column j of kv.
+func centreColumns(kv *mat.Dense, mu []float64) {
+	r := kv.RawMatrix()
+	for i := 0; i < r.Rows; i++ {
+		row := r.Data[i*r.Stride : i*r.Stride+r.Cols]
+		for j := range row {
+			row[j] -= mu[j]
 		}
 	}
 }
