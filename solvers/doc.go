@@ -64,12 +64,16 @@
 //
 // over alpha and an unpenalised b. Eliminating b = ybar - mu^T alpha, with
 // mu = K_nM^T w / sum w the weighted column means of K_nM, leaves FALKON on
-// the centred columns K_nM - 1 mu^T: its normal operator is K_nM^T W K_nM -
-// (sum w) mu mu^T, one rank-one correction per CG product, and its
-// right-hand side is unchanged (the centred targets have weighted mean 0).
-// The preconditioner stays that of the uncentred problem, which the
-// rank-one change moves by at most one CG iteration in exact arithmetic.
-// mu costs one pass over K_nM (none more when it is cached). The model
+// the centred columns Kc = K_nM - 1 mu^T: its normal operator is
+// Kc^T W Kc, and its right-hand side is unchanged (the centred targets
+// have weighted mean 0). The entries are centred (a cached K_nM once, a
+// streamed block each time it is computed), not the product: K_nM^T W
+// K_nM - (sum w) mu mu^T is the same in exact arithmetic, but for a wide
+// kernel its two terms agree to nearly every digit and their difference
+// is rounding, which CG meets as negative curvature. The preconditioner
+// stays that of the uncentred problem, which the centring (a rank-one
+// change of the operator) moves by at most one CG iteration in exact
+// arithmetic. mu is summed in the right-hand side's pass. The model
 // stores b where the mean intercept stores ybar, so the model file is the
 // same. This is scikit-learn's Ridge(fit_intercept=True) on Nystrom
 // features; the two differ where the kernel expansion decays, away from
