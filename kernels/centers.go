@@ -40,15 +40,9 @@ type Centers struct {
 // empty y, zonal.ErrNonFinite for NaN or Inf in y, a CSR's Validate error
 // (zonal.ErrShape, zonal.ErrRange).
 func NewCenters(k Kernel, y mat.Matrix) (*Centers, error) {
-	if k == nil {
-		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
-	}
-	if y == nil {
-		return nil, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
-	}
-	ny, d := y.Dims()
-	if ny == 0 || d == 0 {
-		return nil, fmt.Errorf("%w: %dx%d kernel-block columns", zonal.ErrEmpty, ny, d)
+	ny, d, err := checkCenters(k, y)
+	if err != nil {
+		return nil, err
 	}
 	in, err := asInput(y)
 	if err != nil {
@@ -90,6 +84,22 @@ func (c *Centers) MatrixInto(ctx context.Context, dst *mat.Dense, x mat.Matrix, 
 		return matrixProgress(ctx, dst.RawMatrix(), c.k, xg, yg, false, c.norms, opt)
 	}
 	return matrixGeneral(ctx, dst.RawMatrix(), opt.backend(), c.k, xg, yg, false, nil, c.norms)
+}
+
+// checkCenters checks the kernel and the Y of NewCenters and
+// NewCenters32 and returns Y's shape.
+func checkCenters(k Kernel, y mat.Matrix) (ny, d int, err error) {
+	if k == nil {
+		return 0, 0, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
+	}
+	if y == nil {
+		return 0, 0, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	ny, d = y.Dims()
+	if ny == 0 || d == 0 {
+		return 0, 0, fmt.Errorf("%w: %dx%d kernel-block columns", zonal.ErrEmpty, ny, d)
+	}
+	return ny, d, nil
 }
 
 // usesSqNorms reports whether matrixGeneral takes the squared row norms
