@@ -17,7 +17,9 @@
 //	GZK          sum_l <h_l(|x|), h_l(|y|)> P_d^l(<x,y>/(|x||y|))
 //
 // MatrixInto computes K(X, Y) in row blocks, in parallel, with the inner
-// products from the backend's Gemm; Matrix allocates it first. MatrixInto32
+// products from the backend's Gemm; Matrix allocates it first; Centers
+// prepares Y once (its check and row norms) for many blocks against it,
+// with the same entries. MatrixInto32
 // (and Centers32, which prepares Y once for many blocks) stores K(X, Y) in
 // float32: the Gaussian computed by float32 products and exponential with
 // float64 row norms, the other kernels evaluated in float64 and rounded.

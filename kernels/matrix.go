@@ -64,16 +64,9 @@ func MatrixInto(ctx context.Context, dst *mat.Dense, k Kernel, x, y mat.Matrix, 
 	if x == nil || y == nil || dst == nil {
 		return fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
 	}
-	nx, d := x.Dims()
 	ny, d2 := y.Dims()
-	if nx == 0 || ny == 0 || d == 0 {
-		return fmt.Errorf("%w: kernel matrix of %dx%d and %dx%d inputs", zonal.ErrEmpty, nx, d, ny, d2)
-	}
-	if d != d2 {
-		return fmt.Errorf("%w: X has %d columns, Y has %d", zonal.ErrShape, d, d2)
-	}
-	if r, c := dst.Dims(); r != nx || c != ny {
-		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, c, nx, ny)
+	if err := checkBlockShapes(dst, x, ny, d2); err != nil {
+		return err
 	}
 	xg, err := asInput(x)
 	if err != nil {
@@ -88,16 +81,34 @@ func MatrixInto(ctx context.Context, dst *mat.Dense, k Kernel, x, y mat.Matrix, 
 	if opt.Progress == nil {
 		return matrixGeneral(ctx, dst.RawMatrix(), opt.backend(), k, xg, yg, y == x, nil, nil)
 	}
-	return matrixProgress(ctx, dst.RawMatrix(), k, xg, yg, y == x, opt)
+	return matrixProgress(ctx, dst.RawMatrix(), k, xg, yg, y == x, nil, opt)
+}
+
+// checkBlockShapes checks the shapes of a kernel block K(X, Y) into dst
+// for x (nx x d) and a Y of ny rows of d2 columns.
+func checkBlockShapes(dst *mat.Dense, x mat.Matrix, ny, d2 int) error {
+	nx, d := x.Dims()
+	if nx == 0 || ny == 0 || d == 0 {
+		return fmt.Errorf("%w: kernel matrix of %dx%d and %dx%d inputs", zonal.ErrEmpty, nx, d, ny, d2)
+	}
+	if d != d2 {
+		return fmt.Errorf("%w: X has %d columns, Y has %d", zonal.ErrShape, d, d2)
+	}
+	if r, c := dst.Dims(); r != nx || c != ny {
+		return fmt.Errorf("%w: dst is %dx%d, want %dx%d", zonal.ErrShape, r, c, nx, ny)
+	}
+	return nil
 }
 
 // matrixProgress is MatrixInto in chunks of whole row blocks with a progress
 // report after each. The chunks start at multiples of blockRows and the norms
 // are the ones matrixGeneral would compute, so every entry is the same as in
-// one call.
-func matrixProgress(ctx context.Context, dg blas64.General, k Kernel, xg, yg input, same bool, opt Options) error {
+// one call. yn, when not nil, holds the squared row norms of yg.
+func matrixProgress(ctx context.Context, dg blas64.General, k Kernel, xg, yg input, same bool, yn []float64, opt Options) error {
 	b, nx := opt.backend(), xg.rows()
-	yn := yg.sqNorms()
+	if yn == nil {
+		yn = yg.sqNorms()
+	}
 	xn := yn
 	if !same {
 		xn = xg.sqNorms()
@@ -119,9 +130,8 @@ func matrixProgress(ctx context.Context, dg blas64.General, k Kernel, xg, yg inp
 
 // matrixGeneral writes K(xg, yg) to dg for validated (finite, same width)
 // inputs, dense or sparse. same says that xg and yg are the same matrix. xn
-// and yn, when not nil, hold the squared row norms of xg and yg (callers
-// that apply a map to many batches keep the landmarks' norms; serving
-// passes pooled buffers); nil means compute them here.
+// and yn, when not nil, hold the squared row norms of xg and yg (Centers
+// keeps those of its Y); nil means compute them here.
 //
 // With a sparse input the Gaussian and the inner-product kernels take
 // their inner products from innerBlock (backend.SparseGemm, or y's column

@@ -66,15 +66,9 @@ const maxNorm2For32 = 1e30
 // y, zonal.ErrNonFinite for NaN or Inf in a dense y, zonal.ErrTooLarge when
 // the float32 copy exceeds the budget.
 func NewCenters32(k Kernel, y mat.Matrix, opt Options) (*Centers32, error) {
-	if k == nil {
-		return nil, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
-	}
-	if y == nil {
-		return nil, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
-	}
-	ny, d := y.Dims()
-	if ny == 0 || d == 0 {
-		return nil, fmt.Errorf("%w: %dx%d kernel-block columns", zonal.ErrEmpty, ny, d)
+	ny, d, err := checkCenters(k, y)
+	if err != nil {
+		return nil, err
 	}
 	c := &Centers32{k: k, y: y, ny: ny, d: d}
 	g, gauss := k.(Gaussian)

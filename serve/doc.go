@@ -65,7 +65,9 @@
 // The bodies clients send ({"rows": [[...]]}, and v2 infer requests with
 // their data in JSON or binary) are read into pooled buffers and decoded
 // by a hand-written scanner straight into a pooled float64 block (numbers
-// by strconv.ParseFloat, as encoding/json parses them), and the answers
+// by strconv.ParseFloat, as encoding/json parses them, except integers of
+// up to 15 digits, which float64 holds exactly and the scanner converts
+// as it reads them), and the answers
 // are written with strconv.AppendFloat into a pooled buffer: a request of
 // 784 numbers costs a few allocations of net/http's and none of the
 // decoder's. Whatever the scanner does not handle exactly as encoding/json

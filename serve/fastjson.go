@@ -163,30 +163,54 @@ func (p *scanner) numberToken() ([]byte, bool) {
 	return b[start:i], true
 }
 
+// maxExactDigits is the most decimal digits of an integer that float64
+// holds exactly whatever they are (10^15 < 2^53).
+const maxExactDigits = 15
+
 // float reads a number as encoding/json does for a float64 (the same
-// strconv.ParseFloat call); out of range is not ok. Small non-negative
-// integers (pixels) are converted directly: exactly what ParseFloat gives.
+// strconv.ParseFloat call); out of range is not ok. Integers of at most
+// maxExactDigits digits (pixels, counts) are converted as they are
+// scanned: float64 holds them exactly, which is what ParseFloat returns
+// for them (-0 included). Anything else (a fraction, an exponent, more
+// digits, a leading zero followed by more) takes numberToken and
+// ParseFloat.
 func (p *scanner) float() (float64, bool) {
+	p.ws()
+	b, i := p.b, p.i
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	j := i
+	var u uint64
+	switch {
+	case j < len(b) && b[j] == '0':
+		j++
+	case j < len(b) && b[j] >= '1' && b[j] <= '9':
+		for j < len(b) && j-i < maxExactDigits && b[j] >= '0' && b[j] <= '9' {
+			u = 10*u + uint64(b[j]-'0')
+			j++
+		}
+	}
+	if j > i && (j == len(b) || !numberByte(b[j])) {
+		p.i = j
+		v := float64(u)
+		if neg {
+			v = -v
+		}
+		return v, true
+	}
 	tok, ok := p.numberToken()
 	if !ok {
 		return 0, false
 	}
-	if len(tok) <= 3 && tok[0] != '-' {
-		v, int := 0.0, true
-		for _, c := range tok {
-			if c < '0' || c > '9' {
-				int = false
-				break
-			}
-			v = 10*v + float64(c-'0')
-		}
-		if int {
-			return v, true
-		}
-	}
 	v, err := strconv.ParseFloat(string(tok), 64)
 	return v, err == nil
 }
+
+// numberByte reports whether c can continue a JSON number after its
+// integer digits.
+func numberByte(c byte) bool { return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' }
 
 // int reads a number as encoding/json does for an int64 (strconv.ParseInt:
 // no fraction, no exponent, in range).

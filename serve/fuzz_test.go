@@ -49,6 +49,12 @@ var fuzzSeeds = []string{
 	`{"rows": [[1., 2, 3]]}`,
 	`{"rows": [[1, 2, 3]]} {}`,
 	`{"rows": [[0.1, 0.2, 0.30000000000000004]], "outputs": null}`,
+	`{"rows": [[999999999999999, -123456789012345, 1234567890123456], [9007199254740993, -0, -7]]}`,
+	`{"rows": [[100000000000000000000000, 0e0, 7E2], [-999, 0.0, 12e-1]]}`,
+	`{"rows": [[-01, 2, 3]]}`,
+	`{"rows": [[-, 2, 3]]}`,
+	`{"rows": [[12e, 2, 3]]}`,
+	`{"rows": [[1, 2, 3-]]}`,
 }
 
 // FuzzDecoders: the v1 and v2 request decoders never panic; they either
@@ -152,6 +158,9 @@ func TestFastDecoders(t *testing.T) {
 		`{"rows": [[1, 2]]}`:                                           false, // short row
 		`{"rows": [[1, 2, 3e999]]}`:                                    false, // out of range
 		`{"rows": [[01, 2, 3]]}`:                                       false, // not JSON
+		`{"rows": [[999999999999999, -123456789012345, -0]]}`:          true,  // integers converted as scanned
+		`{"rows": [[9007199254740993, -1234567890123456, 1e2]]}`:       true,  // more digits: ParseFloat rounds
+		`{"rows": [[-01, 2, 3]]}`:                                      false, // not JSON
 		`{"rows": [[1, null, 3]]}`:                                     false, // null
 		`{"rows": []}`:                                                 false,
 		`{"rows": [[1, 2, 3]]} x`:                                      false,

@@ -39,6 +39,12 @@ type expansion struct {
 	cnOnce sync.Once
 	cn, ct []float64
 
+	// The centres prepared for the kernel blocks of large batches (checked
+	// and their norms computed once, not per batch), made on the first one.
+	kcOnce sync.Once
+	kc     *kernels.Centers
+	kcErr  error
+
 	expansion32 // precision; float32 centres (falkon32.go)
 }
 
@@ -159,6 +165,10 @@ func (e *expansion) predictBatch(dst *mat.Dense, x mat.Matrix) error {
 		return e.predictBatch32(dst, x)
 	}
 	be := e.be
+	e.kcOnce.Do(func() { e.kc, e.kcErr = kernels.NewCenters(e.kern, e.centers) })
+	if e.kcErr != nil {
+		return e.kcErr
+	}
 	x = likeCenters(x, e.centers)
 	n, _ := x.Dims()
 	m, _, k := e.dims()
@@ -167,7 +177,7 @@ func (e *expansion) predictBatch(dst *mat.Dense, x mat.Matrix) error {
 	for i0 := 0; i0 < n; i0 += bs {
 		i1 := min(i0+bs, n)
 		kv := kb.Slice(0, i1-i0, 0, m).(*mat.Dense)
-		if err := kernels.MatrixInto(context.Background(), kv, e.kern, rowRange(x, i0, i1), e.centers, kernels.Options{Backend: be}); err != nil {
+		if err := e.kc.MatrixInto(context.Background(), kv, rowRange(x, i0, i1), kernels.Options{Backend: be}); err != nil {
 			return err
 		}
 		dv := dst.Slice(i0, i1, 0, k).(*mat.Dense)

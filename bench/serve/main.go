@@ -30,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,6 +63,7 @@ type config struct {
 	maxWorkers, grpcConns         int
 	timeout                       time.Duration
 	skipLow, skipSearch, skipSoak bool
+	cpuProfile                    string
 }
 
 func main() {
@@ -122,6 +124,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (config, error) {
 	fs.BoolVar(&c.skipSearch, "skip-search", false, "skip the searches")
 	fs.BoolVar(&c.skipSoak, "skip-soak", false, "skip the soaks")
 	fs.StringVar(&c.out, "out", "", "write every case as a JSON line to this file")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server process (this one; the load comes from a child) during each low-load case to this file, the case inserted before the extension (cpu.prof: cpu-falkon-json-1.prof, ...)")
 	fs.BoolVar(&c.quick, "quick", false, "smoke test: 1 s cases at low rates (20 and 5 req/s), a search of 2 probes (50, 100 rows/s) of 1 s, 3 s soaks reloading every 1 s, 0.5 s warm-up; flags given explicitly win")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -338,7 +341,7 @@ func (b *bench) model(ts *trainSet, name string, p *solvers.Pipeline, file strin
 	defer func() { err = errors.Join(err, srv.stop()) }()
 	c := b.c
 	if c.warmup > 0 {
-		if _, err := b.load(srv, ts, protoJSON, 1, c.lowRate, c.warmup); err != nil {
+		if _, err := b.load(srv, ts, protoJSON, 1, c.lowRate, c.warmup, ""); err != nil {
 			return err
 		}
 	}
@@ -350,7 +353,11 @@ func (b *bench) model(ts *trainSet, name string, p *solvers.Pipeline, file strin
 				rate = c.lowRateBatch
 			}
 			if !c.skipLow {
-				pt, err := b.load(srv, ts, proto, rows, rate, c.duration)
+				prof := ""
+				if c.cpuProfile != "" {
+					prof = profileName(c.cpuProfile, name, proto, rows)
+				}
+				pt, err := b.load(srv, ts, proto, rows, rate, c.duration, prof)
 				if err != nil {
 					return err
 				}
@@ -395,6 +402,33 @@ func (b *bench) model(ts *trainSet, name string, p *solvers.Pipeline, file strin
 		}
 	}
 	return nil
+}
+
+// startProfile starts a CPU profile of this process into file (see
+// -cpuprofile) and returns the function that stops it and closes the
+// file; with no file it does nothing.
+func startProfile(file string) (stop func() error, err error) {
+	if file == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
+// profileName is file with -model-proto-rows inserted before its extension.
+func profileName(file, model, proto string, rows int) string {
+	ext := filepath.Ext(file)
+	return fmt.Sprintf("%s-%s-%s-%d%s", strings.TrimSuffix(file, ext), model, proto, rows, ext)
 }
 
 func verdict(ok bool) string {
@@ -447,8 +481,10 @@ func held(c config, pt point) string {
 
 // load sends rate requests/s of rows rows each over proto to srv for du,
 // from the load child, and reads the server's CPU time and block sizes
-// around it.
-func (b *bench) load(srv *server, ts *trainSet, proto string, rows, rate int, du time.Duration) (point, error) {
+// around it; with a profile file name, it writes the CPU profile of this
+// process over the same span (the load child's run, not the making of the
+// requests).
+func (b *bench) load(srv *server, ts *trainSet, proto string, rows, rate int, du time.Duration, profile string) (point, error) {
 	c := b.c
 	n, d := ts.test.Dims()
 	count := max(1, min(256, 4096/rows)) // distinct requests, cycled
@@ -475,8 +511,12 @@ func (b *bench) load(srv *server, ts *trainSet, proto string, rows, rate int, du
 		}
 	}
 	blocks0, rows0 := blockStats(srv.s)
-	m, server, client, err := runLoad(spec, b.tmp)
+	stopProfile, err := startProfile(profile)
 	if err != nil {
+		return point{}, err
+	}
+	m, server, client, err := runLoad(spec, b.tmp)
+	if err = errors.Join(err, stopProfile()); err != nil {
 		return point{}, err
 	}
 	blocks1, rows1 := blockStats(srv.s)
@@ -524,7 +564,7 @@ func (b *bench) search(srv *server, ts *trainSet, model, proto string, rows int)
 	var bestPt point
 	var why string
 	probe := func(rate int) (bool, error) {
-		pt, err := b.load(srv, ts, proto, rows, rate, c.searchDuration)
+		pt, err := b.load(srv, ts, proto, rows, rate, c.searchDuration, "")
 		if err != nil {
 			return false, err
 		}
@@ -605,7 +645,7 @@ func (b *bench) soak(srv *server, ts *trainSet, model, proto string) (result, er
 			}
 		}
 	}()
-	pt, err := b.load(srv, ts, proto, 1, c.soakRate, c.soak)
+	pt, err := b.load(srv, ts, proto, 1, c.soakRate, c.soak, "")
 	close(stop)
 	<-done
 	if err != nil {

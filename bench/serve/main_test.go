@@ -50,7 +50,7 @@ func quick(t *testing.T, model string, args []string) {
 	dir := t.TempDir()
 	out := dir + "/out.jsonl"
 	c, err := parseFlags(flag.NewFlagSet("serve", flag.ContinueOnError), append([]string{"-quick", "-synthetic", "-models", model,
-		"-model-dir", dir, "-out", out, "-duration", "300ms", "-warmup", "0"}, args...))
+		"-model-dir", dir, "-out", out, "-duration", "300ms", "-warmup", "0", "-cpuprofile", dir + "/cpu.prof"}, args...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +102,14 @@ func quick(t *testing.T, model string, args []string) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
+	for _, p := range c.protocols {
+		for _, rows := range []int{1, c.batchRows} {
+			name := profileName(c.cpuProfile, model, p, rows)
+			if fi, err := os.Stat(name); err != nil || fi.Size() == 0 {
+				t.Errorf("no CPU profile of the low-load case %s %d-row: %v", p, rows, err)
+			}
+		}
+	}
 	kinds := []string{"low-load", "cpu"}
 	if !c.skipSearch {
 		kinds = append(kinds, "search")
@@ -131,6 +139,19 @@ func quick(t *testing.T, model string, args []string) {
 	}
 	if lines := strings.Count(table.String(), "\n| "); lines != len(rs) { // the header is the first line, the separator starts "|-"
 		t.Errorf("table has %d rows after the header, %d JSON lines:\n%s", lines, len(rs), table.String())
+	}
+}
+
+// -cpuprofile names one file per low-load case.
+func TestProfileName(t *testing.T) {
+	for file, want := range map[string]string{
+		"cpu.prof":       "cpu-falkon-json-64.prof",
+		"/tmp/p/cpu":     "/tmp/p/cpu-falkon-json-64",
+		"out.d/cpu.prof": "out.d/cpu-falkon-json-64.prof",
+	} {
+		if got := profileName(file, "falkon", "json", 64); got != want {
+			t.Errorf("profileName(%q) = %q, want %q", file, got, want)
+		}
 	}
 }
 

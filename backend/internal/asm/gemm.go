@@ -615,8 +615,10 @@ func copyPanel[T float](dst, src []T, ld, k, w int) {
 }
 
 // packRows interleaves w rows of length k (row i at src[i*ld:]) into
-// dst[p*w+i], for the tile heights 4, 6, 8 and 12; it reports false for
-// other w.
+// dst[p*w+i], for the tile heights 4, 6, 8 and 12 and, eight rows at a
+// time, for the wider tiles (multiples of 8: the nr of the AVX-512 and
+// float32 kernels, which pack the rows of a transposed B); it reports
+// false for other w.
 func packRows[T float](dst, src []T, ld, k, w int) bool {
 	switch w {
 	case 4:
@@ -649,7 +651,18 @@ func packRows[T float](dst, src []T, ld, k, w int) bool {
 			d[8], d[9], d[10], d[11] = r8[p], r9[p], r10[p], r11[p]
 		}
 	default:
-		return false
+		if w%8 != 0 {
+			return false
+		}
+		for i0 := 0; i0 < w; i0 += 8 {
+			g := src[i0*ld:]
+			r0, r1, r2, r3 := g[:k], g[ld:ld+k], g[2*ld:2*ld+k], g[3*ld:3*ld+k]
+			r4, r5, r6, r7 := g[4*ld:4*ld+k], g[5*ld:5*ld+k], g[6*ld:6*ld+k], g[7*ld:7*ld+k]
+			for p := range r0 {
+				d := (*[8]T)(dst[p*w+i0:])
+				d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p], r6[p], r7[p]
+			}
+		}
 	}
 	return true
 }

@@ -1,0 +1,113 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/zonal-ml/zonal"
+)
+
+// Centers is the Y side of kernel blocks K(X, Y) of one kernel, prepared
+// once for many blocks against the same Y (a fitted model's centres
+// against the rows it predicts), the float64 counterpart of Centers32.
+// MatrixInto checks the entries of Y (and a CSR's structure) and computes
+// its squared row norms on every call, which for a block of a few rows
+// against thousands of centres costs as much as the block's product;
+// NewCenters checks Y once and keeps its norms (and, for a sparse Y, the
+// column index that sparse X needs, made on first use). The entries of
+// Centers.MatrixInto are those of MatrixInto with the same kernel and Y.
+//
+// Y is not copied: it must not change while the Centers is in use. A
+// Centers is safe for concurrent use.
+type Centers struct {
+	k     Kernel
+	in    input
+	ny, d int
+	norms []float64 // squared row norms (kernels that take them), as MatrixInto computes them
+
+	indexOnce sync.Once
+	indexed   input // in with its column index (sparse Y)
+}
+
+// NewCenters checks y (ny x d, the columns of the blocks: finite entries,
+// and a *dataset.CSR must pass Validate) and prepares it for blocks of
+// kernel k.
+//
+// Errors: zonal.ErrParam for a nil kernel, zonal.ErrEmpty for a nil or
+// empty y, zonal.ErrNonFinite for NaN or Inf in y, a CSR's Validate error
+// (zonal.ErrShape, zonal.ErrRange).
+func NewCenters(k Kernel, y mat.Matrix) (*Centers, error) {
+	ny, d, err := checkCenters(k, y)
+	if err != nil {
+		return nil, err
+	}
+	in, err := asInput(y)
+	if err != nil {
+		return nil, err
+	}
+	c := &Centers{k: k, in: in, ny: ny, d: d}
+	if usesSqNorms(k) {
+		c.norms = in.sqNorms()
+	}
+	return c, nil
+}
+
+// Dims returns ny and d.
+func (c *Centers) Dims() (ny, d int) { return c.ny, c.d }
+
+// MatrixInto writes K(X, Y) into dst (nx x ny) for the rows of x (nx x
+// d), the entries that MatrixInto(ctx, dst, k, x, Y, opt) writes, with the
+// same row blocks, parallelism, progress reports (opt.Progress) and
+// cancellation.
+//
+// Errors: those of MatrixInto for x and dst (Y was checked by NewCenters).
+func (c *Centers) MatrixInto(ctx context.Context, dst *mat.Dense, x mat.Matrix, opt Options) error {
+	if x == nil || dst == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	if err := checkBlockShapes(dst, x, c.ny, c.d); err != nil {
+		return err
+	}
+	xg, err := asInput(x)
+	if err != nil {
+		return err
+	}
+	yg := c.in
+	if xg.sparse && yg.sparse {
+		c.indexOnce.Do(func() { c.indexed = c.in.withIndex() })
+		yg = c.indexed
+	}
+	if opt.Progress != nil {
+		return matrixProgress(ctx, dst.RawMatrix(), c.k, xg, yg, false, c.norms, opt)
+	}
+	return matrixGeneral(ctx, dst.RawMatrix(), opt.backend(), c.k, xg, yg, false, nil, c.norms)
+}
+
+// checkCenters checks the kernel and the Y of NewCenters and
+// NewCenters32 and returns Y's shape.
+func checkCenters(k Kernel, y mat.Matrix) (ny, d int, err error) {
+	if k == nil {
+		return 0, 0, fmt.Errorf("%w: nil kernel", zonal.ErrParam)
+	}
+	if y == nil {
+		return 0, 0, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	ny, d = y.Dims()
+	if ny == 0 || d == 0 {
+		return 0, 0, fmt.Errorf("%w: %dx%d kernel-block columns", zonal.ErrEmpty, ny, d)
+	}
+	return ny, d, nil
+}
+
+// usesSqNorms reports whether matrixGeneral takes the squared row norms
+// for kernel k (the Gaussian and the inner-product kernels).
+func usesSqNorms(k Kernel) bool {
+	if _, ok := k.(Gaussian); ok {
+		return true
+	}
+	_, ok := k.(innerKernel)
+	return ok
+}
