@@ -77,8 +77,8 @@ type Report struct {
 	Precision   zonal.Precision
 	Standardize bool
 	// Intercept is the model's intercept (solvers.InterceptMean or
-	// solvers.InterceptFitted; the logistic loss's logits have none, and
-	// it reads InterceptMean there).
+	// solvers.InterceptFitted; for the logistic loss InterceptMean means
+	// none: its logits are the expansion alone).
 	Intercept solvers.Intercept
 	Task      solvers.Task
 	Chosen    Chosen
@@ -370,7 +370,7 @@ func fitModel(ctx context.Context, plan *Plan, opts Options, k kernels.Kernel, l
 	case MethodFalkon:
 		if plan.Loss == LossLogistic {
 			return solvers.FitLogistic(ctx, k, x, targets, lambda, solvers.LogisticOptions{Options: sopts,
-				Centers: plan.Centers, Iterations: plan.Iterations, Seed: opts.Seed})
+				Centers: plan.Centers, Iterations: plan.Iterations, Seed: opts.Seed, Intercept: plan.Intercept})
 		}
 		return solvers.FitFalkon(ctx, k, x, targets, lambda, solvers.FalkonOptions{Options: sopts,
 			Centers: plan.Centers, Sampling: opts.Sampling, Iterations: plan.Iterations, Seed: opts.Seed, Precision: plan.Precision, Intercept: plan.Intercept})

@@ -55,8 +55,8 @@ const LogisticHeldOutRows = 800
 // folds' held-out rows, scaled to all
 // rows as the squared loss's is: the objective's data term is a weighted
 // mean, so lambda sum(w) is kept, lambda times the training part's weight
-// sum over all rows' (rows/n unweighted). It returns the lambda for all
-// rows, the best log-loss, the rows the path was fitted on and a
+// sum over all rows' (rows/n unweighted), with the plan's intercept
+// (fitted or none). It returns the lambda for all rows, the best log-loss, the rows the path was fitted on and a
 // description.
 func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w []float64) (float64, float64, int, string, error) {
 	n, _ := x.Dims()
@@ -142,6 +142,7 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 		models, err := solvers.FitLogisticPath(ctx, k, xtr, ttr, lambdas, solvers.LogisticOptions{
 			Options: solvers.Options{Backend: o.Backend, MemoryBudget: o.MemoryBudget, Progress: o.Progress, Weights: wtr},
 			Centers: min(tuneCentres(p), len(f.Train)), Seed: o.Seed, Iterations: p.Iterations, GradTol: LogisticTuneGradTol,
+			Intercept: p.Intercept,
 		})
 		if err != nil {
 			return 0, 0, 0, "", fmt.Errorf("choosing the logistic lambda: %w", err)

@@ -251,7 +251,9 @@ func NewPlan(s Shape, o Options) (*Plan, error) {
 		}
 	}
 	p.Intercept = solvers.InterceptMean
-	if o.Intercept == InterceptFitted {
+	if o.Intercept == InterceptFitted || o.Intercept == InterceptAuto && p.Loss == LossLogistic {
+		// The logistic loss fits its intercept unless told not to (see
+		// the package documentation).
 		p.Intercept = solvers.InterceptFitted
 	}
 	p.ChooseIntercept = o.Intercept == InterceptAuto && p.Method == MethodFalkon && p.Loss == LossSquared &&
@@ -375,6 +377,10 @@ func (p *Plan) String() string {
 		fmt.Fprintf(&b, "lambda: %g\n", p.Lambda)
 	}
 	switch {
+	case p.Loss == LossLogistic && p.Intercept == solvers.InterceptFitted:
+		b.WriteString("intercept: fitted with the expansion (unpenalised, one per logit)\n")
+	case p.Loss == LossLogistic:
+		b.WriteString("intercept: none (the logits are the expansion alone)\n")
 	case p.ChooseIntercept:
 		b.WriteString("intercept: the targets' mean, or fitted with the expansion (unpenalised) when that scores lower at the chosen sigma\n")
 	case p.Intercept == solvers.InterceptFitted:

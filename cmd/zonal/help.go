@@ -103,7 +103,9 @@ same model file). -dry-run prints what would be chosen, without fitting.
               mean as the model's constant unless fitting it with the
               expansion, unpenalised (fitted; scikit-learn's Ridge intercept),
               scores 5%% lower by leave-one-out at the chosen sigma; mean or
-              fitted decides.
+              fitted decides. With -loss logistic auto is fitted (one
+              unpenalised constant per logit, LogisticRegression's
+              intercept); mean is none (the logits are the expansion alone).
 -calibration  classifiers: auto (default) stores a calibration of the scores
               into class probabilities (zonal predict -proba), fitted on the
               out-of-fold scores of the same model refitted on %d

@@ -181,14 +181,13 @@ func TestServeLogistic(t *testing.T) {
 
 // -intercept: an unknown value and a fitted intercept where no solver fits
 // one are usage errors naming the flag; a fitted intercept is reported in
-// -json, and none for the logistic loss.
+// -json, for the logistic loss by default, and none for its mean.
 func TestInterceptFlag(t *testing.T) {
 	dir := t.TempDir()
 	data := writeBinaryCSV(t, dir, 60)
 	for _, args := range [][]string{
 		{"fit", "-train", data, "-intercept", "lsq"},
 		{"fit", "-train", data, "-intercept", "fitted", "-method", "exact"},
-		{"fit", "-train", data, "-intercept", "fitted", "-loss", "logistic"},
 	} {
 		_, errs, code := runCmd(args...)
 		if code != exitUsage || !strings.Contains(errs, "ntercept") {
@@ -201,7 +200,9 @@ func TestInterceptFlag(t *testing.T) {
 	}{
 		{[]string{"-intercept", "fitted", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"fitted"`},
 		{[]string{"-intercept", "mean", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"mean"`},
-		{[]string{"-loss", "logistic", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"none"`},
+		{[]string{"-loss", "logistic", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"fitted"`},
+		{[]string{"-loss", "logistic", "-intercept", "fitted", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"fitted"`},
+		{[]string{"-loss", "logistic", "-intercept", "mean", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"none"`},
 	} {
 		out, errs, code := runCmd(append([]string{"fit", "-train", data, "-split", "0.8", "-json"}, tc.args...)...)
 		if code != 0 || !strings.Contains(out, tc.want) {
