@@ -202,6 +202,38 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 	return lambda, bestLoss, trrows, desc, nil
 }
 
+// chooseLogistic is chooseLogisticLambda at c's kernel and intercept
+// and, with Plan.ChooseIntercept (InterceptAuto), its choice of the
+// intercept: the lambda path is scored without and with the fitted
+// intercept on the same folds, and the fitted one is kept (c.intercept,
+// with its own lambda) when its best held-out log-loss is lower by more
+// than RawMargin, the squared loss's rule (chooseIntercept). It records
+// the choice in c.chosen.Intercept and returns what chooseLogisticLambda
+// returns for the intercept kept.
+func (c *choice) chooseLogistic(ctx context.Context, p *Plan, o Options, y, w []float64) (float64, float64, int, string, error) {
+	lambda, score, rows, desc, err := chooseLogisticLambda(ctx, p, o, c.kernel, c.x, y, w)
+	if err != nil || !p.ChooseIntercept {
+		return lambda, score, rows, desc, err
+	}
+	fp := *p
+	fp.Intercept = solvers.InterceptFitted
+	fl, fs, frows, fdesc, err := chooseLogisticLambda(ctx, &fp, o, c.kernel, c.x, y, w)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, 0, 0, "", ctx.Err()
+		}
+		c.chosen.Intercept = "none (the fitted intercept could not be scored: " + err.Error() + ")"
+		return lambda, score, rows, desc, nil
+	}
+	if fs < (1-RawMargin)*score {
+		c.intercept = solvers.InterceptFitted
+		c.chosen.Intercept = fmt.Sprintf("fitted: held-out log-loss %.4g against %.4g without", fs, score)
+		return fl, fs, frows, fdesc, nil
+	}
+	c.chosen.Intercept = fmt.Sprintf("none: held-out log-loss %.4g against %.4g fitted", score, fs)
+	return lambda, score, rows, desc, nil
+}
+
 // tuneCentres is the centre count the lambda path is fitted with: the
 // plan's TuneCenters, as the squared loss's tuning (Centers when the plan
 // has none).

@@ -148,9 +148,12 @@ func TestFitLogisticWeights(t *testing.T) {
 	}
 }
 
-// The logistic loss fits its intercept by default (InterceptAuto) and
-// reports it; InterceptMean is the fit without one: the same logits as
-// solvers.FitLogistic with the reported settings and each intercept.
+// The logistic loss fits its intercept when asked (InterceptFitted) and
+// reports it; InterceptMean is the fit without one, and so is
+// InterceptAuto with lambda given (nothing to score the intercept with):
+// the same logits as solvers.FitLogistic with the reported settings and
+// each intercept. With lambda tuned, InterceptAuto scores both and says
+// which it kept.
 func TestFitLogisticIntercept(t *testing.T) {
 	ctx := context.Background()
 	x, y := blobs(200, 2, 2, 0.5, 6)
@@ -162,7 +165,7 @@ func TestFitLogisticIntercept(t *testing.T) {
 	for _, tc := range []struct {
 		o    estimator.Intercept
 		want solvers.Intercept
-	}{{estimator.InterceptAuto, solvers.InterceptFitted}, {estimator.InterceptFitted, solvers.InterceptFitted}, {estimator.InterceptMean, solvers.InterceptMean}} {
+	}{{estimator.InterceptAuto, solvers.InterceptMean}, {estimator.InterceptFitted, solvers.InterceptFitted}, {estimator.InterceptMean, solvers.InterceptMean}} {
 		o := estimator.Options{Loss: estimator.LossLogistic, Sigma: 1, Lambda: 1e-3, Centers: 40, Standardize: estimator.StandardizeOff, Intercept: tc.o, Seed: 3}
 		pipe, rep, err := estimator.Fit(ctx, x, y, o)
 		if err != nil {
@@ -194,4 +197,14 @@ func TestFitLogisticIntercept(t *testing.T) {
 			t.Errorf("%s: Fit and FitLogistic differ", tc.o)
 		}
 	}
+	pipe, rep, err := estimator.Fit(ctx, x, y, estimator.Options{Loss: estimator.LossLogistic, Sigma: 1, Centers: 40, Standardize: estimator.StandardizeOff, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := map[solvers.Intercept]string{solvers.InterceptFitted: "fitted: held-out log-loss", solvers.InterceptMean: "none: held-out log-loss"}[rep.Intercept]
+	b := pipe.Model.(*solvers.Logistic).Intercept()[0]
+	if words == "" || !strings.HasPrefix(rep.Chosen.Intercept, words) || (b != 0) != (rep.Intercept == solvers.InterceptFitted) {
+		t.Errorf("auto chose %v (b = %g), explained %q", rep.Intercept, b, rep.Chosen.Intercept)
+	}
+	t.Logf("auto: %s", rep.Chosen.Intercept)
 }

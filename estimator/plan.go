@@ -251,13 +251,16 @@ func NewPlan(s Shape, o Options) (*Plan, error) {
 		}
 	}
 	p.Intercept = solvers.InterceptMean
-	if o.Intercept == InterceptFitted || o.Intercept == InterceptAuto && p.Loss == LossLogistic {
-		// The logistic loss fits its intercept unless told not to (see
-		// the package documentation).
+	if o.Intercept == InterceptFitted {
 		p.Intercept = solvers.InterceptFitted
 	}
 	p.ChooseIntercept = o.Intercept == InterceptAuto && p.Method == MethodFalkon && p.Loss == LossSquared &&
 		p.Precision == zonal.Float64 && p.TuneLambda && p.Criterion == tune.CriterionLOO
+	if p.Loss == LossLogistic {
+		// The logistic loss scores both on its own held-out folds
+		// (chooseLogistic) whenever it chooses lambda.
+		p.ChooseIntercept = o.Intercept == InterceptAuto && p.TuneLambda
+	}
 	if err := p.checkMemory(); err != nil {
 		return nil, err
 	}
@@ -377,6 +380,8 @@ func (p *Plan) String() string {
 		fmt.Fprintf(&b, "lambda: %g\n", p.Lambda)
 	}
 	switch {
+	case p.Loss == LossLogistic && p.ChooseIntercept:
+		fmt.Fprintf(&b, "intercept: none, or fitted with the expansion (unpenalised, one per logit) when its held-out log-loss is lower by more than %.0f%%\n", 100*RawMargin)
 	case p.Loss == LossLogistic && p.Intercept == solvers.InterceptFitted:
 		b.WriteString("intercept: fitted with the expansion (unpenalised, one per logit)\n")
 	case p.Loss == LossLogistic:

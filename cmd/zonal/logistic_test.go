@@ -181,7 +181,7 @@ func TestServeLogistic(t *testing.T) {
 
 // -intercept: an unknown value and a fitted intercept where no solver fits
 // one are usage errors naming the flag; a fitted intercept is reported in
-// -json, for the logistic loss by default, and none for its mean.
+// -json, for the logistic loss too, and none for its mean.
 func TestInterceptFlag(t *testing.T) {
 	dir := t.TempDir()
 	data := writeBinaryCSV(t, dir, 60)
@@ -200,7 +200,7 @@ func TestInterceptFlag(t *testing.T) {
 	}{
 		{[]string{"-intercept", "fitted", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"fitted"`},
 		{[]string{"-intercept", "mean", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"mean"`},
-		{[]string{"-loss", "logistic", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"fitted"`},
+		{[]string{"-loss", "logistic", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"none"`}, // auto: nothing to score it with
 		{[]string{"-loss", "logistic", "-intercept", "fitted", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"fitted"`},
 		{[]string{"-loss", "logistic", "-intercept", "mean", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"none"`},
 	} {
