@@ -159,7 +159,11 @@ func (r *Report) Line() string {
 		parts = append(parts, fmt.Sprintf("standardize %v (%s)", r.Standardize, r.Chosen.Standardize))
 	}
 	if r.Chosen.Intercept != "" {
-		parts = append(parts, fmt.Sprintf("intercept %s (%s)", r.Intercept, r.Chosen.Intercept))
+		name := r.Intercept.String()
+		if r.Loss == LossLogistic && r.Intercept != solvers.InterceptFitted {
+			name = "none" // the logistic loss's mean: no constant
+		}
+		parts = append(parts, fmt.Sprintf("intercept %s (%s)", name, r.Chosen.Intercept))
 	}
 	if r.Chosen.Calibration != "" {
 		parts = append(parts, fmt.Sprintf("calibration %s (%s)", r.Calibration, r.Chosen.Calibration))

@@ -206,5 +206,8 @@ func TestFitLogisticIntercept(t *testing.T) {
 	if words == "" || !strings.HasPrefix(rep.Chosen.Intercept, words) || (b != 0) != (rep.Intercept == solvers.InterceptFitted) {
 		t.Errorf("auto chose %v (b = %g), explained %q", rep.Intercept, b, rep.Chosen.Intercept)
 	}
+	if name := map[bool]string{true: "fitted", false: "none"}[b != 0]; !strings.Contains(rep.Line(), "intercept "+name+" (") {
+		t.Errorf("line %q does not say intercept %s", rep.Line(), name)
+	}
 	t.Logf("auto: %s", rep.Chosen.Intercept)
 }
