@@ -369,3 +369,31 @@ func TestLogisticInterceptOptions(t *testing.T) {
 		t.Error("Intercept mean differs from the default fit")
 	}
 }
+
+// TestLogisticInterceptAbsentClass: a class without rows (of positive
+// weight) sends its intercept towards -Inf, unbounded; the fit still ends
+// with finite logits and that class's probabilities near 0 (b starts at
+// log 1e-12 there).
+func TestLogisticInterceptAbsentClass(t *testing.T) {
+	x, y := blobs(90, 3, 2, 6)
+	_, tg := encoded(t, y)
+	w := make([]float64, len(y))
+	for i := range w {
+		if y[i] != 2 {
+			w[i] = 1
+		}
+	}
+	m, err := FitLogistic(context.Background(), testGauss{1}, x, tg, 1e-2, LogisticOptions{Centers: 20, Intercept: InterceptFitted, Options: Options{Weights: w}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	F := predictAll(t, m, x)
+	p := make([]float64, 3)
+	for i := 0; i < 90; i++ {
+		softmaxInto(p, rowOf(F, i))
+		if math.IsNaN(p[2]) || p[2] > 1e-6 {
+			t.Fatalf("row %d: probability %g of the absent class (logits %v, b %v)", i, p[2], rowOf(F, i), m.Intercept())
+		}
+	}
+	t.Logf("%s, b %v", m.Diagnostics(), m.Intercept())
+}
