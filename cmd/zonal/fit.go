@@ -183,7 +183,7 @@ func (f *estimatorFlags) register(fs *flag.FlagSet, o *estimator.Options) {
 	fs.BoolVar(&o.Text.TFIDF, "tfidf", false, "weight count features by their smoothed idf on the training rows")
 	fs.BoolVar(&o.Text.Normalize, "normalize", false, "divide each row (after -tfidf) by its Euclidean norm")
 	fs.StringVar(&f.calibration, "calibration", "auto", "classifiers: how scores become class probabilities, fitted on held-out folds: auto, platt, isotonic or none")
-	fs.StringVar(&f.intercept, "intercept", estimator.InterceptAuto.String(), "falkon: the model's constant, the targets' mean (mean; none for -loss logistic), fitted unpenalised with the expansion (fitted), or auto (squared loss: fitted when it scores clearly better; logistic: fitted)")
+	fs.StringVar(&f.intercept, "intercept", estimator.InterceptAuto.String(), "falkon: the model's constant, the targets' mean (mean; none for -loss logistic), fitted unpenalised with the expansion (fitted), or auto (fitted when it scores clearly better)")
 }
 
 // finish converts the string flags into the options, after parsing; set

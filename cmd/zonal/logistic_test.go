@@ -127,6 +127,19 @@ func TestTuneLogistic(t *testing.T) {
 			t.Fatalf("%v: model %s, calibration %v", extra, pipe.Model.Kind(), pipe.Calibration)
 		}
 	}
+	// -intercept fitted: every fold's fit and the refit have the
+	// constant, -json says so; an unknown value is a usage error.
+	obj := runJSON(t, append(append([]string{}, args...), "-json", "-intercept", "fitted")...)
+	if obj["intercept"] != "fitted" {
+		t.Errorf("-intercept fitted: json intercept %v", obj["intercept"])
+	}
+	b := loadModel(t, model).Model.(*solvers.Logistic).Intercept()
+	if b[0] == 0 && b[1] == 0 {
+		t.Errorf("-intercept fitted: the model's b is %v", b)
+	}
+	if _, errs, code := runCmd(append(append([]string{}, args...), "-intercept", "lsq")...); code != exitUsage || !strings.Contains(errs, "ntercept") {
+		t.Errorf("-intercept lsq: exit %d, %q", code, errs)
+	}
 }
 
 // zonal serve answers the probabilities of a logistic model file: rows
