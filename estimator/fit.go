@@ -823,7 +823,7 @@ func (c *choice) tuneFrom(ctx context.Context, p *Plan, o Options, y, w []float6
 }
 
 // tuneLogistic chooses the logistic loss's lambda at c's kernel
-// (chooseLogisticLambda), and with Plan.ChooseIntercept its intercept
+// (chooseLogisticLambda), and with InterceptAuto its intercept
 // (chooseLogistic), and records the choice; its held-out log-loss is
 // also the selection score clearlyBeats compares.
 func (c *choice) tuneLogistic(ctx context.Context, p *Plan, o Options, y, w []float64, start time.Time) error {
@@ -858,7 +858,7 @@ func allRowsLambda(best float64, rows, n int, w []float64) float64 {
 // result of the intercept kept. One more lambda path: an eighth or less
 // of the choosing, which tunes six sigmas per input transform.
 func (c *choice) chooseIntercept(ctx context.Context, p *Plan, so tune.SearchOptions, y *mat.Dense, res *tune.Result, w []float64) (*tune.Result, error) {
-	if !p.ChooseIntercept || p.Loss != LossSquared || res.Metric != "squared_error" {
+	if !p.ChooseIntercept || res.Metric != "squared_error" {
 		return res, nil
 	}
 	so.Sigmas, so.Intercept = []float64{res.Best.Sigma}, solvers.InterceptFitted

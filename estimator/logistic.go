@@ -203,8 +203,8 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 }
 
 // chooseLogistic is chooseLogisticLambda at c's kernel and intercept
-// and, with Plan.ChooseIntercept (InterceptAuto), its choice of the
-// intercept: the lambda path is scored without and with the fitted
+// and, with InterceptAuto (Plan.chooseLogisticIntercept), its choice of
+// the intercept: the lambda path is scored without and with the fitted
 // intercept on the same folds, and the fitted one is kept (c.intercept,
 // with its own lambda) when its best held-out log-loss is lower by more
 // than RawMargin, the squared loss's rule (chooseIntercept). It records
@@ -212,7 +212,7 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 // returns for the intercept kept.
 func (c *choice) chooseLogistic(ctx context.Context, p *Plan, o Options, y, w []float64) (float64, float64, int, string, error) {
 	lambda, score, rows, desc, err := chooseLogisticLambda(ctx, p, o, c.kernel, c.x, y, w)
-	if err != nil || !p.ChooseIntercept {
+	if err != nil || !p.chooseLogisticIntercept {
 		return lambda, score, rows, desc, err
 	}
 	fp := *p
