@@ -77,8 +77,8 @@ type Report struct {
 	Precision   zonal.Precision
 	Standardize bool
 	// Intercept is the model's intercept (solvers.InterceptMean or
-	// solvers.InterceptFitted; the logistic loss's logits have none, and
-	// it reads InterceptMean there).
+	// solvers.InterceptFitted; for the logistic loss InterceptMean means
+	// none: its logits are the expansion alone).
 	Intercept solvers.Intercept
 	Task      solvers.Task
 	Chosen    Chosen
@@ -159,7 +159,11 @@ func (r *Report) Line() string {
 		parts = append(parts, fmt.Sprintf("standardize %v (%s)", r.Standardize, r.Chosen.Standardize))
 	}
 	if r.Chosen.Intercept != "" {
-		parts = append(parts, fmt.Sprintf("intercept %s (%s)", r.Intercept, r.Chosen.Intercept))
+		name := r.Intercept.String()
+		if r.Loss == LossLogistic && r.Intercept != solvers.InterceptFitted {
+			name = "none" // the logistic loss's mean: no constant
+		}
+		parts = append(parts, fmt.Sprintf("intercept %s (%s)", name, r.Chosen.Intercept))
 	}
 	if r.Chosen.Calibration != "" {
 		parts = append(parts, fmt.Sprintf("calibration %s (%s)", r.Calibration, r.Chosen.Calibration))
@@ -370,7 +374,7 @@ func fitModel(ctx context.Context, plan *Plan, opts Options, k kernels.Kernel, l
 	case MethodFalkon:
 		if plan.Loss == LossLogistic {
 			return solvers.FitLogistic(ctx, k, x, targets, lambda, solvers.LogisticOptions{Options: sopts,
-				Centers: plan.Centers, Iterations: plan.Iterations, Seed: opts.Seed})
+				Centers: plan.Centers, Iterations: plan.Iterations, Seed: opts.Seed, Intercept: plan.Intercept})
 		}
 		return solvers.FitFalkon(ctx, k, x, targets, lambda, solvers.FalkonOptions{Options: sopts,
 			Centers: plan.Centers, Sampling: opts.Sampling, Iterations: plan.Iterations, Seed: opts.Seed, Precision: plan.Precision, Intercept: plan.Intercept})
@@ -818,10 +822,11 @@ func (c *choice) tuneFrom(ctx context.Context, p *Plan, o Options, y, w []float6
 }
 
 // tuneLogistic chooses the logistic loss's lambda at c's kernel
-// (chooseLogisticLambda) and records the choice; its held-out log-loss is
+// (chooseLogisticLambda), and with InterceptAuto its intercept
+// (chooseLogistic), and records the choice; its held-out log-loss is
 // also the selection score clearlyBeats compares.
 func (c *choice) tuneLogistic(ctx context.Context, p *Plan, o Options, y, w []float64, start time.Time) error {
-	lambda, score, rows, desc, err := chooseLogisticLambda(ctx, p, o, c.kernel, c.x, y, w)
+	lambda, score, rows, desc, err := c.chooseLogistic(ctx, p, o, y, w)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,6 @@ func TestInterceptOptions(t *testing.T) {
 	for _, o := range []estimator.Options{
 		{Intercept: estimator.InterceptFitted, Method: estimator.MethodExact},
 		{Intercept: estimator.InterceptFitted, Method: estimator.MethodParK},
-		{Intercept: estimator.InterceptFitted, Loss: estimator.LossLogistic},
 		{Intercept: estimator.InterceptFitted, Precision: zonal.Float32},
 		{Intercept: estimator.Intercept(9)},
 	} {
@@ -38,6 +37,10 @@ func TestInterceptOptions(t *testing.T) {
 		{estimator.Options{Intercept: estimator.InterceptMean}, "intercept: the targets' mean\n"},
 		{estimator.Options{Lambda: 1e-3}, "intercept: the targets' mean\n"}, // nothing to score it with
 		{estimator.Options{Method: estimator.MethodExact}, "intercept: the targets' mean\n"},
+		{estimator.Options{Loss: estimator.LossLogistic}, "intercept: none, or fitted with the expansion (unpenalised, one per logit) when"},
+		{estimator.Options{Loss: estimator.LossLogistic, Lambda: 1e-3}, "intercept: none"},
+		{estimator.Options{Loss: estimator.LossLogistic, Intercept: estimator.InterceptFitted}, "intercept: fitted with the expansion (unpenalised, one per logit)\n"},
+		{estimator.Options{Loss: estimator.LossLogistic, Intercept: estimator.InterceptMean}, "intercept: none"},
 	} {
 		p, err := estimator.NewPlan(estimator.Shape{Rows: 500, Cols: 4}, tc.o)
 		if err != nil {

@@ -55,8 +55,8 @@ const LogisticHeldOutRows = 800
 // folds' held-out rows, scaled to all
 // rows as the squared loss's is: the objective's data term is a weighted
 // mean, so lambda sum(w) is kept, lambda times the training part's weight
-// sum over all rows' (rows/n unweighted). It returns the lambda for all
-// rows, the best log-loss, the rows the path was fitted on and a
+// sum over all rows' (rows/n unweighted), with the plan's intercept
+// (fitted or none). It returns the lambda for all rows, the best log-loss, the rows the path was fitted on and a
 // description.
 func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w []float64) (float64, float64, int, string, error) {
 	n, _ := x.Dims()
@@ -142,6 +142,7 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 		models, err := solvers.FitLogisticPath(ctx, k, xtr, ttr, lambdas, solvers.LogisticOptions{
 			Options: solvers.Options{Backend: o.Backend, MemoryBudget: o.MemoryBudget, Progress: o.Progress, Weights: wtr},
 			Centers: min(tuneCentres(p), len(f.Train)), Seed: o.Seed, Iterations: p.Iterations, GradTol: LogisticTuneGradTol,
+			Intercept: p.Intercept,
 		})
 		if err != nil {
 			return 0, 0, 0, "", fmt.Errorf("choosing the logistic lambda: %w", err)
@@ -199,6 +200,38 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 		desc += fmt.Sprintf(" (%.3g on %d rows, times %d/%d for all rows: the same lambda n)", lambdas[best], trrows, trrows, n)
 	}
 	return lambda, bestLoss, trrows, desc, nil
+}
+
+// chooseLogistic is chooseLogisticLambda at c's kernel and intercept
+// and, with InterceptAuto (Plan.chooseLogisticIntercept), its choice of
+// the intercept: the lambda path is scored without and with the fitted
+// intercept on the same folds, and the fitted one is kept (c.intercept,
+// with its own lambda) when its best held-out log-loss is lower by more
+// than RawMargin, the squared loss's rule (chooseIntercept). It records
+// the choice in c.chosen.Intercept and returns what chooseLogisticLambda
+// returns for the intercept kept.
+func (c *choice) chooseLogistic(ctx context.Context, p *Plan, o Options, y, w []float64) (float64, float64, int, string, error) {
+	lambda, score, rows, desc, err := chooseLogisticLambda(ctx, p, o, c.kernel, c.x, y, w)
+	if err != nil || !p.chooseLogisticIntercept {
+		return lambda, score, rows, desc, err
+	}
+	fp := *p
+	fp.Intercept = solvers.InterceptFitted
+	fl, fs, frows, fdesc, err := chooseLogisticLambda(ctx, &fp, o, c.kernel, c.x, y, w)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, 0, 0, "", ctx.Err()
+		}
+		c.chosen.Intercept = "none (the fitted intercept could not be scored: " + err.Error() + ")"
+		return lambda, score, rows, desc, nil
+	}
+	if fs < (1-RawMargin)*score {
+		c.intercept = solvers.InterceptFitted
+		c.chosen.Intercept = fmt.Sprintf("fitted: held-out log-loss %.4g against %.4g without", fs, score)
+		return fl, fs, frows, fdesc, nil
+	}
+	c.chosen.Intercept = fmt.Sprintf("none: held-out log-loss %.4g against %.4g fitted", score, fs)
+	return lambda, score, rows, desc, nil
 }
 
 // tuneCentres is the centre count the lambda path is fitted with: the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/estimator"
+	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -145,4 +146,68 @@ func TestFitLogisticWeights(t *testing.T) {
 	if _, rep, err := estimator.Fit(context.Background(), x, y, o); err != nil || !rep.Weighted {
 		t.Errorf("weights with zeros: %v, weighted %v", err, rep != nil && rep.Weighted)
 	}
+}
+
+// The logistic loss fits its intercept when asked (InterceptFitted) and
+// reports it; InterceptMean is the fit without one, and so is
+// InterceptAuto with lambda given (nothing to score the intercept with):
+// the same logits as solvers.FitLogistic with the reported settings and
+// each intercept. With lambda tuned, InterceptAuto scores both and says
+// which it kept.
+func TestFitLogisticIntercept(t *testing.T) {
+	ctx := context.Background()
+	x, y := blobs(200, 2, 2, 0.5, 6)
+	for i := range y {
+		if i%4 != 0 {
+			y[i] = 0 // 3 of 4 rows in class 0: a shifted prior
+		}
+	}
+	for _, tc := range []struct {
+		o    estimator.Intercept
+		want solvers.Intercept
+	}{{estimator.InterceptAuto, solvers.InterceptMean}, {estimator.InterceptFitted, solvers.InterceptFitted}, {estimator.InterceptMean, solvers.InterceptMean}} {
+		o := estimator.Options{Loss: estimator.LossLogistic, Sigma: 1, Lambda: 1e-3, Centers: 40, Standardize: estimator.StandardizeOff, Intercept: tc.o, Seed: 3}
+		pipe, rep, err := estimator.Fit(ctx, x, y, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Intercept != tc.want {
+			t.Fatalf("%s: report intercept %v, want %v", tc.o, rep.Intercept, tc.want)
+		}
+		b := pipe.Model.(*solvers.Logistic).Intercept()[0]
+		if (b != 0) != (tc.want == solvers.InterceptFitted) {
+			t.Errorf("%s: b = %g", tc.o, b)
+		}
+		tg, err := pipe.Encoding.Targets(y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := solvers.FitLogistic(ctx, kernels.Gaussian{Sigma: 1}, x, tg, 1e-3, solvers.LogisticOptions{Centers: 40, Seed: 3, Intercept: tc.want})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := mat.NewDense(200, 1, nil), mat.NewDense(200, 1, nil)
+		if err := pipe.Model.Predict(got, x); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Predict(want, x); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(got, want, 1e-9) {
+			t.Errorf("%s: Fit and FitLogistic differ", tc.o)
+		}
+	}
+	pipe, rep, err := estimator.Fit(ctx, x, y, estimator.Options{Loss: estimator.LossLogistic, Sigma: 1, Centers: 40, Standardize: estimator.StandardizeOff, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := map[solvers.Intercept]string{solvers.InterceptFitted: "fitted: held-out log-loss", solvers.InterceptMean: "none: held-out log-loss"}[rep.Intercept]
+	b := pipe.Model.(*solvers.Logistic).Intercept()[0]
+	if words == "" || !strings.HasPrefix(rep.Chosen.Intercept, words) || (b != 0) != (rep.Intercept == solvers.InterceptFitted) {
+		t.Errorf("auto chose %v (b = %g), explained %q", rep.Intercept, b, rep.Chosen.Intercept)
+	}
+	if name := map[bool]string{true: "fitted", false: "none"}[b != 0]; !strings.Contains(rep.Line(), "intercept "+name+" (") {
+		t.Errorf("line %q does not say intercept %s", rep.Line(), name)
+	}
+	t.Logf("auto: %s", rep.Chosen.Intercept)
 }

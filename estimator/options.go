@@ -283,8 +283,6 @@ func (o Options) checkIntercept() error {
 	switch {
 	case o.Method != MethodFalkon:
 		why = fmt.Sprintf("a fitted intercept is fitted by FALKON (method falkon), not method %s", o.Method)
-	case o.Loss != LossSquared:
-		why = "a fitted intercept is for the squared loss (the logistic fit has no intercept term)"
 	case o.Precision != zonal.Float64:
 		why = "a fitted intercept needs precision float64"
 	}

@@ -146,6 +146,9 @@ type Plan struct {
 	// (InterceptAuto; Intercept is then the mean until it is chosen).
 	Intercept       solvers.Intercept
 	ChooseIntercept bool
+	// chooseLogisticIntercept says the logistic loss's lambda choice
+	// scores the fitted intercept too (InterceptAuto; chooseLogistic).
+	chooseLogisticIntercept bool
 	// Need is the main allocation's bytes (the M x M factor array, the
 	// D x D Gram matrix, the n x n kernel matrix) and Budget the memory
 	// budget it is checked against.
@@ -256,6 +259,9 @@ func NewPlan(s Shape, o Options) (*Plan, error) {
 	}
 	p.ChooseIntercept = o.Intercept == InterceptAuto && p.Method == MethodFalkon && p.Loss == LossSquared &&
 		p.Precision == zonal.Float64 && p.TuneLambda && p.Criterion == tune.CriterionLOO
+	// The logistic loss scores both on its own held-out folds
+	// (chooseLogistic) whenever it chooses lambda.
+	p.chooseLogisticIntercept = o.Intercept == InterceptAuto && p.Loss == LossLogistic && p.TuneLambda
 	if err := p.checkMemory(); err != nil {
 		return nil, err
 	}
@@ -375,6 +381,12 @@ func (p *Plan) String() string {
 		fmt.Fprintf(&b, "lambda: %g\n", p.Lambda)
 	}
 	switch {
+	case p.chooseLogisticIntercept:
+		fmt.Fprintf(&b, "intercept: none, or fitted with the expansion (unpenalised, one per logit) when its held-out log-loss is lower by more than %.0f%%\n", 100*RawMargin)
+	case p.Loss == LossLogistic && p.Intercept == solvers.InterceptFitted:
+		b.WriteString("intercept: fitted with the expansion (unpenalised, one per logit)\n")
+	case p.Loss == LossLogistic:
+		b.WriteString("intercept: none (the logits are the expansion alone)\n")
 	case p.ChooseIntercept:
 		b.WriteString("intercept: the targets' mean, or fitted with the expansion (unpenalised) when that scores lower at the chosen sigma\n")
 	case p.Intercept == solvers.InterceptFitted:

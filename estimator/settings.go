@@ -203,14 +203,17 @@ const (
 	// InterceptAuto chooses: where the tuner scores both (FALKON with the
 	// squared loss in float64, lambda chosen by leave-one-out), the fitted
 	// intercept is scored at the chosen sigma and kept when its left-out
-	// error is lower by more than RawMargin; elsewhere the mean.
+	// error is lower by more than RawMargin; the fitted one for the
+	// logistic loss (see the package documentation); elsewhere the mean.
 	InterceptAuto Intercept = iota
 	// InterceptMean centres the targets by their training mean
-	// (solvers.InterceptMean).
+	// (solvers.InterceptMean); for the logistic loss it means no constant
+	// (the logits are the expansion alone).
 	InterceptMean
 	// InterceptFitted fits the constant with the expansion, unpenalised
-	// (solvers.InterceptFitted; scikit-learn's Ridge(fit_intercept=True)):
-	// FALKON with the squared loss in float64 only.
+	// (solvers.InterceptFitted; scikit-learn's Ridge(fit_intercept=True),
+	// and for the logistic loss LogisticRegression(fit_intercept=True)):
+	// FALKON in float64 only.
 	InterceptFitted
 )
 

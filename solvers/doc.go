@@ -49,6 +49,9 @@
 // the logistic loss's curvature is at most 1/4), by Newton steps solved
 // with preconditioned CG over a decreasing lambda path; its outputs are
 // logits, so its pipelines have probabilities without a calibration.
+// LogisticOptions.Intercept InterceptFitted adds an unpenalised constant
+// per logit, solved jointly with alpha in every Newton step and stored
+// where the squared loss stores its intercept (see FitLogistic).
 //
 // A scikit-learn Ridge alpha corresponds to alpha = lambda n.
 //

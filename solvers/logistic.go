@@ -50,6 +50,14 @@ type LogisticOptions struct {
 	// at most 1/4, so that Newton from alpha = 0 converges in a few
 	// steps); none for lambda >= 0.1. A non-nil empty slice means no path.
 	LambdaPath []float64
+	// Intercept is the logits' constant term. InterceptMean (and "") is
+	// none: the logits are K(x, C) alpha alone and the expansion carries
+	// the class balance (a logistic model has no target mean to centre by;
+	// its constant, the model's stored means, is zero). InterceptFitted
+	// adds one unpenalised constant b per output, fitted with alpha, as
+	// scikit-learn's LogisticRegression(fit_intercept=True): see
+	// FitLogistic.
+	Intercept Intercept
 }
 
 // KindLogistic is the model kind of Logistic in model files.
@@ -62,9 +70,10 @@ func init() {
 }
 
 // Logistic is a kernel logistic classifier on Nystrom centres C: its
-// outputs are the logits f(x) = K(x, C) alpha, one for a binary model (the
-// log-odds of the larger class) and one per class for a multinomial one
-// (softmax gives the probabilities). A Pipeline over it gives class
+// outputs are the logits f(x) = K(x, C) alpha + b, one for a binary model
+// (the log-odds of the larger class) and one per class for a multinomial
+// one (softmax gives the probabilities); b is zero unless the fit had
+// Intercept InterceptFitted. A Pipeline over it gives class
 // probabilities without a calibration (Pipeline.HasProbabilities).
 type Logistic struct {
 	exp     *expansion
@@ -404,9 +413,40 @@ func (b *knmBlocks) pass(ctx context.Context, out, in *blas64.General, row func(
 // M I (FALKON's factor; eps = 1e-14 plus any jitter it needed, so the
 // penalty is alpha^T K_MM alpha to rounding). Note the 1/2: this is the
 // paper's objective; lambda does not mean what it means for the squared
-// loss. There is no unpenalised intercept (unlike the squared-loss
-// solvers' centred targets, the model's means are zero): the expansion
-// carries the class balance, at the penalty's price, as in the paper.
+// loss. By default there is no unpenalised intercept (unlike the
+// squared-loss solvers' centred targets, the model's means are zero): the
+// expansion carries the class balance, at the penalty's price, as in the
+// paper.
+//
+// With opts.Intercept = InterceptFitted the logits are K_nM alpha + 1 b^T,
+// b one unpenalised constant per output (scikit-learn's
+// LogisticRegression(fit_intercept=True) on Nystrom features), and every
+// Newton step solves for the step (delta, c) in (u, b) jointly: CG runs on
+// the augmented unknown, the Hessian-vector product being
+//
+//	[T^-T K_Mn H (K_nM T^-1 delta + 1 c^T) + lambda delta ; 1^T H (K_nM T^-1 delta + 1 c^T)]
+//
+// (the b rows' change of logits added to every row before the curvature
+// product, the b output the column sums after it: no extra pass over
+// K_nM), preconditioned by A on the u block and by the inverse square root
+// of its own diagonal, sum_i w_i h_i per output, on the b block. Joint
+// steps rather than eliminating b (a W-weighted centring of K_nM's columns,
+// as the squared loss does): the curvature W changes at every Newton step,
+// so the centring would too, and the b block costs K numbers per CG
+// product. Multinomial, the softmax ignores a constant added to all K
+// logits, so the b block is singular along the all-ones direction: b is
+// kept summing to zero (it starts so, the b part of CG's right-hand side
+// and of every product are projected off the preconditioned all-ones
+// direction, and every step's c is centred), which fixes the one free
+// constant and leaves the probabilities unchanged. b starts at the logits
+// of the weighted class priors (binary the log-odds, multinomial the
+// centred log-priors, a class without rows at log 1e-12), where its own
+// gradient is zero; the lambda path carries it from one lambda to the
+// next. The gradient norm GradTol is measured on includes the b part (and
+// so does its reference, the gradient at alpha = 0, b = 0). The model
+// stores b where the squared loss stores its intercept, the expansion's
+// means, so the model file is the same (a model without intercept writes
+// zeros there, as before).
 //
 // The iterate is u = T alpha, in which the penalty is (lambda/2) ||u||^2
 // and the Hessian T^-T K_Mn H K_nM T^-1 / sum w + lambda I, H the rows'
@@ -499,6 +539,10 @@ func checkLogistic(k kernels.Kernel, x mat.Matrix, y *mat.Dense, lambda float64,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	// The logistic fit is float64 only: the check refuses unknown modes.
+	if err := opts.Intercept.check(zonal.Float64); err != nil {
+		return nil, nil, nil, err
+	}
 	M := opts.Centers
 	if M < 1 || M > n {
 		return nil, nil, nil, fmt.Errorf("%w: logistic FALKON needs 1 <= centres <= n = %d, got %d", zonal.ErrParam, n, M)
@@ -547,20 +591,11 @@ func logisticPath(lambda float64, given []float64) ([]float64, error) {
 // GradTol (the others NewtonSteps steps each), and returns the models at
 // those.
 func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logisticLoss, path []float64, targets int, idx []int, opts LogisticOptions) ([]*Logistic, error) {
-	n, _ := x.Dims()
-	K := loss.K
-	M := len(idx)
-	be := opts.backend()
-	limit := budget.Or(opts.MemoryBudget)
-	// The M x M factors, their scratch (twice: the weighted copies), the
-	// CG work arrays and Newton's M x K vectors, the n x K logits, step
-	// logits, curvatures and block scratch.
-	fixed := int64(M)*int64(M)*8 + 2*factorScratch(M)*8 + 16*int64(M)*int64(K)*8 + 4*int64(n)*int64(K)*8
-	if fixed+int64(M)*8 > limit {
-		return nil, fmt.Errorf("%w: logistic FALKON with %d centres and %d rows needs %s for its factors and logits, the memory budget is %s",
-			zonal.ErrTooLarge, M, n, budget.Format(fixed+int64(M)*8), budget.Format(limit))
+	s, jit, err := newNewtonState(ctx, k, x, loss, idx, opts)
+	if err != nil {
+		return nil, err
 	}
-	iters, auto := falkonIterCap(opts.Iterations, M)
+	be, K, centers := s.be, s.K, s.blocks.centers
 	gradTol := opts.GradTol
 	if gradTol == 0 {
 		gradTol = 1e-6
@@ -573,49 +608,23 @@ func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logi
 	if maxSteps == 0 {
 		maxSteps = 50
 	}
-	centers := subsetRows(x, idx)
-	fac, jit, err := newFalkonT(ctx, be, k, centers, M)
-	if err != nil {
-		return nil, err
-	}
-	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
-
-	blocks := &knmBlocks{be: be, k: k, x: x, centers: centers, n: n, M: M, K: K}
-	if fixed+int64(n)*int64(M)*8 <= limit {
-		blocks.knm = mat.NewDense(n, M, nil)
-		cb := min(n, 4096)
-		for i0 := 0; i0 < n; i0 += cb {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("solvers: logistic fit canceled: %w", err)
-			}
-			i1 := min(i0+cb, n)
-			if err := kernels.MatrixInto(ctx, blocks.knm.Slice(i0, i1, 0, M).(*mat.Dense), k, rowRange(x, i0, i1), centers, kernels.Options{Backend: be}); err != nil {
-				return nil, err
-			}
-			opts.report(zonal.Progress{Stage: "kernel", Done: i1, Total: n})
-		}
-		blocks.bs = min(n, max(16, int(passBlockBytes/(int64(M)*8))))
-	} else {
-		blocks.bs = max(1, min(n, int((limit-fixed)/(int64(M)*8))))
-		blocks.kb = mat.NewDense(blocks.bs, M, nil)
-	}
-	blocks.tmp = mat.NewDense(blocks.bs, K, nil)
-
-	s := &newtonState{ctx: ctx, be: be, fac: fac, blocks: blocks, loss: loss, idx: idx, n: n, M: M, K: K,
-		u: mat.NewDense(M, K, nil), alpha: mat.NewDense(M, K, nil),
-		F: mat.NewDense(n, K, nil), Fd: mat.NewDense(n, K, nil), D: mat.NewDense(n, K, nil), P: mat.NewDense(n, K, nil),
-		g: mat.NewDense(M, K, nil), curv: make([]float64, M), row: make([]float64, K), prow: make([]float64, K),
-		iters: iters, auto: auto, opts: opts}
-	// The gradient at alpha = 0 (independent of lambda) scales GradTol.
+	// The gradient at alpha = 0, b = 0 (independent of lambda) scales
+	// GradTol.
 	loss.derivs(s.D, s.P, s.F)
 	if err := s.gradient(0); err != nil {
 		return nil, err
 	}
-	g0 := s.g.Norm(2)
+	g0 := s.gradNorm()
 	if g0 == 0 {
 		g0 = 1
 	}
-	res := NewtonResult{Tol: gradTol, Automatic: auto}
+	if s.fitB {
+		// Start b at the prior's logits.
+		s.b = loss.priorLogits()
+		fillRows(s.F, s.b)
+		loss.derivs(s.D, s.P, s.F)
+	}
+	res := NewtonResult{Tol: gradTol, Automatic: s.auto}
 	first := len(path) - targets
 	var models []*Logistic
 	for pi, lambda := range path {
@@ -629,7 +638,7 @@ func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logi
 			if err := s.gradient(lambda); err != nil {
 				return nil, err
 			}
-			rel := s.g.Norm(2) / g0
+			rel := s.gradNorm() / g0
 			if target && rel <= gradTol {
 				break
 			}
@@ -656,15 +665,77 @@ func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logi
 			return nil, err
 		}
 		r := res
-		r.Gradient = s.g.Norm(2) / g0
+		r.Gradient = s.gradNorm() / g0
 		r.Converged = r.Gradient <= gradTol
 		r.Stalled = stalled && !r.Converged
 		r.Objective = s.objective(lambda)
 		r.Path = slices.Clone(path[:pi+1])
-		models = append(models, &Logistic{exp: newExpansion(be, k, centers, mat.DenseCopyOf(s.alpha), make([]float64, K)), lambda: lambda, idx: idx,
-			newton: r, kmmJit: jit, caching: blocks.knm != nil})
+		b := make([]float64, K)
+		if s.fitB {
+			copy(b, s.b)
+		}
+		models = append(models, &Logistic{exp: newExpansion(be, k, centers, mat.DenseCopyOf(s.alpha), b), lambda: lambda, idx: idx,
+			newton: r, kmmJit: jit, caching: s.blocks.knm != nil})
 	}
 	return models, nil
+}
+
+// newNewtonState makes the iterate of a logistic fit at alpha = 0, b = 0:
+// the factors of K_MM at the centres idx, K_nM (cached when it fits the
+// budget) and the work arrays. It also returns the jitter K_MM needed.
+func newNewtonState(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logisticLoss, idx []int, opts LogisticOptions) (*newtonState, float64, error) {
+	n, _ := x.Dims()
+	K := loss.K
+	M := len(idx)
+	be := opts.backend()
+	limit := budget.Or(opts.MemoryBudget)
+	// The M x M factors, their scratch (twice: the weighted copies), the
+	// CG work arrays and Newton's M x K vectors, the n x K logits, step
+	// logits, curvatures and block scratch.
+	fixed := int64(M)*int64(M)*8 + 2*factorScratch(M)*8 + 16*int64(M)*int64(K)*8 + 4*int64(n)*int64(K)*8
+	if fixed+int64(M)*8 > limit {
+		return nil, 0, fmt.Errorf("%w: logistic FALKON with %d centres and %d rows needs %s for its factors and logits, the memory budget is %s",
+			zonal.ErrTooLarge, M, n, budget.Format(fixed+int64(M)*8), budget.Format(limit))
+	}
+	iters, auto := falkonIterCap(opts.Iterations, M)
+	centers := subsetRows(x, idx)
+	fac, jit, err := newFalkonT(ctx, be, k, centers, M)
+	if err != nil {
+		return nil, 0, err
+	}
+	opts.report(zonal.Progress{Stage: "factor", Done: 1, Total: 1})
+
+	blocks := &knmBlocks{be: be, k: k, x: x, centers: centers, n: n, M: M, K: K}
+	if fixed+int64(n)*int64(M)*8 <= limit {
+		blocks.knm = mat.NewDense(n, M, nil)
+		cb := min(n, 4096)
+		for i0 := 0; i0 < n; i0 += cb {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, fmt.Errorf("solvers: logistic fit canceled: %w", err)
+			}
+			i1 := min(i0+cb, n)
+			if err := kernels.MatrixInto(ctx, blocks.knm.Slice(i0, i1, 0, M).(*mat.Dense), k, rowRange(x, i0, i1), centers, kernels.Options{Backend: be}); err != nil {
+				return nil, 0, err
+			}
+			opts.report(zonal.Progress{Stage: "kernel", Done: i1, Total: n})
+		}
+		blocks.bs = min(n, max(16, int(passBlockBytes/(int64(M)*8))))
+	} else {
+		blocks.bs = max(1, min(n, int((limit-fixed)/(int64(M)*8))))
+		blocks.kb = mat.NewDense(blocks.bs, M, nil)
+	}
+	blocks.tmp = mat.NewDense(blocks.bs, K, nil)
+
+	s := &newtonState{ctx: ctx, be: be, fac: fac, blocks: blocks, loss: loss, idx: idx, n: n, M: M, K: K,
+		u: mat.NewDense(M, K, nil), alpha: mat.NewDense(M, K, nil),
+		F: mat.NewDense(n, K, nil), Fd: mat.NewDense(n, K, nil), D: mat.NewDense(n, K, nil), P: mat.NewDense(n, K, nil),
+		g: mat.NewDense(M, K, nil), curv: make([]float64, M), row: make([]float64, K), prow: make([]float64, K),
+		iters: iters, auto: auto, opts: opts}
+	if opts.Intercept == InterceptFitted {
+		s.fitB = true
+		s.b, s.gb, s.c, s.hb, s.db = make([]float64, K), make([]float64, K), make([]float64, K), make([]float64, K), make([]float64, K)
+	}
+	return s, jit, nil
 }
 
 // newtonState is the iterate of a logistic fit and its work arrays.
@@ -689,9 +760,15 @@ type newtonState struct {
 	iters   int
 	auto    bool
 	opts    LogisticOptions
+	// The fitted intercept (fitB): b, its gradient gb, a step's c, the b
+	// block of a Hessian product hb and the b block's diagonal db.
+	fitB             bool
+	b, gb, c, hb, db []float64
 }
 
-// gradient computes g = T^-T K_Mn D + lambda u from the current D.
+// gradient computes g = T^-T K_Mn D + lambda u from the current D, and
+// with a fitted intercept gb = 1^T D (centred for a multinomial model:
+// b stays summing to zero).
 func (s *newtonState) gradient(lambda float64) error {
 	gr := s.g.RawMatrix()
 	if err := s.blocks.pass(s.ctx, &gr, nil, func(i0 int, blk blas64.General) {
@@ -701,7 +778,23 @@ func (s *newtonState) gradient(lambda float64) error {
 	}
 	s.fac.solveT(blas.Trans, gr)
 	scaleAddGeneral(gr, 1, s.u.RawMatrix(), lambda)
+	if s.fitB {
+		clear(s.gb)
+		addColumnSums(s.gb, s.D.RawMatrix())
+		if s.K > 1 {
+			zeroSum(s.gb)
+		}
+	}
 	return nil
+}
+
+// gradNorm is the norm of the gradient in (u, b).
+func (s *newtonState) gradNorm() float64 {
+	g := s.g.Norm(2)
+	if !s.fitB {
+		return g
+	}
+	return math.Hypot(g, math.Sqrt(dot(s.gb, s.gb)))
 }
 
 // objective is the objective at the iterate.
@@ -714,41 +807,33 @@ func (s *newtonState) objective(lambda float64) float64 {
 // iterate moved.
 func (s *newtonState) step(lambda, rel float64) (bool, CGResult, error) {
 	M, K := s.M, s.K
-	s.loss.centreCurvature(s.curv, s.idx, s.P)
-	if err := s.fac.factorA(s.ctx, lambda, s.curv); err != nil {
+	op, sq, q, err := s.newtonSystem(lambda)
+	if err != nil {
 		return false, CGResult{}, err
 	}
-	// The M x K unknowns as one vector of M K entries (the multinomial
-	// Hessian couples the outputs, so CG runs one recurrence on them).
-	mk := M * K
+	mk, nb := M*K, len(sq)
 	asMK := func(g blas64.General) blas64.General {
 		return blas64.General{Rows: M, Cols: K, Stride: K, Data: g.Data[:mk]}
 	}
-	v := mat.NewDense(M, K, nil)
-	w := mat.NewDense(M, K, nil)
-	op := OperatorFunc{N: mk, F: func(ctx context.Context, dst, b blas64.General) error {
-		vr, wr, dr := v.RawMatrix(), w.RawMatrix(), asMK(dst)
-		copyGeneral(vr, asMK(b))
-		s.fac.solveA(blas.NoTrans, vr) // v = A^-1 b
-		copyGeneral(wr, vr)
-		s.fac.solveT(blas.NoTrans, wr) // w = T^-1 v
-		if err := s.blocks.pass(ctx, &dr, &wr, func(i0 int, blk blas64.General) { s.loss.hessRows(i0, blk, s.P) }); err != nil {
-			return err
-		}
-		s.fac.solveT(blas.Trans, dr)
-		scaleAddGeneral(dr, 1, vr, lambda)
-		s.fac.solveA(blas.Trans, dr)
-		return nil
-	}}
-	// Right-hand side -A^-T g.
-	r := mat.NewDense(mk, 1, nil)
+	bPart := func(g blas64.General) []float64 { return g.Data[mk : mk+nb] }
+	// Right-hand side -A^-T g (and -gb / sqrt(db)).
+	r := mat.NewDense(mk+nb, 1, nil)
 	rr := asMK(r.RawMatrix())
 	copyGeneral(rr, s.g.RawMatrix())
 	s.fac.solveA(blas.Trans, rr)
+	if s.fitB {
+		rb := bPart(r.RawMatrix())
+		for j, g := range s.gb {
+			rb[j] = g / sq[j]
+		}
+		if q != nil {
+			projectOut(rb, q)
+		}
+	}
 	for i := range r.RawMatrix().Data {
 		r.RawMatrix().Data[i] = -r.RawMatrix().Data[i]
 	}
-	beta := mat.NewDense(mk, 1, nil)
+	beta := mat.NewDense(mk+nb, 1, nil)
 	tol := math.Max(1e-10, math.Min(0.1, math.Sqrt(rel)))
 	cg, err := CG(s.ctx, op, r, beta, CGOptions{
 		Options:     Options{Backend: s.be, MemoryBudget: s.opts.MemoryBudget},
@@ -772,6 +857,19 @@ func (s *newtonState) step(lambda, rel float64) (bool, CGResult, error) {
 	}); err != nil {
 		return false, cg, err
 	}
+	slope := frobDot(s.g, delta)
+	if s.fitB {
+		// c = gamma / sqrt(db) (centred for a multinomial model), added to
+		// every row's step logits.
+		for j, g := range bPart(beta.RawMatrix()) {
+			s.c[j] = g / sq[j]
+		}
+		if K > 1 {
+			zeroSum(s.c)
+		}
+		addRows(s.Fd.RawMatrix(), s.c)
+		slope += dot(s.gb, s.c)
+	}
 	// Backtracking on phi(t) = loss(F + t Fd) + lambda/2 ||u + t delta||^2:
 	// the first t = 2^-j with Armijo's decrease (1e-4 of the slope's
 	// prediction) and phi(t) < phi(0). Near the solution the decrease
@@ -779,7 +877,6 @@ func (s *newtonState) step(lambda, rel float64) (bool, CGResult, error) {
 	// whose phi is within that noise of phi(0) is accepted when the
 	// directional derivative phi'(t), computed without that cancellation,
 	// has fallen to half of |phi'(0)| (it vanishes at the line's minimum).
-	slope := frobDot(s.g, delta)
 	if !(slope < 0) {
 		return false, cg, nil // not a descent direction: CG made no progress
 	}
@@ -808,8 +905,90 @@ func (s *newtonState) step(lambda, rel float64) (bool, CGResult, error) {
 	s.u.Add(s.u, scaled(t, delta))
 	s.alpha.Add(s.alpha, scaled(t, da))
 	s.F.Add(s.F, scaled(t, s.Fd))
+	for j, c := range s.c[:nb] {
+		s.b[j] += t * c
+	}
 	s.loss.derivs(s.D, s.P, s.F)
 	return true, cg, nil
+}
+
+// newtonSystem rebuilds the preconditioner at the iterate and returns the
+// preconditioned Newton operator of CG at lambda, P^-T H P^-1 with
+// P = A (and with a fitted intercept P = diag(A, sqrt(db)): sq is
+// sqrt(db), q the unit vector along it of a multinomial model, off which
+// the operator's b part is projected).
+func (s *newtonState) newtonSystem(lambda float64) (OperatorFunc, []float64, []float64, error) {
+	M, K := s.M, s.K
+	s.loss.centreCurvature(s.curv, s.idx, s.P)
+	if err := s.fac.factorA(s.ctx, lambda, s.curv); err != nil {
+		return OperatorFunc{}, nil, nil, err
+	}
+	// The M x K unknowns as one vector of M K entries (the multinomial
+	// Hessian couples the outputs, so CG runs one recurrence on them),
+	// followed with a fitted intercept by the K entries of b's step,
+	// preconditioned: gamma = sqrt(db) c.
+	mk := M * K
+	nb := 0
+	var sq, q []float64 // sqrt(db); multinomial the unit vector along sq
+	if s.fitB {
+		nb = K
+		s.loss.interceptCurvature(s.db, s.P)
+		sq = make([]float64, K)
+		for j, v := range s.db {
+			sq[j] = math.Sqrt(v)
+		}
+		if K > 1 {
+			// The preconditioned image of the all-ones direction, along
+			// which the b block is singular.
+			q = slices.Clone(sq)
+			nq := math.Sqrt(dot(q, q))
+			for j := range q {
+				q[j] /= nq
+			}
+		}
+	}
+	asMK := func(g blas64.General) blas64.General {
+		return blas64.General{Rows: M, Cols: K, Stride: K, Data: g.Data[:mk]}
+	}
+	bPart := func(g blas64.General) []float64 { return g.Data[mk : mk+nb] }
+	v := mat.NewDense(M, K, nil)
+	w := mat.NewDense(M, K, nil)
+	op := OperatorFunc{N: mk + nb, F: func(ctx context.Context, dst, b blas64.General) error {
+		vr, wr, dr := v.RawMatrix(), w.RawMatrix(), asMK(dst)
+		copyGeneral(vr, asMK(b))
+		s.fac.solveA(blas.NoTrans, vr) // v = A^-1 b
+		copyGeneral(wr, vr)
+		s.fac.solveT(blas.NoTrans, wr) // w = T^-1 v
+		row := func(i0 int, blk blas64.General) { s.loss.hessRows(i0, blk, s.P) }
+		if s.fitB {
+			for j, g := range bPart(b) {
+				s.c[j] = g / sq[j]
+			}
+			clear(s.hb)
+			row = func(i0 int, blk blas64.General) {
+				addRows(blk, s.c)
+				s.loss.hessRows(i0, blk, s.P)
+				addColumnSums(s.hb, blk)
+			}
+		}
+		if err := s.blocks.pass(ctx, &dr, &wr, row); err != nil {
+			return err
+		}
+		s.fac.solveT(blas.Trans, dr)
+		scaleAddGeneral(dr, 1, vr, lambda)
+		s.fac.solveA(blas.Trans, dr)
+		if s.fitB {
+			db := bPart(dst)
+			for j, h := range s.hb {
+				db[j] = h / sq[j]
+			}
+			if q != nil {
+				projectOut(db, q)
+			}
+		}
+		return nil
+	}}
+	return op, sq, q, nil
 }
 
 // frobDot is the sum of a_ij b_ij (both contiguous, same shape).
@@ -846,6 +1025,11 @@ func (m *Logistic) CenterIndices() []int { return m.idx }
 // Alpha returns the M x k coefficients (not a copy).
 func (m *Logistic) Alpha() *mat.Dense { return m.exp.alpha }
 
+// Intercept returns the logits' constant b, one per output (not a copy):
+// zeros unless the fit had Intercept InterceptFitted; a multinomial b sums
+// to zero.
+func (m *Logistic) Intercept() []float64 { return m.exp.mean }
+
 // Lambda is the final lambda of the fit.
 func (m *Logistic) Lambda() float64 { return m.lambda }
 
@@ -865,7 +1049,8 @@ func (m *Logistic) Predict(dst *mat.Dense, x mat.Matrix) error {
 }
 
 // MarshalBinary encodes the model as a Falkon's (lambda, kernel, centres,
-// alpha, zero means), under its own kind.
+// alpha, and as the means the intercept b: zeros without one), under its
+// own kind.
 //
 // Errors: the kernel's MarshalBinary error.
 func (m *Logistic) MarshalBinary() ([]byte, error) { return marshalExpansionModel(m.lambda, m.exp) }
@@ -873,7 +1058,8 @@ func (m *Logistic) MarshalBinary() ([]byte, error) { return marshalExpansionMode
 // Diagnostics reports the Newton solve (unknown after loading): Solver
 // SolverNewton, Iterations the CG iterations of all steps, Cap the largest
 // per-step CG bound, NewtonSteps the steps, Residual the final relative
-// gradient norm against Tol.
+// gradient norm against Tol (with a fitted intercept, of the gradient in
+// alpha and b).
 func (m *Logistic) Diagnostics() Diagnostics {
 	r := m.newton
 	if r.Path == nil {

@@ -416,8 +416,14 @@ func TestLogisticPathAndStreaming(t *testing.T) {
 
 // TestLogisticWeightsAsRepeats: integer weights give the fit on the data
 // with each row repeated that many times (weight 0: dropped), with the
-// same centres.
+// same centres, with and without a fitted intercept.
 func TestLogisticWeightsAsRepeats(t *testing.T) {
+	for _, ic := range []Intercept{InterceptMean, InterceptFitted} {
+		t.Run(ic.String(), func(t *testing.T) { testLogisticWeightsAsRepeats(t, ic) })
+	}
+}
+
+func testLogisticWeightsAsRepeats(t *testing.T, ic Intercept) {
 	x, y := blobs(40, 2, 1.5, 4)
 	_, tg := encoded(t, y)
 	n := len(y)
@@ -437,7 +443,7 @@ func TestLogisticWeightsAsRepeats(t *testing.T) {
 	xe := gatherRows(x, rows)
 	te := gatherRows(tg, rows)
 	k := testGauss{1}
-	opts := LogisticOptions{GradTol: 1e-10}
+	opts := LogisticOptions{GradTol: 1e-10, Intercept: ic}
 	fit := func(x, tg *mat.Dense, w []float64, idx []int) *mat.Dense {
 		l, err := newLogisticLoss(tg, w)
 		if err != nil {

@@ -115,6 +115,9 @@
 // decision values. Only k-fold cross-validation and a split apply (no
 // closed-form leave-one-out or GCV); the refit is solvers.FitLogistic at
 // the best setting on all rows. Golden works the same way.
+// SearchOptions.Intercept InterceptFitted gives every fold's path and the
+// refit an unpenalised constant per output
+// (solvers.LogisticOptions.Intercept).
 //
 // # ParK
 //

@@ -81,7 +81,8 @@ func centerCols(z *mat.Dense, u []float64) {
 }
 
 // checkIntercept validates SearchOptions.Intercept against the method,
-// criterion and refit the closed forms support.
+// criterion and refit the closed forms support; the logistic loss's
+// fits (checkLoss has checked the rest) take either.
 func checkIntercept(o *SearchOptions) error {
 	switch o.Intercept {
 	case "", solvers.InterceptMean:
@@ -90,6 +91,9 @@ func checkIntercept(o *SearchOptions) error {
 	default:
 		_, err := solvers.ParseIntercept(string(o.Intercept))
 		return err
+	}
+	if o.Loss == LossLogistic {
+		return nil
 	}
 	bad := func(reason string) error {
 		return &zonal.ParamError{Param: "Intercept", Value: o.Intercept, Reason: reason}

@@ -61,7 +61,7 @@ func refit(ctx context.Context, s *searcher, set Setting) (solvers.Model, string
 	so := solvers.Options{Backend: s.be, MemoryBudget: s.opts.MemoryBudget, Weights: s.fullW}
 	if s.logistic() {
 		n, _ := x.Dims()
-		m, err := solvers.FitLogistic(ctx, k, x, t, set.Lambda, solvers.LogisticOptions{Options: so, Centers: min(set.Size, n), Seed: s.opts.Seed})
+		m, err := solvers.FitLogistic(ctx, k, x, t, set.Lambda, solvers.LogisticOptions{Options: so, Centers: min(set.Size, n), Seed: s.opts.Seed, Intercept: s.opts.Intercept})
 		return m, "", err
 	}
 	switch s.opts.Method {

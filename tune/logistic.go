@@ -80,8 +80,6 @@ func (s *searcher) checkLoss(opts *SearchOptions, methodGiven bool) error {
 		return bad(fmt.Sprintf("the logistic fit has no closed-form %s; use CriterionCV (k folds or a Validation split)", opts.Criterion))
 	case opts.Score != ScoreTask:
 		return bad(fmt.Sprintf("Score %s scores the squared loss's outputs; the logistic loss is scored by a Metric", opts.Score))
-	case opts.Intercept == solvers.InterceptFitted:
-		return bad("logistic FALKON has no fitted intercept (use InterceptMean)")
 	case opts.NewMap != nil:
 		return bad("logistic FALKON draws its own Nystrom centres; NewMap is for MethodRidge")
 	}
@@ -97,7 +95,8 @@ func (s *searcher) checkLoss(opts *SearchOptions, methodGiven bool) error {
 func (s *searcher) logistic() bool { return s.opts.Loss == LossLogistic }
 
 // logisticScores scores every lambda of a sigma-size group with the
-// logistic loss: on each fold's training rows one regularisation path
+// logistic loss: on each fold's training rows (with the search's
+// intercept, solvers.LogisticOptions.Intercept) one regularisation path
 // over the lambdas (largest first, each warm-started from the one before;
 // duplicates share a model) with min(size, training rows) centres, the
 // held-out logits scored by the metric: log loss as solvers.LogisticLoss
@@ -132,7 +131,7 @@ func (s *searcher) logisticScores(ctx context.Context, k kernels.Kernel, size in
 		wtr, wte := s.weightsOf(f.Train), s.weightsOf(f.Test)
 		models, err := solvers.FitLogisticPath(ctx, k, dataset.MustSelectRows(s.x, f.Train), dataset.MustSelectRows(s.t, f.Train), order, solvers.LogisticOptions{
 			Options: solvers.Options{Backend: s.be, MemoryBudget: limit, Weights: wtr},
-			Centers: min(size, len(f.Train)), Seed: s.opts.Seed, GradTol: LogisticPathGradTol,
+			Centers: min(size, len(f.Train)), Seed: s.opts.Seed, GradTol: LogisticPathGradTol, Intercept: s.opts.Intercept,
 		})
 		if err != nil {
 			return fmt.Errorf("logistic path, fold %d: %w", fi, err)

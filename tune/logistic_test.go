@@ -51,9 +51,13 @@ func TestSearchLogisticBruteForce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range [][]float64{nil, randWeights(n, 22)} {
+	for ti, w := range [][]float64{nil, randWeights(n, 22), nil} {
+		ic := solvers.InterceptMean
+		if ti == 2 {
+			ic = solvers.InterceptFitted // unweighted, with the fitted intercept
+		}
 		res, err := Search(ctx, x, y, SearchOptions{Loss: LossLogistic, Sigmas: sigmas, Lambdas: lambdas, Sizes: []int{size},
-			Folds: 3, Seed: seed, Weights: w, Refit: true})
+			Folds: 3, Seed: seed, Weights: w, Refit: true, Intercept: ic})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +74,7 @@ func TestSearchLogisticBruteForce(t *testing.T) {
 			mean := 0.0
 			for fi, f := range folds {
 				m, err := solvers.FitLogistic(ctx, kernels.Gaussian{Sigma: r.Sigma}, dataset.MustSelectRows(x, f.Train), dataset.MustSelectRows(tg, f.Train), r.Lambda,
-					solvers.LogisticOptions{Options: solvers.Options{Weights: subsetWeights(w, f.Train)}, Centers: size, Seed: seed, GradTol: 1e-10})
+					solvers.LogisticOptions{Options: solvers.Options{Weights: subsetWeights(w, f.Train)}, Centers: size, Seed: seed, GradTol: 1e-10, Intercept: ic})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -84,7 +88,7 @@ func TestSearchLogisticBruteForce(t *testing.T) {
 				}
 				worst = math.Max(worst, math.Abs(r.Scores[fi]-ll)/ll)
 				if !relClose(r.Scores[fi], ll, logisticBruteTol) {
-					t.Errorf("weighted %v sigma %g lambda %g fold %d: search log-loss %.8g, brute force %.8g", w != nil, r.Sigma, r.Lambda, fi, r.Scores[fi], ll)
+					t.Errorf("%s, weighted %v sigma %g lambda %g fold %d: search log-loss %.8g, brute force %.8g", ic, w != nil, r.Sigma, r.Lambda, fi, r.Scores[fi], ll)
 				}
 				mean += ll / float64(len(folds))
 			}
@@ -92,9 +96,9 @@ func TestSearchLogisticBruteForce(t *testing.T) {
 				best, bestLoss = r.Setting, mean
 			}
 		}
-		t.Logf("weighted %v: largest relative difference %.2g", w != nil, worst)
+		t.Logf("%s, weighted %v: largest relative difference %.2g", ic, w != nil, worst)
 		if res.Best.Setting != best {
-			t.Errorf("weighted %v: best %+v, brute force %+v", w != nil, res.Best.Setting, best)
+			t.Errorf("%s, weighted %v: best %+v, brute force %+v", ic, w != nil, res.Best.Setting, best)
 		}
 		lm, ok := res.Model.Model.(*solvers.Logistic)
 		if !ok {
@@ -102,6 +106,9 @@ func TestSearchLogisticBruteForce(t *testing.T) {
 		}
 		if lm.Lambda() != res.Best.Lambda || len(lm.CenterIndices()) != size {
 			t.Errorf("refit lambda %g with %d centres, want %g and %d", lm.Lambda(), len(lm.CenterIndices()), res.Best.Lambda, size)
+		}
+		if b := lm.Intercept()[0]; (b != 0) != (ic == solvers.InterceptFitted) {
+			t.Errorf("intercept %s: the refit's b is %g", ic, b)
 		}
 	}
 }
@@ -175,7 +182,6 @@ func TestSearchLogisticErrors(t *testing.T) {
 		"exact":      {x, y, func(o *SearchOptions) { o.Method = MethodExact }},
 		"ridge":      {x, y, func(o *SearchOptions) { o.Method = MethodRidge }},
 		"squared":    {x, y, func(o *SearchOptions) { o.Score = ScoreSquared }},
-		"intercept":  {x, y, func(o *SearchOptions) { o.Intercept = solvers.InterceptFitted }},
 		"unknown":    {x, y, func(o *SearchOptions) { o.Loss = "hinge" }},
 	} {
 		o := base

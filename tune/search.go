@@ -206,7 +206,10 @@ type SearchOptions struct {
 	// fitted intercept is scored for MethodExact and MethodFalkon by the
 	// closed forms only (CriterionLOO or CriterionGCV; see
 	// loo.withFittedIntercept), without Refit; anything else is a
-	// *zonal.ParamError.
+	// *zonal.ParamError. With LossLogistic it is
+	// solvers.LogisticOptions.Intercept of every fold's path and of the
+	// refit (InterceptMean: no constant; InterceptFitted: an unpenalised
+	// one per output).
 	Intercept solvers.Intercept
 	// BothIntercepts, with the mean intercept, also scores the fitted one
 	// at the best setting's sigma and size (Result.Fitted), from the kernel

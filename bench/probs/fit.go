@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -40,19 +41,24 @@ type model struct {
 	Opts estimator.Options
 }
 
-// modelsOf returns the fits of a set: logistic FALKON and the default
-// calibrated squared-loss classifier, and on the synthetic set both again
-// with ClassWeight balanced. Everything else is estimator's default.
-func modelsOf(set string, seed uint64) []model {
+// modelsOf returns the fits of a set: logistic FALKON (with the logistic
+// intercept ic, -logistic-intercept) and the default calibrated
+// squared-loss classifier, and on the synthetic set both again with
+// ClassWeight balanced; only those named in only (-models; nil: all).
+// Everything else is estimator's default.
+func modelsOf(set string, seed uint64, ic estimator.Intercept, only []string) []model {
 	ms := []model{
-		{modelLogistic, estimator.Options{Loss: estimator.LossLogistic, Seed: seed}},
+		{modelLogistic, estimator.Options{Loss: estimator.LossLogistic, Intercept: ic, Seed: seed}},
 		{modelCalibrated, estimator.Options{Seed: seed}},
 	}
 	if set == synthName {
 		bal := estimator.ClassWeight{Balanced: true}
 		ms = append(ms,
-			model{modelLogisticBalanced, estimator.Options{Loss: estimator.LossLogistic, ClassWeight: bal, Seed: seed}},
+			model{modelLogisticBalanced, estimator.Options{Loss: estimator.LossLogistic, Intercept: ic, ClassWeight: bal, Seed: seed}},
 			model{modelCalibratedBalanced, estimator.Options{ClassWeight: bal, Seed: seed}})
+	}
+	if only != nil {
+		ms = slices.DeleteFunc(ms, func(m model) bool { return !slices.Contains(only, m.Name) })
 	}
 	return ms
 }
@@ -86,6 +92,7 @@ type record struct {
 	Lambda      float64 `json:"lambda"`
 	Standardize bool    `json:"standardize"`
 	Calibration string  `json:"calibration"`
+	Intercept   string  `json:"intercept"`
 	Solved      bool    `json:"solved"`
 	Weighted    bool    `json:"weighted"`
 	Error       string  `json:"error,omitempty"`
@@ -172,7 +179,7 @@ func runSet(ctx context.Context, cfg config, set string) ([]record, error) {
 		reps  = map[string]*estimator.Report{}
 		proba = probaFile{Tool: "zonal", Set: set, Y: te.Y, Proba: map[string][]float64{}}
 	)
-	for _, m := range modelsOf(set, cfg.Seed) {
+	for _, m := range modelsOf(set, cfg.Seed, cfg.Intercept, cfg.Models) {
 		r, rep, p := fitOne(ctx, set, m, tr, te)
 		if err := ctx.Err(); err != nil {
 			return recs, err
@@ -223,7 +230,7 @@ func fitOne(ctx context.Context, set string, m model, tr, te *dataset.Data) (rec
 		r.Seconds = wall
 	}
 	r.Centers, r.Sigma, r.Lambda, r.Standardize = rep.Centers, rep.Kernel.Sigma, rep.Lambda, rep.Standardize
-	r.Calibration, r.Solved, r.Weighted = rep.Calibration.String(), rep.Solved, rep.Weighted
+	r.Calibration, r.Solved, r.Weighted, r.Intercept = rep.Calibration.String(), rep.Solved, rep.Weighted, rep.Intercept.String()
 	if m.Opts.Loss == estimator.LossLogistic {
 		r.Calibration = "logits"
 	}

@@ -38,6 +38,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/bench/internal/benchdata"
+	"github.com/zonal-ml/zonal/estimator"
 )
 
 func main() {
@@ -62,6 +63,8 @@ func mainErr() error {
 	img := flag.String("img", "probs/img", "folder of the reliability diagrams")
 	bins := flag.Int("bins", defaultBins, "equal-width probability bins of the reliability diagrams")
 	data := flag.String("data", benchdata.Dir(), "folder of the shared data sets")
+	icName := flag.String("logistic-intercept", estimator.InterceptAuto.String(), "the logistic models' intercept: "+strings.Join(estimator.Intercepts(), ", ")+" (mean: none)")
+	models := flag.String("models", "", "comma-separated models to fit (empty: all): "+strings.Join([]string{modelLogistic, modelCalibrated, modelLogisticBalanced, modelCalibratedBalanced}, ", "))
 	flag.Parse()
 	if *relDir != "" {
 		return drawReliability(*relDir, list(*plotSets), *img, *bins, os.Stdout)
@@ -69,6 +72,12 @@ func mainErr() error {
 	cfg, err := newConfig(*data, *sets, *seed, *dump, sy)
 	if err != nil {
 		return err
+	}
+	if cfg.Intercept, err = estimator.ParseIntercept(*icName); err != nil {
+		return fmt.Errorf("-logistic-intercept: %w", err)
+	}
+	if ms := list(*models); len(ms) > 0 {
+		cfg.Models = ms
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -85,6 +94,10 @@ type config struct {
 	Seed  uint64
 	Dump  string
 	Synth synthSpec
+	// Intercept is the logistic models' (-logistic-intercept); Models the
+	// models to fit (-models; nil: all).
+	Intercept estimator.Intercept
+	Models    []string
 	// Log receives progress lines (nil: none).
 	Log io.Writer
 }

@@ -183,7 +183,7 @@ func (f *estimatorFlags) register(fs *flag.FlagSet, o *estimator.Options) {
 	fs.BoolVar(&o.Text.TFIDF, "tfidf", false, "weight count features by their smoothed idf on the training rows")
 	fs.BoolVar(&o.Text.Normalize, "normalize", false, "divide each row (after -tfidf) by its Euclidean norm")
 	fs.StringVar(&f.calibration, "calibration", "auto", "classifiers: how scores become class probabilities, fitted on held-out folds: auto, platt, isotonic or none")
-	fs.StringVar(&f.intercept, "intercept", estimator.InterceptAuto.String(), "falkon, squared loss: the model's constant, the targets' mean (mean), fitted unpenalised with the expansion (fitted), or auto (fitted when it scores clearly better)")
+	fs.StringVar(&f.intercept, "intercept", estimator.InterceptAuto.String(), "falkon: the model's constant, the targets' mean (mean; none for -loss logistic), fitted unpenalised with the expansion (fitted), or auto (fitted when it scores clearly better)")
 }
 
 // finish converts the string flags into the options, after parsing; set
@@ -566,10 +566,10 @@ func saveModel(e *env, path string, p *solvers.Pipeline) error {
 
 func ptr[T any](v T) *T { return &v }
 
-// interceptName is -json's "intercept": the model's (mean or fitted), none
-// for the logistic loss, whose logits have no constant term.
+// interceptName is -json's "intercept": the model's (mean or fitted); for
+// the logistic loss fitted or none (its logits have no constant term).
 func interceptName(rep *estimator.Report) string {
-	if rep.Loss == estimator.LossLogistic {
+	if rep.Loss == estimator.LossLogistic && rep.Intercept != solvers.InterceptFitted {
 		return "none"
 	}
 	return rep.Intercept.String()

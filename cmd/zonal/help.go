@@ -103,7 +103,11 @@ same model file). -dry-run prints what would be chosen, without fitting.
               mean as the model's constant unless fitting it with the
               expansion, unpenalised (fitted; scikit-learn's Ridge intercept),
               scores 5%% lower by leave-one-out at the chosen sigma; mean or
-              fitted decides.
+              fitted decides. With -loss logistic fitted is one
+              unpenalised constant per logit (LogisticRegression's
+              intercept), mean none (the logits are the expansion alone),
+              and auto scores the lambda path both ways on its held-out
+              folds and fits it when that is 5%% lower (none with -lambda).
 -calibration  classifiers: auto (default) stores a calibration of the scores
               into class probabilities (zonal predict -proba), fitted on the
               out-of-fold scores of the same model refitted on %d
@@ -183,7 +187,9 @@ model's own probabilities (no Platt calibrator; the other classification
 metrics score its logits), only -criterion kfold or split apply (the
 logistic fit has no closed-form loo or gcv), and the refit is the logistic
 model at the best setting on all rows, with probabilities (predict -proba,
-serve) and no calibration. A regression target is a usage error.
+serve) and no calibration. -intercept fitted gives every fold's fit and the
+refit one unpenalised constant per logit (default mean: none). A
+regression target is a usage error.
 `, tuneSynopsis)
 }
 

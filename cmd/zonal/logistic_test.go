@@ -127,6 +127,19 @@ func TestTuneLogistic(t *testing.T) {
 			t.Fatalf("%v: model %s, calibration %v", extra, pipe.Model.Kind(), pipe.Calibration)
 		}
 	}
+	// -intercept fitted: every fold's fit and the refit have the
+	// constant, -json says so; an unknown value is a usage error.
+	obj := runJSON(t, append(append([]string{}, args...), "-json", "-intercept", "fitted")...)
+	if obj["intercept"] != "fitted" {
+		t.Errorf("-intercept fitted: json intercept %v", obj["intercept"])
+	}
+	b := loadModel(t, model).Model.(*solvers.Logistic).Intercept()
+	if b[0] == 0 && b[1] == 0 {
+		t.Errorf("-intercept fitted: the model's b is %v", b)
+	}
+	if _, errs, code := runCmd(append(append([]string{}, args...), "-intercept", "lsq")...); code != exitUsage || !strings.Contains(errs, "ntercept") {
+		t.Errorf("-intercept lsq: exit %d, %q", code, errs)
+	}
 }
 
 // zonal serve answers the probabilities of a logistic model file: rows
@@ -181,14 +194,13 @@ func TestServeLogistic(t *testing.T) {
 
 // -intercept: an unknown value and a fitted intercept where no solver fits
 // one are usage errors naming the flag; a fitted intercept is reported in
-// -json, and none for the logistic loss.
+// -json, for the logistic loss too, and none for its mean.
 func TestInterceptFlag(t *testing.T) {
 	dir := t.TempDir()
 	data := writeBinaryCSV(t, dir, 60)
 	for _, args := range [][]string{
 		{"fit", "-train", data, "-intercept", "lsq"},
 		{"fit", "-train", data, "-intercept", "fitted", "-method", "exact"},
-		{"fit", "-train", data, "-intercept", "fitted", "-loss", "logistic"},
 	} {
 		_, errs, code := runCmd(args...)
 		if code != exitUsage || !strings.Contains(errs, "ntercept") {
@@ -201,7 +213,9 @@ func TestInterceptFlag(t *testing.T) {
 	}{
 		{[]string{"-intercept", "fitted", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"fitted"`},
 		{[]string{"-intercept", "mean", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"mean"`},
-		{[]string{"-loss", "logistic", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"none"`},
+		{[]string{"-loss", "logistic", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"none"`}, // auto: nothing to score it with
+		{[]string{"-loss", "logistic", "-intercept", "fitted", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"fitted"`},
+		{[]string{"-loss", "logistic", "-intercept", "mean", "-sigma", "1", "-lambda", "1e-3"}, `"intercept":"none"`},
 	} {
 		out, errs, code := runCmd(append([]string{"fit", "-train", data, "-split", "0.8", "-json"}, tc.args...)...)
 		if code != 0 || !strings.Contains(out, tc.want) {

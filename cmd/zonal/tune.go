@@ -24,7 +24,7 @@ import (
 )
 
 const tuneSynopsis = "-train FILE|- [-test FILE|- | -split 0.8] [-format csv|libsvm] [-sparse auto|yes|no] [-standardize=false] [-task auto|regression|classification] " +
-	"[-method exact|ridge|falkon|park] [-loss squared|logistic] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-cells Q] [-partition NAME] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
+	"[-method exact|ridge|falkon|park] [-loss squared|logistic] [-intercept mean|fitted] [-map fourier|nystrom] [-features LIST] [-centers LIST] [-cells Q] [-partition NAME] [-sigmas auto|LIST] [-lambdas auto|LIST] " +
 	"[-folds K | -criterion kfold|split|loo|gcv] [-metric auto|accuracy|balanced_accuracy|auc|logloss|f1|rmse|mae|r2] [-golden N] [-rows N] [-weights FILE | -weight-column NAME] [-class-weight none|balanced|LABEL:W,...] [-seed N] [-memory 2G] [-model out.zonal] [-json]"
 
 func init() {
@@ -44,7 +44,8 @@ type tuneConfig struct {
 	task        solvers.Task
 	kernel      string
 	method      tune.Method
-	loss        tune.Loss // -loss squared|logistic
+	loss        tune.Loss         // -loss squared|logistic
+	intercept   solvers.Intercept // -intercept mean|fitted (logistic loss)
 	mapName     tune.Map
 	sparse      string            // -sparse auto|yes|no
 	cells       int               // -method park
@@ -70,6 +71,7 @@ type tuneConfig struct {
 type tuneResult struct {
 	Method      string        `json:"method"`
 	Loss        string        `json:"loss"`
+	Intercept   string        `json:"intercept"`
 	Map         *string       `json:"map"`
 	Kernel      string        `json:"kernel"`
 	Criterion   string        `json:"criterion"`
@@ -131,6 +133,7 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	fs.Float64Var(&c.validation, "validation", 0.2, "fraction held out by -criterion split, in (0, 1)")
 	fs.IntVar(&c.golden, "golden", 0, "golden-section search on log sigma with this many evaluations (at least 2) instead of the -sigmas grid (see `zonal help tune`)")
 	fs.IntVar(&c.rows, "rows", 0, "tune on a seeded subsample of this many training rows (the refit uses all); 0 = all")
+	intercept := fs.String("intercept", string(solvers.InterceptMean), "-loss logistic: the logits' constant, none (mean) or one fitted unpenalised per logit (fitted), in every fold's fit and the refit")
 	if err := sh.parse(fs, args); err != nil {
 		return c, err
 	}
@@ -141,6 +144,9 @@ func parseTune(stderr io.Writer, args []string) (tuneConfig, error) {
 	c.weights = sh.weights
 	task, memory, method, mapName := sh.task, sh.memory, sh.method, sh.mapName
 	var err error
+	if c.intercept, err = solvers.ParseIntercept(*intercept); err != nil {
+		return c, flagError(err)
+	}
 	if loss, err := estimator.ParseLoss(sh.loss); err != nil {
 		return c, flagError(err)
 	} else if c.loss, err = tune.ParseLoss(loss.String()); err != nil {
@@ -285,7 +291,7 @@ func (c tuneConfig) searchOptions(be backend.Backend, progress zonal.ProgressFun
 	o := tune.SearchOptions{
 		Options: tune.Options{Backend: be, Progress: progress, MemoryBudget: c.memory},
 		Method:  c.method, Loss: c.loss, Sigmas: c.sigmas, Lambdas: c.lambdas, Sizes: c.sizes,
-		Task: c.task, Seed: c.seed, Rows: c.rows, Workers: c.workers, Metric: c.metric,
+		Task: c.task, Seed: c.seed, Rows: c.rows, Workers: c.workers, Metric: c.metric, Intercept: c.intercept,
 	}
 	if c.method == tune.MethodRidge {
 		o.Map = c.mapName
@@ -441,7 +447,7 @@ func runTune(ctx context.Context, e *env, c tuneConfig) (*tuneOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := tuneResult{Method: tr.Method.String(), Loss: tr.Loss.String(), Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric, Higher: tr.HigherIsBetter(),
+	res := tuneResult{Method: tr.Method.String(), Loss: tr.Loss.String(), Intercept: c.intercept.String(), Kernel: c.kernel, Criterion: c.criterion, Metric: tr.Metric, Higher: tr.HigherIsBetter(),
 		Task: tr.Encoding.Task.String(), Standardize: c.standardize, Seed: c.seed, Backend: be.Name(),
 		NTrain: ntr, NTest: nte, D: d, TuneRows: tuneRows, Best: newTuneRowJSON(tr.Best), Groups: tr.Groups,
 		TuneSeconds: tr.Elapsed.Seconds(), RefitNote: tr.RefitNote, RefitSecs: max(0, refitSecs)}
