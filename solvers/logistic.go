@@ -780,7 +780,7 @@ func (s *newtonState) gradient(lambda float64) error {
 	scaleAddGeneral(gr, 1, s.u.RawMatrix(), lambda)
 	if s.fitB {
 		clear(s.gb)
-		addColumnSums(s.gb, s.D.RawMatrix())
+		addRowSums(s.gb, s.D.RawMatrix())
 		if s.K > 1 {
 			zeroSum(s.gb)
 		}
@@ -968,7 +968,7 @@ func (s *newtonState) newtonSystem(lambda float64) (OperatorFunc, []float64, []f
 			row = func(i0 int, blk blas64.General) {
 				addRows(blk, s.c)
 				s.loss.hessRows(i0, blk, s.P)
-				addColumnSums(s.hb, blk)
+				addRowSums(s.hb, blk)
 			}
 		}
 		if err := s.blocks.pass(ctx, &dr, &wr, row); err != nil {

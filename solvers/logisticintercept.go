@@ -100,8 +100,8 @@ func addRows(g blas64.General, c []float64) {
 	}
 }
 
-// addColumnSums adds the column sums of g to dst.
-func addColumnSums(dst []float64, g blas64.General) {
+// addRowSums adds the column sums of g to dst.
+func addRowSums(dst []float64, g blas64.General) {
 	for r := 0; r < g.Rows; r++ {
 		for j, v := range g.Data[r*g.Stride : r*g.Stride+g.Cols] {
 			dst[j] += v
