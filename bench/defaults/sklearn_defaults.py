@@ -47,7 +47,9 @@ and how it was checked. Its records have no times.
 --fast-grid computes the same grid search's result for any size
 (run_split_fast_grid): per (fold, gamma) one Nystroem fit and transform,
 then Ridge's own arithmetic at every alpha from one X^T X; the refit is
-the real pipeline. --validate-fast-grid runs both GridSearchCV and
+the real pipeline. It runs in one process (--n-jobs does not apply; the
+BLAS threads are the environment's, e.g. OPENBLAS_NUM_THREADS) and logs
+each (fold, gamma) to stderr. --validate-fast-grid runs both GridSearchCV and
 --fast-grid on the given sets (default PSID7682,spam,digits, the first
 split, --components 512) and compares them; it exits 1 on a difference.
 
