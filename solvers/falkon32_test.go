@@ -193,8 +193,9 @@ func TestFalkonFloat32Budget(t *testing.T) {
 	if f64.CachedKnM() || !f32.CachedKnM() {
 		t.Fatalf("budget %d: float64 cached %v (want false), float32 cached %v (want true)", limit, f64.CachedKnM(), f32.CachedKnM())
 	}
-	// A budget the factors fit but not even one streamed float32 row.
-	opts.MemoryBudget = fixed + int64(M)*8
+	// A budget the factors fit (FitFalkon's own count of them, plus the
+	// M*8 it asks beyond) but not the float32 centres and one streamed row.
+	opts.MemoryBudget = int64(M)*M*8 + factorScratch(M)*8 + 6*int64(M)*kout*8 + int64(M)*8
 	if _, err := FitFalkon(context.Background(), kernels.Gaussian{Sigma: 1}, x, y, 1e-5, opts); !errors.Is(err, zonal.ErrTooLarge) {
 		t.Fatalf("budget of the factors only: %v, want ErrTooLarge", err)
 	}
