@@ -377,21 +377,7 @@ func (g *gemmProblem[T]) block(i0, i1, j0, j1 int) {
 			for pc := 0; pc < g.k; pc += kc {
 				g.packB(bp[pc*ncMax:], pc, min(kc, g.k-pc), jc, ncb)
 			}
-			for ic := i0; ic < i1; ic += mc {
-				mcb := min(mc, i1-ic)
-				if g.tri == lowerC && jc > ic+mcb-1 || g.tri == upperC && jc+ncb-1 < ic {
-					continue // block entirely outside the triangle
-				}
-				for pc := 0; pc < g.k; pc += kc {
-					kcb := min(kc, g.k-pc)
-					beta := T(1)
-					if pc == 0 {
-						beta = g.beta
-					}
-					g.packA(ap, ic, mcb, pc, kcb)
-					g.macro(ap, bp[pc*ncMax:], tmp, ic, mcb, jc, ncb, kcb, beta, pc+kcb == g.k)
-				}
-			}
+			g.panelRows(ap, tmp, bp, ncMax, i0, i1, jc, ncb)
 		}
 		return
 	}
@@ -464,19 +450,28 @@ func (g *gemmProblem[T]) blockPacked(i0, i1 int) {
 	tmp := (*pa)[mcMax*kcMax:]
 	ncMax := g.pre.ncMax
 	for jc, jb := 0, 0; jc < g.n; jc, jb = jc+nc, jb+1 {
-		ncb := min(nc, g.n-jc)
-		bp := g.pre.data[jb*g.k*ncMax:]
-		for ic := i0; ic < i1; ic += mc {
-			mcb := min(mc, i1-ic)
-			for pc := 0; pc < g.k; pc += kc {
-				kcb := min(kc, g.k-pc)
-				beta := T(1)
-				if pc == 0 {
-					beta = g.beta
-				}
-				g.packA(ap, ic, mcb, pc, kcb)
-				g.macro(ap, bp[pc*ncMax:], tmp, ic, mcb, jc, ncb, kcb, beta, pc+kcb == g.k)
+		g.panelRows(ap, tmp, g.pre.data[jb*g.k*ncMax:], ncMax, i0, i1, jc, min(nc, g.n-jc))
+	}
+}
+
+// panelRows computes C[i0:i1, jc:jc+ncb] from the whole packed column
+// panel bp of op(B) (its kc-row panels at offsets pc*ncMax): A packed per
+// (ic, pc) block, the micro-kernel over each.
+func (g *gemmProblem[T]) panelRows(ap, tmp, bp []T, ncMax, i0, i1, jc, ncb int) {
+	kc, mc := g.kern.kc, g.kern.mc
+	for ic := i0; ic < i1; ic += mc {
+		mcb := min(mc, i1-ic)
+		if g.tri == lowerC && jc > ic+mcb-1 || g.tri == upperC && jc+ncb-1 < ic {
+			continue // block entirely outside the triangle
+		}
+		for pc := 0; pc < g.k; pc += kc {
+			kcb := min(kc, g.k-pc)
+			beta := T(1)
+			if pc == 0 {
+				beta = g.beta
 			}
+			g.packA(ap, ic, mcb, pc, kcb)
+			g.macro(ap, bp[pc*ncMax:], tmp, ic, mcb, jc, ncb, kcb, beta, pc+kcb == g.k)
 		}
 	}
 }
