@@ -54,3 +54,32 @@ func TestFalkon32StreamedPassProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestFalkon32StreamedFitProfile is a whole streamed float32 fit on the
+// problem of TestFalkon32StreamedPassProfile (8 CG iterations), for CPU
+// profiles of what besides the passes an iteration costs (the
+// preconditioner's triangular solves); skipped unless
+// ZONAL_PASS32_PROFILE=1.
+func TestFalkon32StreamedFitProfile(t *testing.T) {
+	if os.Getenv("ZONAL_PASS32_PROFILE") != "1" {
+		t.Skip("set ZONAL_PASS32_PROFILE=1 to run the profiling fit")
+	}
+	const n, d, M = 20000, 28, 2000
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := mat.NewDense(n, d, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	y := mat.NewDense(n, 1, nil)
+	for i := 0; i < n; i++ {
+		y.Set(i, 0, x.At(i, 0))
+	}
+	f, err := FitFalkon(context.Background(), kernels.Gaussian{Sigma: 5}, x, y, 1e-6,
+		FalkonOptions{Centers: M, Iterations: 8, Tol: 1e-300, Precision: zonal.Float32, Seed: 3, Options: Options{MemoryBudget: 100 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.CachedKnM() {
+		t.Fatal("K_nM cached: the profile wants it streamed")
+	}
+}
