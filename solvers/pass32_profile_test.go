@@ -21,18 +21,11 @@ func TestFalkon32StreamedPassProfile(t *testing.T) {
 	if os.Getenv("ZONAL_PASS32_PROFILE") != "1" {
 		t.Skip("set ZONAL_PASS32_PROFILE=1 to run the profiling passes")
 	}
-	const n, d, M, passes = 20000, 28, 2000, 8
-	rng := rand.New(rand.NewPCG(1, 2))
-	x := mat.NewDense(n, d, nil)
-	for i := range x.RawMatrix().Data {
-		x.RawMatrix().Data[i] = rng.NormFloat64()
-	}
-	y := mat.NewDense(n, 1, nil)
-	for i := 0; i < n; i++ {
-		y.Set(i, 0, x.At(i, 0))
-	}
-	centers := mat.DenseCopyOf(x.Slice(0, M, 0, d))
+	const passes = 8
+	rng, x, y := profileProblem()
+	centers := mat.DenseCopyOf(x.Slice(0, profileM, 0, profileD))
 	be := backend.Default()
+	const M = profileM
 	fixed := int64(M) * int64(M) * 16
 	q, err := newKnM32(context.Background(), be, kernels.Gaussian{Sigma: 5}, x, y, nil, centers, fixed, 64<<20,
 		FalkonOptions{Precision: zonal.Float32})
@@ -64,22 +57,30 @@ func TestFalkon32StreamedFitProfile(t *testing.T) {
 	if os.Getenv("ZONAL_PASS32_PROFILE") != "1" {
 		t.Skip("set ZONAL_PASS32_PROFILE=1 to run the profiling fit")
 	}
-	const n, d, M = 20000, 28, 2000
-	rng := rand.New(rand.NewPCG(1, 2))
-	x := mat.NewDense(n, d, nil)
-	for i := range x.RawMatrix().Data {
-		x.RawMatrix().Data[i] = rng.NormFloat64()
-	}
-	y := mat.NewDense(n, 1, nil)
-	for i := 0; i < n; i++ {
-		y.Set(i, 0, x.At(i, 0))
-	}
+	_, x, y := profileProblem()
 	f, err := FitFalkon(context.Background(), kernels.Gaussian{Sigma: 5}, x, y, 1e-6,
-		FalkonOptions{Centers: M, Iterations: 8, Tol: 1e-300, Precision: zonal.Float32, Seed: 3, Options: Options{MemoryBudget: 100 << 20}})
+		FalkonOptions{Centers: profileM, Iterations: 8, Tol: 1e-300, Precision: zonal.Float32, Seed: 3, Options: Options{MemoryBudget: 100 << 20}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.CachedKnM() {
 		t.Fatal("K_nM cached: the profile wants it streamed")
 	}
+}
+
+// The problem of the profiling tests: n x d standard normal rows, targets
+// the first coordinate, M centres.
+const profileN, profileD, profileM = 20000, 28, 2000
+
+func profileProblem() (*rand.Rand, *mat.Dense, *mat.Dense) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := mat.NewDense(profileN, profileD, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	y := mat.NewDense(profileN, 1, nil)
+	for i := 0; i < profileN; i++ {
+		y.Set(i, 0, x.At(i, 0))
+	}
+	return rng, x, y
 }
