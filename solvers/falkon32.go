@@ -14,6 +14,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -184,6 +185,10 @@ func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.M
 	} else {
 		held = satAdd(held, int64(n)*4) // x's rounded norms (kernels.Rows32)
 		rowBytes := int64(M+d)*4 + int64(kout)*8
+		if !blocks32(c32, x) {
+			// RowsInto32's float64 strip of each worker's block.
+			rowBytes += int64(M) * 8
+		}
 		if left := limit - held - budget.Floats(M, kout); left < rowBytes {
 			return nil, fmt.Errorf("%w: float32 FALKON with %d centres needs %s for its factors, scratch and one streamed row, the memory budget is %s",
 				zonal.ErrTooLarge, M, budget.Format(satAdd(held, budget.Floats(M, kout), rowBytes)), budget.Format(limit))
@@ -233,6 +238,21 @@ func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.M
 		opts.report(zonal.Progress{Stage: "kernel", Done: i1, Total: n})
 	}
 	return q, nil
+}
+
+// blocks32 reports whether the streamed blocks of x against c32 are
+// computed in float32 (the Gaussian kernel on dense rows: kernels.Rows32's
+// float32 route); otherwise each block is evaluated in float64 into a
+// strip of the same rows (its scratch counted by newKnM32).
+func blocks32(c32 *kernels.Centers32, x mat.Matrix) bool {
+	if !c32.Computes32() {
+		return false
+	}
+	if _, ok := x.(*dataset.Dense32); ok {
+		return true
+	}
+	_, ok := x.(mat.RawMatrixer)
+	return ok
 }
 
 // fillRows32 is the rows of K_nM computed per call when caching (as the
