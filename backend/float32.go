@@ -134,3 +134,92 @@ func GaussianBlock32(b Backend, x, y blas32.General, xnorm2, ynorm2 []float32, g
 	Sgemm(b, blas.NoTrans, blas.Trans, -2, x, y, 0, dst)
 	asm.GaussianFromProduct32(dst.Data, dst.Stride, m, n, xnorm2, ynorm2, gamma)
 }
+
+// GaussianCentres32 is the y side of single-precision Gaussian blocks
+// prepared once (by PrepareGaussian32) for many blocks against the same
+// centres, such as every block of every CG pass of a float32 FALKON fit.
+// Implementations are safe for concurrent use. It is an alias of an
+// unnamed interface so that backends outside this package (which it
+// imports) can return it without importing it.
+type GaussianCentres32 = interface {
+	// GaussianBlock32 writes the block of the rows of x (m x d) against the
+	// prepared centres (n x d) into dst (m x n), xnorm2 holding the m
+	// squared norms of x: GaussianBlock32(b, x, y, xnorm2, ynorm2, gamma,
+	// dst) for the prepared y, ynorm2 and gamma. Shape mismatches panic
+	// with an error wrapping zonal.ErrShape.
+	GaussianBlock32(x blas32.General, xnorm2 []float32, dst blas32.General)
+	// Bytes is the memory the preparation holds beyond y itself (a packed
+	// copy of y, 0 when there is none).
+	Bytes() int64
+}
+
+// GaussianPreparer32 is implemented by backends that prepare the centres
+// of single-precision Gaussian blocks; see PrepareGaussian32.
+type GaussianPreparer32 interface {
+	PrepareGaussian32(y blas32.General, ynorm2 []float32, gamma float32) GaussianCentres32
+}
+
+// PrepareGaussian32 prepares the centres y (n x d, squared norms ynorm2,
+// kept and not copied: they must not change) for GaussianBlock32 blocks
+// with gamma. A backend implementing GaussianPreparer32 does it its way
+// (purego packs y once for its float32 GEMM kernel, so a block computes
+// only its own rows' packing, and runs each block on the calling
+// goroutine); otherwise every block is GaussianBlock32(b, ...) on the
+// prepared arguments. Shape mismatches of y and ynorm2 panic with an error
+// wrapping zonal.ErrShape.
+func PrepareGaussian32(b Backend, y blas32.General, ynorm2 []float32, gamma float32) GaussianCentres32 {
+	if f, ok := b.(GaussianPreparer32); ok {
+		return f.PrepareGaussian32(y, ynorm2, gamma)
+	}
+	check.GaussianCentres32(y, ynorm2)
+	return genericCentres32{b: b, y: y, yn: ynorm2, gamma: gamma}
+}
+
+type genericCentres32 struct {
+	b     Backend
+	y     blas32.General
+	yn    []float32
+	gamma float32
+}
+
+func (c genericCentres32) GaussianBlock32(x blas32.General, xnorm2 []float32, dst blas32.General) {
+	GaussianBlock32(c.b, x, c.y, xnorm2, c.yn, c.gamma, dst)
+}
+
+func (c genericCentres32) Bytes() int64 { return 0 }
+
+// RowProducts32 is implemented by backends with their own mixed-precision
+// products of float32 rows with float64 vectors; see DotRows32 and
+// AxpyRows32.
+type RowProducts32 interface {
+	DotRows32(dst []float64, k blas32.General, v []float64)
+	AxpyRows32(acc []float64, k blas32.General, t []float64)
+}
+
+// DotRows32 sets dst[i] = sum_j float64(k[i,j]) v[j] for the k.Rows x
+// k.Cols float32 matrix k (len(dst) = k.Rows, len(v) = k.Cols): the
+// product of float32 rows (a kernel block) with a float64 vector, every
+// entry widened exactly and the sums in float64, without a float64 copy of
+// k. The generic implementation is zonal's vector kernel (float64 FMAs on
+// the assembly paths), the same code and bits whatever the backend. Shape
+// mismatches panic with an error wrapping zonal.ErrShape.
+func DotRows32(b Backend, dst []float64, k blas32.General, v []float64) {
+	if f, ok := b.(RowProducts32); ok {
+		f.DotRows32(dst, k, v)
+		return
+	}
+	check.Rows32(k, len(dst), len(v))
+	asm.DotRows32(dst, k.Data, k.Stride, v)
+}
+
+// AxpyRows32 adds sum_i t[i] float64(k[i,j]) into acc[j] (len(t) = k.Rows,
+// len(acc) = k.Cols): acc += k^T t in float64 for float32 rows k, as
+// DotRows32. Shape mismatches panic with an error wrapping zonal.ErrShape.
+func AxpyRows32(b Backend, acc []float64, k blas32.General, t []float64) {
+	if f, ok := b.(RowProducts32); ok {
+		f.AxpyRows32(acc, k, t)
+		return
+	}
+	check.Rows32(k, len(t), len(acc))
+	asm.AxpyRows32(acc, k.Data, k.Stride, t)
+}

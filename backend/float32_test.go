@@ -312,3 +312,107 @@ func compare32(t *testing.T, what string, got blas32.General, want, bound blas64
 		}
 	}
 }
+
+// onlyBackend hides the optional interfaces of a backend, selecting the
+// generic implementations of the package functions.
+type onlyBackend struct{ backend.Backend }
+
+// TestPrepareGaussian32: blocks against prepared centres have the bits of
+// GaussianBlock32 on the same backend, through the backend's preparation
+// (purego packs the centres once) and through the generic one; shape
+// errors panic.
+func TestPrepareGaussian32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, name := range backend.Names() {
+		b, err := backend.ByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, be := range []backend.Backend{b, onlyBackend{b}} {
+			x32, _ := rand32(rng, 29, 9)
+			y32, _ := rand32(rng, 37, 9)
+			xn := make([]float32, 29)
+			yn := make([]float32, 37)
+			for i := range xn {
+				xn[i] = float32(i%5) + 9
+			}
+			for i := range yn {
+				yn[i] = float32(i%3) + 9
+			}
+			want := blas32.General{Rows: 29, Cols: 37, Stride: 40, Data: make([]float32, 29*40)}
+			got := blas32.General{Rows: 29, Cols: 37, Stride: 40, Data: make([]float32, 29*40)}
+			backend.GaussianBlock32(be, x32, y32, xn, yn, 0.2, want)
+			c := backend.PrepareGaussian32(be, y32, yn, 0.2)
+			c.GaussianBlock32(x32, xn, got)
+			for i := range want.Data {
+				if math.Float32bits(want.Data[i]) != math.Float32bits(got.Data[i]) {
+					t.Fatalf("%s %T: entry %d = %v, GaussianBlock32 %v", name, be, i, got.Data[i], want.Data[i])
+				}
+			}
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Fatalf("%s %T: wrong norms did not panic", name, be)
+					}
+				}()
+				c.GaussianBlock32(x32, xn[:3], got)
+			}()
+		}
+	}
+}
+
+// TestRows32Products: DotRows32 and AxpyRows32 against float64 loops on
+// the widened entries, on every backend and the generic path, within the
+// (n + 4) 2^-52 sum |terms| of a float64 sum.
+func TestRows32Products(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, name := range backend.Names() {
+		b, err := backend.ByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, be := range []backend.Backend{b, onlyBackend{b}} {
+			k, _ := rand32(rng, 11, 53)
+			v := make([]float64, 53)
+			tv := make([]float64, 11)
+			for i := range v {
+				v[i] = rng.NormFloat64()
+			}
+			for i := range tv {
+				tv[i] = rng.NormFloat64()
+			}
+			dst := make([]float64, 11)
+			acc := make([]float64, 53)
+			backend.DotRows32(be, dst, k, v)
+			backend.AxpyRows32(be, acc, k, tv)
+			for i := range dst {
+				want, abs := 0.0, 0.0
+				for j := range v {
+					p := float64(k.Data[i*k.Stride+j]) * v[j]
+					want, abs = want+p, abs+math.Abs(p)
+				}
+				if math.Abs(dst[i]-want) > 57*0x1p-52*abs {
+					t.Fatalf("%s: DotRows32[%d] = %v, want %v", name, i, dst[i], want)
+				}
+			}
+			for j := range acc {
+				want, abs := 0.0, 0.0
+				for i := range tv {
+					p := tv[i] * float64(k.Data[i*k.Stride+j])
+					want, abs = want+p, abs+math.Abs(p)
+				}
+				if math.Abs(acc[j]-want) > 15*0x1p-52*abs {
+					t.Fatalf("%s: AxpyRows32[%d] = %v, want %v", name, j, acc[j], want)
+				}
+			}
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Fatalf("%s: wrong shape did not panic", name)
+					}
+				}()
+				backend.DotRows32(be, dst[:3], k, v)
+			}()
+		}
+	}
+}

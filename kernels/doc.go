@@ -20,9 +20,13 @@
 // products from the backend's Gemm; Matrix allocates it first; Centers
 // prepares Y once (its check and row norms) for many blocks against it,
 // with the same entries. MatrixInto32
-// (and Centers32, which prepares Y once for many blocks) stores K(X, Y) in
-// float32: the Gaussian computed by float32 products and exponential with
-// float64 row norms, the other kernels evaluated in float64 and rounded.
+// (and Centers32, which prepares Y once for many blocks: rounded, and
+// packed by the backend for its float32 GEMM kernel,
+// backend.PrepareGaussian32) stores K(X, Y) in float32: the Gaussian
+// computed by float32 products and exponential with float64 row norms, the
+// other kernels evaluated in float64 and rounded. Centers32.NewRows32
+// prepares X too (checked, norms rounded once) for many blocks of its rows,
+// each computed on the caller's goroutine (float32 FALKON's passes).
 // Transform32 writes a feature map's features in float32: FourierMap and
 // Nystrom compute their products in float32 (FeatureMap32), any other map
 // is its float64 Transform rounded, a block of rows at a time.

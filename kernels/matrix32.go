@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
 	"sync"
 
@@ -51,6 +52,11 @@ type Centers32 struct {
 	y32   blas32.General // Y in float32; Data nil when the float32 route is off
 	yn32  []float32      // |y_j|^2, computed in float64
 	gamma float32
+	// prep is y32 prepared once by backend.PrepareGaussian32 on be (the
+	// backend of NewCenters32's options): purego packs it for its float32
+	// GEMM kernel, so blocks do not repack the centres.
+	prep backend.GaussianCentres32
+	be   backend.Backend
 }
 
 // maxNorm2For32 bounds the squared row norms of the float32 Gaussian route:
@@ -86,7 +92,9 @@ func NewCenters32(k Kernel, y mat.Matrix, opt Options) (*Centers32, error) {
 			return c, nil // float64 route
 		}
 	}
-	if err := opt.check(fmt.Sprintf("the %dx%d float32 copy of the kernel block's columns", ny, d), budget.Floats(ny, d)/2); err != nil {
+	// The float32 copy and the backend's packed copy (about the same size,
+	// its columns rounded up to a kernel tile).
+	if err := opt.check(fmt.Sprintf("the %dx%d float32 and packed copies of the kernel block's columns", ny, d), budget.Floats(ny+packSlack, d)); err != nil {
 		return nil, err
 	}
 	c.y32 = blas32.General{Rows: ny, Cols: d, Stride: d, Data: make([]float32, ny*d)}
@@ -96,7 +104,29 @@ func NewCenters32(k Kernel, y mat.Matrix, opt Options) (*Centers32, error) {
 		c.yn32[j] = float32(yn[j])
 	}
 	c.gamma = float32(g.Gamma())
+	c.be = opt.backend()
+	c.prep = backend.PrepareGaussian32(c.be, c.y32, c.yn32, c.gamma)
 	return c, nil
+}
+
+// packSlack bounds the columns a backend's packed copy of the centres adds
+// (padding to its widest kernel tile, 48 columns).
+const packSlack = 64
+
+// prepared returns the prepared centres when b is the backend they were
+// prepared on, else nil (blocks then call backend.GaussianBlock32 on b).
+func (c *Centers32) prepared(b backend.Backend) backend.GaussianCentres32 {
+	if c.prep == nil || !sameBackend(b, c.be) {
+		return nil
+	}
+	return c.prep
+}
+
+// sameBackend reports whether a and b are the same backend value (false
+// for values that cannot be compared).
+func sameBackend(a, b backend.Backend) bool {
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta != nil && ta.Comparable() && a == b
 }
 
 // Dims returns ny and d.
@@ -121,12 +151,13 @@ func (c *Centers32) ScratchBytes(nx int) int64 {
 }
 
 // Bytes is the memory held by c beyond Y itself: the float32 copy of Y and
-// its norms (0 when blocks are evaluated in float64).
+// its norms, and the backend's prepared (packed) copy (0 when blocks are
+// evaluated in float64).
 func (c *Centers32) Bytes() int64 {
 	if !c.Computes32() {
 		return 0
 	}
-	return budget.Floats(c.ny, c.d+1) / 2
+	return budget.Floats(c.ny, c.d+1)/2 + c.prep.Bytes()
 }
 
 // MatrixInto32 writes the single-precision kernel block K(X, Y) of kernel k,
@@ -250,6 +281,12 @@ func (c *Centers32) gaussian32(ctx context.Context, dst blas32.General, nx int, 
 		return err
 	}
 	b := opt.backend()
+	// The prepared centres run each block on its goroutine: with fewer
+	// blocks than workers the backend's own threading does better.
+	prep := c.prepared(b)
+	if nx < blockRows*workers {
+		prep = nil
+	}
 	pool := sync.Pool{New: func() any { s := make([]float32, blockRows*(d+1)); return &s }}
 	block := func(i0, i1 int) {
 		sp := pool.Get().(*[]float32)
@@ -262,7 +299,11 @@ func (c *Centers32) gaussian32(ctx context.Context, dst blas32.General, nx int, 
 			fill(r, xs.Data[i*d:(i+1)*d])
 			xn32[i] = float32(xn[r])
 		}
-		backend.GaussianBlock32(b, xs, c.y32, xn32, c.yn32, c.gamma, subRows32(dst, i0, i1))
+		if prep != nil {
+			prep.GaussianBlock32(xs, xn32, subRows32(dst, i0, i1))
+		} else {
+			backend.GaussianBlock32(b, xs, c.y32, xn32, c.yn32, c.gamma, subRows32(dst, i0, i1))
+		}
 		pool.Put(sp)
 	}
 	chunk := nx
@@ -367,4 +408,122 @@ func subRows32(g blas32.General, i0, i1 int) blas32.General {
 	}
 	return blas32.General{Rows: i1 - i0, Cols: g.Cols, Stride: g.Stride,
 		Data: g.Data[i0*g.Stride : (i1-1)*g.Stride+g.Cols]}
+}
+
+// Rows32 is a source of single-precision kernel blocks for the rows of one
+// X against prepared centres, checked and prepared once for many blocks
+// (the row blocks of every CG pass of a streamed float32 FALKON fit): on
+// the float32 Gaussian route X's entries are validated and its squared
+// row norms computed (in float64) and rounded once, and Block computes one
+// block on the calling goroutine against the centres prepared by
+// NewCenters32, so that callers can run one block per worker and use it
+// while it is in cache. Block's entries are those of Centers32.RowsInto32
+// for the same rows. X must not change while the Rows32 is in use; a
+// Rows32 is safe for concurrent use.
+type Rows32 struct {
+	c    *Centers32
+	x    mat.Matrix
+	fill func(r int, dst []float32) // row r of X in float32
+	xn32 []float32                  // nil: blocks go through RowsInto32
+	opt  Options
+}
+
+// NewRows32 prepares the rows of x (n x d, d the centres' width) for
+// Block; opt is used by every block (its Backend, and MemoryBudget on the
+// float64 route; Progress is ignored).
+//
+// Errors: zonal.ErrEmpty for a nil or empty x, zonal.ErrShape for a width
+// other than the centres', zonal.ErrNonFinite for NaN or Inf in a dense x
+// (other inputs are checked block by block, as RowsInto32 does).
+func (c *Centers32) NewRows32(x mat.Matrix, opt Options) (*Rows32, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	nx, d := x.Dims()
+	if nx == 0 || d == 0 {
+		return nil, fmt.Errorf("%w: kernel block of a %dx%d input", zonal.ErrEmpty, nx, d)
+	}
+	if d != c.d {
+		return nil, fmt.Errorf("%w: X has %d columns, Y has %d", zonal.ErrShape, d, c.d)
+	}
+	opt.Progress = nil
+	r := &Rows32{c: c, x: x, opt: opt}
+	if c.y32.Data == nil {
+		return r, nil
+	}
+	var xn []float64
+	switch m := x.(type) {
+	case *dataset.Dense32:
+		if err := m.Validate(); err != nil {
+			return nil, err
+		}
+		var err error
+		if xn, err = sqNorms32(m); err != nil {
+			return nil, err
+		}
+		r.fill = func(i int, dst []float32) { copy(dst, m.Row(i)) }
+	case mat.RawMatrixer:
+		xg, err := general(x) // a view: x is dense
+		if err != nil {
+			return nil, err
+		}
+		xn = rowSqNorms(xg)
+		r.fill = func(i int, dst []float32) { round32(dst, xg.Data[i*xg.Stride:i*xg.Stride+d]) }
+	default:
+		return r, nil
+	}
+	if maxOf(xn) > maxNorm2For32 {
+		return r, nil // the float64 route, as RowsInto32 takes it
+	}
+	r.xn32 = make([]float32, nx)
+	for i, v := range xn {
+		r.xn32[i] = float32(v)
+	}
+	return r, nil
+}
+
+// Bytes is the memory r holds: the rounded squared norms of X.
+func (r *Rows32) Bytes() int64 { return int64(len(r.xn32)) * 4 }
+
+// ScratchLen is the length of the float32 scratch a Block of rows rows
+// needs (rows of X in float32; 0 on the float64 route).
+func (r *Rows32) ScratchLen(rows int) int {
+	if r.xn32 == nil {
+		return 0
+	}
+	return rows * r.c.d
+}
+
+// Block writes the kernel block of rows [i0, i1) of X into dst ((i1-i0) x
+// ny), using scratch (at least ScratchLen(i1-i0) values) for the rows in
+// float32. On the float32 Gaussian route it runs on the calling goroutine;
+// otherwise it is RowsInto32 (which may use more goroutines).
+//
+// Errors: zonal.ErrShape for a range outside X's rows, a dst of the wrong
+// shape or a short scratch; those of RowsInto32 on the float64 route.
+func (r *Rows32) Block(ctx context.Context, dst blas32.General, i0, i1 int, scratch []float32) error {
+	nx, d := r.x.Dims()
+	if i0 < 0 || i1 > nx || i0 >= i1 {
+		return fmt.Errorf("%w: rows [%d, %d) of a %d-row matrix", zonal.ErrShape, i0, i1, nx)
+	}
+	if r.xn32 == nil {
+		return r.c.RowsInto32(ctx, dst, r.x, i0, i1, r.opt)
+	}
+	m := i1 - i0
+	if dst.Rows != m || dst.Cols != r.c.ny || dst.Stride < r.c.ny || len(scratch) < m*d {
+		return fmt.Errorf("%w: float32 dst is %dx%d (stride %d) with %d scratch values, want %dx%d and %d",
+			zonal.ErrShape, dst.Rows, dst.Cols, dst.Stride, len(scratch), m, r.c.ny, m*d)
+	}
+	xs := blas32.General{Rows: m, Cols: d, Stride: d, Data: scratch[:m*d]}
+	for i := 0; i < m; i++ {
+		r.fill(i0+i, xs.Data[i*d:(i+1)*d])
+	}
+	xn := r.xn32[i0:i1]
+	b := r.opt.backend()
+	if p := r.c.prepared(b); p != nil {
+		p.GaussianBlock32(xs, xn, dst)
+		return nil
+	}
+	backend.GaussianBlock32(b, xs, r.c.y32, xn, r.c.yn32, r.c.gamma, dst)
+	return nil
 }

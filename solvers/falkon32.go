@@ -14,6 +14,7 @@ import (
 
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
+	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -28,10 +29,24 @@ import (
 //   - double precision: everything else. K_MM, its Cholesky factor T and
 //     the factor A of T T^T / M + lambda I; every CG vector, dot product
 //     and triangular solve; the coefficients alpha; and the two products
-//     of each CG pass, K_b w and K_b^T (K_b w), which run on the float32
-//     rows of K_nM widened to float64 a cache-sized block at a time (about
-//     passBlockBytes), so that their sums over M terms and over n rows are
-//     float64 sums.
+//     of each CG pass, K_b w and K_b^T (K_b w), which read the float32
+//     entries of K_nM where they lie and widen each exactly
+//     (backend.DotRows32, AxpyRows32), so that their sums over M terms and
+//     over n rows are float64 sums.
+//
+// The pass. The rows are cut into blocks of about passBlockBytes of
+// float32 (workerRows), shared among GOMAXPROCS workers by a fixed
+// assignment. A worker computes its block of K_nM (streamed: against the
+// centres prepared once per fit, kernels.Centers32 and Rows32, so no block
+// repacks them or rechecks x) and applies it at once, K_b^T W_b (K_b w)
+// into its own float64 sum, while the block is in its cache; the block is
+// never written to main memory whole, and a streamed fit holds only the
+// workers' blocks, however large the budget. Measured by CPU profile on a
+// loaded 2-core machine (TestFalkon32StreamedPassProfile: n = 20000,
+// d = 28, M = 2000, 8 streamed passes): 8.5 s of CPU when the blocks were
+// widened to float64 and multiplied by Gemm (the two skinny products,
+// their packing and the widening took 85%), 0.7 s now, three quarters of
+// it the float32 distance product and exponential.
 //
 // Why there. K_nM is the only object of size n M, and forming it (n M d
 // multiply-adds and n M exponentials) is the long phase of a fit, so the
@@ -86,19 +101,32 @@ type knm32 struct {
 	be         backend.Backend
 	ko         kernels.Options
 	c32        *kernels.Centers32
+	src        *kernels.Rows32 // the rows of x prepared for blocks; nil when cached
 	x          mat.Matrix
 	yc         *mat.Dense // the targets, already multiplied by the weights
 	rw         []float64  // the row weights; nil: unweighted
 	n, M, kout int
-	bs         int            // rows per pass block
+	rb         int            // rows of one worker's block
 	cache      blas32.General // n x M; Data nil when streaming
-	blk        blas32.General // bs x M streaming block; Data nil when cached
-	w32, o32   blas32.General // M x kout
-	t32        blas32.General // bs x kout (products32 only)
-	// wide[g], wt[g] and acc[g] are product worker g's scratch: wr x M
-	// float32 rows widened, wr x kout K_b w, and (g > 0) its M x kout sum.
-	wide, wt, acc []*mat.Dense
-	cached        bool
+	wT         []float64      // kout x M: w transposed, one column of w a row
+	work       []*passWorker
+	cached     bool
+	// The products32 variant only: bs x M blocks, w and the block's sums
+	// in float32.
+	bs            int
+	blk           blas32.General
+	w32, o32, t32 blas32.General
+}
+
+// passWorker is one worker's scratch in a pass: its block of K_nM (rb x M
+// float32, streamed only) and the block's rows of x in float32, the
+// block's K_b w (kout x rb) and the worker's sum K^T (K w) over its blocks
+// (kout x M, float64).
+type passWorker struct {
+	kb  []float32
+	xs  []float32
+	t   []float64
+	acc []float64
 }
 
 // products32 switches the CG passes of float32 FALKON to float32 products
@@ -107,24 +135,35 @@ type knm32 struct {
 // kept for that comparison (TestFalkonFloat32Products); it is not exposed.
 var products32 = false
 
-// widenRows is the number of rows of K_nM widened to float64 at a time in
-// a pass: about passBlockBytes of float64, at least 16 rows.
-func widenRows(n, M int) int { return min(n, max(16, int(passBlockBytes/(int64(M)*8)))) }
+// workerRows is the rows of one worker's block of K_nM in a pass: about
+// passBlockBytes of float32 (so the block stays in L2 between its
+// computation and its two products), a multiple of 12 rows (the float32
+// GEMM kernels' tile heights, 6 and 12) when that is at least 24, and at
+// least one row.
+func workerRows(n, M int) int {
+	rb := int(passBlockBytes / (int64(M) * 4))
+	if rb >= 24 {
+		rb = rb / 12 * 12
+	}
+	return max(1, min(rb, n))
+}
 
 // newKnM32 returns nil when opts.Precision is Float64. Otherwise it prepares
 // K_nM in float32 for x (n x d) and the centres, caching it (and computing
 // it, with "kernel" progress reports) when its 4 n M bytes fit the budget
 // after fixed (the float64 M x M factors and vectors) and the float32
-// scratch, and else sizing a streaming block to what is left.
+// scratch, and else preparing x's rows for blocks computed at every pass
+// (kernels.Rows32), with as many workers' blocks as the budget holds.
 //
 // Errors: zonal.ErrTooLarge when not even one streamed row fits; those of
-// kernels.NewCenters32 and MatrixInto32; ctx.Err() (wrapped) when canceled.
+// kernels.NewCenters32, NewRows32 and MatrixInto32; ctx.Err() (wrapped)
+// when canceled.
 func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.Matrix, yc *mat.Dense, rw []float64, centers mat.Matrix,
 	fixed, limit int64, opts FalkonOptions) (*knm32, error) {
 	if opts.Precision != zonal.Float32 {
 		return nil, nil
 	}
-	n, _ := x.Dims()
+	n, d := x.Dims()
 	M, _ := centers.Dims()
 	_, kout := yc.Dims()
 	ko := kernels.Options{Backend: be, MemoryBudget: limit}
@@ -133,43 +172,58 @@ func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.M
 		return nil, err
 	}
 	q := &knm32{be: be, ko: ko, c32: c32, x: x, yc: yc, rw: rw, n: n, M: M, kout: kout}
-	// Always held: the centres in float32, w and o_b in float32, the
-	// scratch of one block computation.
-	wr := widenRows(n, M)
-	held := satAdd(fixed, c32.Bytes(), budget.Floats(2, M, kout)/2, c32.ScratchBytes(min(n, fillRows32)), budget.Floats(wr, M+kout))
-	// More product workers where the budget holds their scratch and still
-	// a strip of streamed rows.
-	workers := int64(1)
-	per := satAdd(budget.Floats(wr, M+kout), budget.Floats(M, kout))
-	for workers < int64(productWorkers(n, wr)) && satAdd(held, per, budget.Floats(min(n, wr), M+kout)/2) <= limit {
-		held, workers = satAdd(held, per), workers+1
-	}
-	cacheBS := min(n, max(16, int(passBlockBytes/(int64(M)*4))))
-	if satAdd(held, budget.Floats(n, M)/2, budget.Floats(cacheBS, kout)/2) <= limit {
-		q.bs, q.cached = cacheBS, true
+	rb := workerRows(n, M)
+	// Always held: the centres in float32 (and packed), w transposed, the
+	// float32 w and block sums of the products32 variant.
+	held := satAdd(fixed, c32.Bytes(), budget.Floats(M, kout), budget.Floats(2, M, kout)/2)
+	sums := budget.Floats(rb+M, kout) // a worker's K_b w and its sum
+	maxW := max(1, min(runtime.GOMAXPROCS(0), (n+rb-1)/rb))
+	cachedHeld := satAdd(held, budget.Floats(n, M)/2, c32.ScratchBytes(min(n, fillRows32)))
+	var per int64
+	if satAdd(cachedHeld, sums) <= limit {
+		q.cached, held, per = true, cachedHeld, sums
 	} else {
-		row := int64(M+kout) * 4
-		left := limit - held
-		if left < row {
-			return nil, fmt.Errorf("%w: float32 FALKON with %d centres needs %s for its factors, scratch and one streamed row, the memory budget is %s",
-				zonal.ErrTooLarge, M, budget.Format(satAdd(held, row)), budget.Format(limit))
+		held = satAdd(held, int64(n)*4) // x's rounded norms (kernels.Rows32)
+		rowBytes := int64(M+d)*4 + int64(kout)*8
+		if !blocks32(c32, x) {
+			// RowsInto32's float64 strip of each worker's block.
+			rowBytes += int64(M) * 8
 		}
-		q.bs = int(min(int64(n), left/row))
+		if left := limit - held - budget.Floats(M, kout); left < rowBytes {
+			return nil, fmt.Errorf("%w: float32 FALKON with %d centres needs %s for its factors, scratch and one streamed row, the memory budget is %s",
+				zonal.ErrTooLarge, M, budget.Format(satAdd(held, budget.Floats(M, kout), rowBytes)), budget.Format(limit))
+		} else if int64(rb)*rowBytes > left {
+			rb = int(left / rowBytes)
+		}
+		per = satAdd(int64(rb)*rowBytes, budget.Floats(M, kout))
 	}
+	q.rb = rb
+	workers := 1
+	for workers < maxW && satAdd(held, per*int64(workers+1)) <= limit {
+		workers++
+	}
+	q.wT = make([]float64, kout*M)
+	for g := 0; g < workers; g++ {
+		wk := &passWorker{t: make([]float64, kout*rb), acc: make([]float64, kout*M)}
+		q.work = append(q.work, wk)
+	}
+	q.bs = rb
 	q.w32 = newGeneral32(M, kout)
 	q.o32 = newGeneral32(M, kout)
 	if products32 {
 		q.t32 = newGeneral32(q.bs, kout)
 	}
-	for g := 0; g < int(workers); g++ {
-		q.wide = append(q.wide, mat.NewDense(wr, M, nil))
-		q.wt = append(q.wt, mat.NewDense(wr, kout, nil))
-		if g > 0 {
-			q.acc = append(q.acc, mat.NewDense(M, kout, nil))
-		}
-	}
 	if !q.cached {
-		q.blk = newGeneral32(q.bs, M)
+		if q.src, err = c32.NewRows32(x, ko); err != nil {
+			return nil, err
+		}
+		for _, wk := range q.work {
+			wk.kb = make([]float32, rb*M)
+			wk.xs = make([]float32, q.src.ScratchLen(rb))
+		}
+		if products32 {
+			q.blk = newGeneral32(q.bs, M)
+		}
 		return q, nil
 	}
 	q.cache = newGeneral32(n, M)
@@ -186,6 +240,21 @@ func newKnM32(ctx context.Context, be backend.Backend, k kernels.Kernel, x mat.M
 	return q, nil
 }
 
+// blocks32 reports whether the streamed blocks of x against c32 are
+// computed in float32 (the Gaussian kernel on dense rows: kernels.Rows32's
+// float32 route); otherwise each block is evaluated in float64 into a
+// strip of the same rows (its scratch counted by newKnM32).
+func blocks32(c32 *kernels.Centers32, x mat.Matrix) bool {
+	if !c32.Computes32() {
+		return false
+	}
+	if _, ok := x.(*dataset.Dense32); ok {
+		return true
+	}
+	_, ok := x.(mat.RawMatrixer)
+	return ok
+}
+
 // fillRows32 is the rows of K_nM computed per call when caching (as the
 // float64 path's 4096).
 const fillRows32 = 4096
@@ -195,12 +264,106 @@ func (q *knm32) isCached() bool { return q != nil && q.cached }
 
 // pass is FALKON's pass on the float32 K_nM: out = K_nM^T W (K_nM w), or
 // out = K_nM^T yc when w is nil (W the row weights, I when unweighted; yc
-// holds the weighted targets), block by block: each block's rows are
-// widened to float64 widenRows at a time and multiplied in float64 (or, with
-// products32, multiplied in float32; see the note above).
+// holds the weighted targets). The n rows are cut into blocks of rb rows
+// (about passBlockBytes of float32), block s going to worker s mod W; a
+// worker computes its streamed block K_b (kernels.Rows32, on its own
+// goroutine) and at once, while K_b is in cache, t = W_b K_b w and
+// acc += K_b^T t (backend.DotRows32 and AxpyRows32: the float32 entries
+// widened exactly, every product and sum in float64), so K_b is never
+// written to main memory whole. The workers' sums are added in worker
+// order, so a pass sums in the same order on every run with the same
+// number of workers. With products32 the blocks are multiplied in
+// float32 instead (see the note above).
 func (q *knm32) pass(ctx context.Context, out blas64.General, w *blas64.General) error {
 	zeroGeneral(out)
-	if products32 && w != nil {
+	if products32 {
+		return q.passProducts32(ctx, out, w)
+	}
+	M := q.M
+	if w != nil {
+		for j := 0; j < M; j++ {
+			for c := 0; c < q.kout; c++ {
+				q.wT[c*M+j] = w.Data[j*w.Stride+c]
+			}
+		}
+	}
+	nb := (q.n + q.rb - 1) / q.rb
+	W := min(len(q.work), nb)
+	errs := make([]error, W)
+	var wg sync.WaitGroup
+	for g := 1; g < W; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[g] = q.passBlocks(ctx, g, W, nb, w != nil)
+		}()
+	}
+	errs[0] = q.passBlocks(ctx, 0, W, nb, w != nil)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	for c := 0; c < q.kout; c++ {
+		for j := 0; j < M; j++ {
+			s := 0.0
+			for _, wk := range q.work[:W] {
+				s += wk.acc[c*M+j]
+			}
+			out.Data[j*out.Stride+c] = s
+		}
+	}
+	return nil
+}
+
+// passBlocks is worker g's share of a pass (blocks g, g+W, ... of the nb),
+// summed into its acc: K_b^T W_b (K_b w) (useW; w transposed in q.wT) or
+// K_b^T yc_b.
+func (q *knm32) passBlocks(ctx context.Context, g, W, nb int, useW bool) error {
+	wk := q.work[g]
+	clear(wk.acc)
+	M, yc := q.M, q.yc.RawMatrix()
+	for s := g; s < nb; s += W {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("solvers: FALKON canceled: %w", err)
+		}
+		i0 := s * q.rb
+		i1 := min(i0+q.rb, q.n)
+		m := i1 - i0
+		var kv blas32.General
+		if q.cached {
+			kv = rows32(q.cache, i0, i1)
+		} else {
+			kv = blas32.General{Rows: m, Cols: M, Stride: M, Data: wk.kb[:m*M]}
+			if err := q.src.Block(ctx, kv, i0, i1, wk.xs); err != nil {
+				return err
+			}
+		}
+		for c := 0; c < q.kout; c++ {
+			t := wk.t[c*q.rb : c*q.rb+m]
+			if useW {
+				backend.DotRows32(q.be, t, kv, q.wT[c*M:(c+1)*M])
+				if q.rw != nil {
+					for i := range t {
+						t[i] *= q.rw[i0+i]
+					}
+				}
+			} else {
+				for i := range t {
+					t[i] = yc.Data[(i0+i)*yc.Stride+c]
+				}
+			}
+			backend.AxpyRows32(q.be, wk.acc[c*M:(c+1)*M], kv, t)
+		}
+	}
+	return nil
+}
+
+// passProducts32 is pass with float32 products (the products32 variant),
+// one block of bs rows at a time.
+func (q *knm32) passProducts32(ctx context.Context, out blas64.General, w *blas64.General) error {
+	if w != nil {
 		for i := 0; i < q.M; i++ {
 			for j := 0; j < q.kout; j++ {
 				q.w32.Data[i*q.kout+j] = float32(w.Data[i*w.Stride+j])
@@ -217,88 +380,11 @@ func (q *knm32) pass(ctx context.Context, out blas64.General, w *blas64.General)
 			kv = rows32(q.cache, i0, i1)
 		} else {
 			kv = rows32(q.blk, 0, i1-i0)
-			if err := q.c32.RowsInto32(ctx, kv, q.x, i0, i1, q.ko); err != nil {
+			if err := q.src.Block(ctx, kv, i0, i1, q.work[0].xs); err != nil {
 				return err
 			}
 		}
-		if products32 {
-			q.pass32(kv, i0, out, w != nil)
-			continue
-		}
-		if err := q.products(ctx, kv, i0, out, w); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// productWorkers is the number of goroutines that share a pass's widened
-// products: GOMAXPROCS, at most one per strip of wr rows.
-func productWorkers(n, wr int) int { return max(1, min(runtime.GOMAXPROCS(0), (n+wr-1)/wr)) }
-
-// products adds K_b^T W (K_b w) (w nil: K_b^T yc_b) of the float32 block
-// kv of rows i0... to out, in float64: the block's rows are widened wr at
-// a time, and the strips are shared among the workers by a fixed
-// assignment (strip s to worker s mod W). Worker 0 adds into out, each
-// other worker into its own M x kout sum, added into out in worker order
-// after the block, so a pass sums in the same order on every run. The
-// widening and the skinny products are memory-bound and were a pass's
-// serial part: with one worker a streamed pass kept one of two cores busy
-// while its kernel blocks used both.
-func (q *knm32) products(ctx context.Context, kv blas32.General, i0 int, out blas64.General, w *blas64.General) error {
-	m := kv.Rows
-	wr, _ := q.wide[0].Dims()
-	strips := (m + wr - 1) / wr
-	W := min(len(q.wide), strips)
-	work := func(g int, dst blas64.General) {
-		for s := g; s < strips; s += W {
-			if ctx.Err() != nil {
-				return
-			}
-			r0 := s * wr
-			r1 := min(r0+wr, m)
-			kw := q.wide[g].Slice(0, r1-r0, 0, q.M).(*mat.Dense).RawMatrix()
-			widen32(kw, kv, r0, r1)
-			var t blas64.General
-			if w == nil {
-				t = q.yc.Slice(i0+r0, i0+r1, 0, q.kout).(*mat.Dense).RawMatrix()
-			} else {
-				t = q.wt[g].Slice(0, r1-r0, 0, q.kout).(*mat.Dense).RawMatrix()
-				q.be.Gemm(blas.NoTrans, blas.NoTrans, 1, kw, *w, 0, t)
-				if q.rw != nil {
-					scaleRows(t, q.rw[i0+r0:i0+r1])
-				}
-			}
-			q.be.Gemm(blas.Trans, blas.NoTrans, 1, kw, t, 1, dst)
-		}
-	}
-	if W == 1 {
-		work(0, out)
-		return ctx.Err()
-	}
-	var wg sync.WaitGroup
-	for g := 1; g < W; g++ {
-		acc := q.acc[g-1].RawMatrix()
-		zeroGeneral(acc)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work(g, acc)
-		}()
-	}
-	work(0, out)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("solvers: FALKON canceled: %w", err)
-	}
-	for g := 1; g < W; g++ {
-		acc := q.acc[g-1].RawMatrix()
-		for i := 0; i < out.Rows; i++ {
-			dst := out.Data[i*out.Stride : i*out.Stride+out.Cols]
-			for j, v := range acc.Data[i*acc.Stride : i*acc.Stride+acc.Cols] {
-				dst[j] += v
-			}
-		}
+		q.pass32(kv, i0, out, w != nil)
 	}
 	return nil
 }

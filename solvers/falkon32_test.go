@@ -193,8 +193,9 @@ func TestFalkonFloat32Budget(t *testing.T) {
 	if f64.CachedKnM() || !f32.CachedKnM() {
 		t.Fatalf("budget %d: float64 cached %v (want false), float32 cached %v (want true)", limit, f64.CachedKnM(), f32.CachedKnM())
 	}
-	// A budget the factors fit but not even one streamed float32 row.
-	opts.MemoryBudget = fixed + int64(M)*8
+	// A budget the factors fit (FitFalkon's own count of them, plus the
+	// M*8 it asks beyond) but not the float32 centres and one streamed row.
+	opts.MemoryBudget = int64(M)*M*8 + factorScratch(M)*8 + 6*int64(M)*kout*8 + int64(M)*8
 	if _, err := FitFalkon(context.Background(), kernels.Gaussian{Sigma: 1}, x, y, 1e-5, opts); !errors.Is(err, zonal.ErrTooLarge) {
 		t.Fatalf("budget of the factors only: %v, want ErrTooLarge", err)
 	}
@@ -434,5 +435,44 @@ func TestFalkonFloat32ParallelProducts(t *testing.T) {
 	scale := mat.Norm(one, math.Inf(1))
 	if d := maxAbsDiff(one, a); d > 1e-6*scale {
 		t.Fatalf("1 worker against 3: predictions differ by %g (scale %g)", d, scale)
+	}
+}
+
+// TestFalkonFloat32StreamedRoutes: streamed float32 passes (per-worker
+// blocks) solve the system the cached ones do, on the float32 Gaussian
+// route (dense rows) and on the float64 route (a Laplacian kernel; sparse
+// rows): the K_nM entries are the same bits either way and only the order
+// of the float64 sums differs, so the predictions agree to CG's residual
+// (1e-9) times a modest condition; 1e-6 of their scale allows 1e3, while a
+// block lost or counted twice moves them by far more.
+func TestFalkonFloat32StreamedRoutes(t *testing.T) {
+	x, y := synth(2000, 3, 93)
+	for _, tc := range []struct {
+		name string
+		k    kernels.Kernel
+		x    mat.Matrix
+	}{
+		{"gaussian dense", kernels.Gaussian{Sigma: 1}, x},
+		{"laplacian dense", kernels.Laplacian{Sigma: 2}, x},
+		{"gaussian csr", kernels.Gaussian{Sigma: 1}, dataset.NewCSRFromDense(x)},
+	} {
+		fit := func(budget int64) *mat.Dense {
+			f, err := FitFalkon(context.Background(), tc.k, tc.x, y, 1e-5,
+				FalkonOptions{Centers: 100, Precision: zonal.Float32, Seed: 4, Options: Options{MemoryBudget: budget}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.CachedKnM() != (budget > 1<<20) {
+				t.Fatalf("%s: budget %d: cached %v", tc.name, budget, f.CachedKnM())
+			}
+			return predictAll(t, f, x)
+		}
+		// 600 KiB: K_nM (2000 x 100 float32, 800 KB) does not fit beside
+		// the factors and is streamed.
+		cached, streamed := fit(1<<30), fit(600<<10)
+		scale := mat.Norm(cached, math.Inf(1))
+		if d := maxAbsDiff(streamed, cached); d > 1e-6*scale {
+			t.Fatalf("%s: streamed and cached predictions differ by %g (scale %g)", tc.name, d, scale)
+		}
 	}
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // Single-precision element-wise operations: backend.Exper32 and
-// backend.GaussianBlocker32.
+// backend.GaussianBlocker32, and the prepared centres of
+// backend.GaussianPreparer32.
 
 // Exp32 sets dst[i] = e^src[i] for i < len(src) in single precision with
 // package asm's float32 vector exponential: below 1 ulp over the whole
@@ -41,3 +42,30 @@ func (Backend) GaussianBlock32(x, y blas32.General, xnorm2, ynorm2 []float32, ga
 	m, n, d := check.GaussianBlock32(x, y, xnorm2, ynorm2, dst)
 	asm.GaussianBlock32(dst.Data, dst.Stride, x.Data, x.Stride, y.Data, y.Stride, m, n, d, xnorm2, ynorm2, gamma)
 }
+
+// PrepareGaussian32 packs the centres y (n x d, squared norms ynorm2, kept
+// and not copied) once for the float32 GEMM kernel of the active code path
+// (asm.PrepareGaussian32); the GaussianBlock32 of the result packs only
+// its own rows, runs on the calling goroutine and gives the bits of
+// Backend.GaussianBlock32. It implements backend.GaussianPreparer32; call
+// it through backend.PrepareGaussian32.
+func (Backend) PrepareGaussian32(y blas32.General, ynorm2 []float32, gamma float32) interface {
+	GaussianBlock32(x blas32.General, xnorm2 []float32, dst blas32.General)
+	Bytes() int64
+} {
+	n, d := check.GaussianCentres32(y, ynorm2)
+	return preparedCentres32{c: asm.PrepareGaussian32(y.Data, max(y.Stride, 1), n, d, ynorm2, gamma), y: y, yn: ynorm2}
+}
+
+type preparedCentres32 struct {
+	c  *asm.GaussianCentres32
+	y  blas32.General
+	yn []float32
+}
+
+func (p preparedCentres32) GaussianBlock32(x blas32.General, xnorm2 []float32, dst blas32.General) {
+	m, _, _ := check.GaussianBlock32(x, p.y, xnorm2, p.yn, dst)
+	p.c.Block(dst.Data, dst.Stride, x.Data, max(x.Stride, 1), m, xnorm2)
+}
+
+func (p preparedCentres32) Bytes() int64 { return p.c.PackedBytes() }

@@ -30,6 +30,13 @@
 //   - Exp32 and GaussianFromProduct32: the single-precision exponential
 //     (below 1 ulp over the whole float32 range, checked on all 2^32
 //     arguments) and the Gaussian epilogue on float32 slices.
+//   - GaussianCentres32 (PrepareGaussian32): the centres of float32
+//     Gaussian blocks packed once for the float32 micro-kernel, so that
+//     each block (on the caller's goroutine) packs only its own rows; its
+//     blocks have GaussianBlock32's bits.
+//   - DotRows32, AxpyRows32: float32 rows (a kernel block) times float64
+//     vectors, K v and K^T t, each entry widened exactly and every product
+//     and sum in float64 (AVX2 FMAs; generator _gen/rows32).
 //   - GaussianBlock: K_ij = exp(-gamma*max(0, |x_i|^2 + |y_j|^2 - 2 x_i.y_j)),
 //     the exponential applied to each finished strip of the product while it
 //     is in cache; GaussianFromProduct is the same epilogue after another

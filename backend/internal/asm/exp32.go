@@ -119,9 +119,14 @@ func exp32Generic(dst, src []float32) {
 type kernels32 struct {
 	exp   func(dst, src []float32)
 	gauss func(c []float32, rows, cols, ldc int, xn, yn []float32, gamma float32)
+	// The mixed-precision row kernels of rows32.go.
+	dotRow   func(x []float32, y []float64) float64
+	axpy4Row func(y []float64, k []float32, ldk int, t *[4]float64)
+	axpyRow  func(alpha float64, x []float32, y []float64)
 }
 
-var generic32 = kernels32{exp: exp32Generic, gauss: gauss32Generic}
+var generic32 = kernels32{exp: exp32Generic, gauss: gauss32Generic,
+	dotRow: dotRow32Generic, axpy4Row: axpy4Rows32Generic, axpyRow: axpyRow32Generic}
 
 // k32 returns the float32 kernels of the active code path.
 func k32() *kernels32 {

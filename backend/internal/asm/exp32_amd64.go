@@ -3,10 +3,14 @@
 package asm
 
 //go:generate go run -C _gen ./vexp32 -out ../exp32_amd64.s -stubs ../exp32_stub_amd64.go -pkg asm
+//go:generate go run -C _gen ./rows32 -out ../rows32_amd64.s -stubs ../rows32_stub_amd64.go -pkg asm
 
 var (
-	avx2Kernels32   = kernels32{exp: exp32Vec, gauss: gauss32Vec}
-	avx512Kernels32 = kernels32{exp: exp32Vec512, gauss: gauss32Vec512}
+	avx2Kernels32 = kernels32{exp: exp32Vec, gauss: gauss32Vec,
+		dotRow: dotRow32AVX2, axpy4Row: axpy4Rows32AVX2, axpyRow: axpyRow32AVX2}
+	// The row kernels are memory-bound and stay 256-bit on AVX-512.
+	avx512Kernels32 = kernels32{exp: exp32Vec512, gauss: gauss32Vec512,
+		dotRow: dotRow32AVX2, axpy4Row: axpy4Rows32AVX2, axpyRow: axpyRow32AVX2}
 )
 
 // cpuKernels32 returns the float32 kernels of the named code path (nil for

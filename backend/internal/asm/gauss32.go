@@ -66,3 +66,60 @@ func GaussianBlock32(dst []float32, ldd int, x []float32, ldx int, y []float32, 
 	}
 	g.run()
 }
+
+// GaussianCentres32 is the y side of GaussianBlock32 prepared once for
+// many blocks against the same centres: y packed for the float32 GEMM
+// kernel (once, instead of once per block), with its squared norms and
+// gamma. Its blocks have GaussianBlock32's bits. It is immutable and safe
+// for concurrent use.
+type GaussianCentres32 struct {
+	pb     *packedB[float32]
+	y      []float32
+	ldy    int
+	n, d   int
+	ynorm2 []float32
+	gamma  float32
+}
+
+// PrepareGaussian32 packs the n x d centres y (leading dimension ldy) for
+// the active code path's float32 kernel; ynorm2 holds their n squared
+// norms. The arguments are validated by the caller; y and ynorm2 are kept
+// (not copied) and must not change.
+func PrepareGaussian32(y []float32, ldy, n, d int, ynorm2 []float32, gamma float32) *GaussianCentres32 {
+	c := &GaussianCentres32{y: y, ldy: ldy, n: n, d: d, ynorm2: ynorm2[:n], gamma: gamma}
+	if n > 0 && d > 0 {
+		c.pb = newPackedB(sgemmKernel(), true, d, n, y, ldy)
+	}
+	return c
+}
+
+// PackedBytes is the size of the packed copy of the centres.
+func (c *GaussianCentres32) PackedBytes() int64 {
+	if c.pb == nil {
+		return 0
+	}
+	return int64(len(c.pb.data)) * 4
+}
+
+// Block is GaussianBlock32 of the m rows of x (leading dimension ldx, d
+// columns, squared norms xnorm2) against the centres, into dst (m x n,
+// leading dimension ldd), on the calling goroutine (callers run blocks in
+// parallel). When the code path has changed since PrepareGaussian32 (tests
+// switching paths), it is GaussianBlock32 itself.
+func (c *GaussianCentres32) Block(dst []float32, ldd int, x []float32, ldx, m int, xnorm2 []float32) {
+	if m == 0 || c.n == 0 {
+		return
+	}
+	if c.pb == nil || c.pb.kern != sgemmKernel() {
+		GaussianBlock32(dst, ldd, x, ldx, c.y, c.ldy, m, c.n, c.d, xnorm2, c.ynorm2, c.gamma)
+		return
+	}
+	k := k32()
+	ldy, n := c.ldy, c.n
+	g := gemmProblem[float32]{kern: c.pb.kern, tA: false, tB: true, m: m, n: n, k: c.d, alpha: -2, beta: 0,
+		a: x, lda: ldx, b: c.y, ldb: ldy, c: dst, ldc: ldd, pre: c.pb}
+	g.epi = func(i0, rows, j0, cols int) {
+		k.gauss(dst[i0*ldd+j0:], rows, cols, ldd, xnorm2[i0:i0+rows], c.ynorm2[j0:j0+cols], c.gamma)
+	}
+	g.block(0, m, 0, n)
+}

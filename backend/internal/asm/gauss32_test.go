@@ -182,3 +182,38 @@ func TestGaussianFromProduct32ClampAndNaN(t *testing.T) {
 		}
 	})
 }
+
+// TestGaussianCentres32 checks that blocks against prepared (packed once)
+// centres have GaussianBlock32's bits on every path, for shapes with edge
+// tiles, more columns than one column block (nc), more coordinates than
+// one k block (kc), more rows than one row block (mc), and a leading
+// dimension wider than the rows.
+func TestGaussianCentres32(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(73, 74))
+		shapes := [][3]int{{1, 1, 1}, {3, 7, 2}, {12, 33, 28}, {13, 100, 5}, {7, 4100, 6}, {5, 40, 300}, {500, 50, 3}}
+		for _, sh := range shapes {
+			m, n, d := sh[0], sh[1], sh[2]
+			ldc := n + 3
+			g := newGauss32Case(rng, m, n, d, ldc, 0.5)
+			c := PrepareGaussian32(g.y, d, n, d, g.yn, 0.7)
+			if c.PackedBytes() < int64(n*d*4) {
+				t.Fatalf("%v: packed %d bytes, want at least %d", sh, c.PackedBytes(), n*d*4)
+			}
+			want := make([]float32, len(g.c))
+			got := make([]float32, len(g.c))
+			for i := range got {
+				got[i] = float32(math.NaN()) // dst is not read
+			}
+			GaussianBlock32(want, ldc, g.x, d, g.y, d, m, n, d, g.xn, g.yn, 0.7)
+			c.Block(got, ldc, g.x, d, m, g.xn)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					if a, b := got[i*ldc+j], want[i*ldc+j]; math.Float32bits(a) != math.Float32bits(b) {
+						t.Fatalf("%v: (%d,%d) = %v, GaussianBlock32 %v", sh, i, j, a, b)
+					}
+				}
+			}
+		}
+	})
+}

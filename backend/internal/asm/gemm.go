@@ -76,6 +76,7 @@ type gemmProblem[T float] struct {
 	ldc         int
 	tri         check.Part
 	epi         func(i0, rows, j0, cols int) // applied to finished strips of C
+	pre         *packedB[T]                  // op(B) packed already (blockPacked); nil: pack per block
 }
 
 func isTrans(t blas.Transpose) bool {
@@ -352,6 +353,10 @@ const bResidentBytes = 4 << 20
 
 // block computes C[i0:i1, j0:j1].
 func (g *gemmProblem[T]) block(i0, i1, j0, j1 int) {
+	if g.pre != nil {
+		g.blockPacked(i0, i1)
+		return
+	}
 	kr := g.kern
 	mr, nr, kc, mc, nc := kr.mr, kr.nr, kr.kc, kr.mc, kr.nc
 	kcMax := min(kc, g.k)
@@ -372,21 +377,7 @@ func (g *gemmProblem[T]) block(i0, i1, j0, j1 int) {
 			for pc := 0; pc < g.k; pc += kc {
 				g.packB(bp[pc*ncMax:], pc, min(kc, g.k-pc), jc, ncb)
 			}
-			for ic := i0; ic < i1; ic += mc {
-				mcb := min(mc, i1-ic)
-				if g.tri == lowerC && jc > ic+mcb-1 || g.tri == upperC && jc+ncb-1 < ic {
-					continue // block entirely outside the triangle
-				}
-				for pc := 0; pc < g.k; pc += kc {
-					kcb := min(kc, g.k-pc)
-					beta := T(1)
-					if pc == 0 {
-						beta = g.beta
-					}
-					g.packA(ap, ic, mcb, pc, kcb)
-					g.macro(ap, bp[pc*ncMax:], tmp, ic, mcb, jc, ncb, kcb, beta, pc+kcb == g.k)
-				}
-			}
+			g.panelRows(ap, tmp, bp, ncMax, i0, i1, jc, ncb)
 		}
 		return
 	}
@@ -415,6 +406,72 @@ func (g *gemmProblem[T]) block(i0, i1, j0, j1 int) {
 				g.packA(ap, ic, mcb, pc, kcb)
 				g.macro(ap, bp, tmp, ic, mcb, jc, ncb, kcb, beta, last)
 			}
+		}
+	}
+}
+
+// packedB is the whole of op(B) (k x n) packed for one micro-kernel once,
+// for many products against the same B (the centres of Gaussian blocks):
+// column block jb (columns jb*nc ...) at data[jb*k*ncMax:], its kc-row
+// panels at offsets pc*ncMax, each as packB leaves it (the layout of the
+// resident path of block).
+type packedB[T float] struct {
+	kern  *gemmKernel[T]
+	k, n  int
+	ncMax int
+	data  []T
+}
+
+// newPackedB packs op(B) (B^T when tB) for kern.
+func newPackedB[T float](kern *gemmKernel[T], tB bool, k, n int, b []T, ldb int) *packedB[T] {
+	nc, nr, kc := kern.nc, kern.nr, kern.kc
+	ncMax := min(nc, (n+nr-1)/nr*nr)
+	p := &packedB[T]{kern: kern, k: k, n: n, ncMax: ncMax, data: make([]T, (n+nc-1)/nc*k*ncMax)}
+	g := gemmProblem[T]{kern: kern, tB: tB, k: k, n: n, b: b, ldb: ldb}
+	for jc, jb := 0, 0; jc < n; jc, jb = jc+nc, jb+1 {
+		ncb := min(nc, n-jc)
+		for pc := 0; pc < k; pc += kc {
+			g.packB(p.data[jb*k*ncMax+pc*ncMax:], pc, min(kc, k-pc), jc, ncb)
+		}
+	}
+	return p
+}
+
+// blockPacked computes C[i0:i1, 0:n] against the packed g.pre: block's
+// loops and arithmetic (the same bits) without packing B.
+func (g *gemmProblem[T]) blockPacked(i0, i1 int) {
+	kr := g.kern
+	mr, nr, kc, mc, nc := kr.mr, kr.nr, kr.kc, kr.mc, kr.nc
+	kcMax := min(kc, g.k)
+	mcMax := min(mc, (i1-i0+mr-1)/mr*mr)
+	pa := getBuf[T](mcMax*kcMax + mr*nr)
+	defer putBuf(pa)
+	ap := (*pa)[:mcMax*kcMax]
+	tmp := (*pa)[mcMax*kcMax:]
+	ncMax := g.pre.ncMax
+	for jc, jb := 0, 0; jc < g.n; jc, jb = jc+nc, jb+1 {
+		g.panelRows(ap, tmp, g.pre.data[jb*g.k*ncMax:], ncMax, i0, i1, jc, min(nc, g.n-jc))
+	}
+}
+
+// panelRows computes C[i0:i1, jc:jc+ncb] from the whole packed column
+// panel bp of op(B) (its kc-row panels at offsets pc*ncMax): A packed per
+// (ic, pc) block, the micro-kernel over each.
+func (g *gemmProblem[T]) panelRows(ap, tmp, bp []T, ncMax, i0, i1, jc, ncb int) {
+	kc, mc := g.kern.kc, g.kern.mc
+	for ic := i0; ic < i1; ic += mc {
+		mcb := min(mc, i1-ic)
+		if g.tri == lowerC && jc > ic+mcb-1 || g.tri == upperC && jc+ncb-1 < ic {
+			continue // block entirely outside the triangle
+		}
+		for pc := 0; pc < g.k; pc += kc {
+			kcb := min(kc, g.k-pc)
+			beta := T(1)
+			if pc == 0 {
+				beta = g.beta
+			}
+			g.packA(ap, ic, mcb, pc, kcb)
+			g.macro(ap, bp[pc*ncMax:], tmp, ic, mcb, jc, ncb, kcb, beta, pc+kcb == g.k)
 		}
 	}
 }

@@ -50,3 +50,23 @@ func Exp32(dst, src []float32) {
 
 // MirrorLower32 is MirrorLower for a single-precision view.
 func MirrorLower32(c blas32.General) { reflectLower(c.Rows, c.Data, c.Stride, false) }
+
+// GaussianCentres32 validates the centres y and their squared norms yn of
+// a prepared float32 Gaussian block and returns y's shape.
+func GaussianCentres32(y blas32.General, yn []float32) (n, d int) {
+	General32("GaussianCentres32 Y", y)
+	if len(yn) != y.Rows {
+		Panicf("GaussianCentres32: %d squared norms for %d rows", len(yn), y.Rows)
+	}
+	return y.Rows, y.Cols
+}
+
+// Rows32 validates a float32 matrix k of rows x cols for the row products
+// DotRows32 and AxpyRows32 (rows and cols being the lengths of their
+// vectors).
+func Rows32(k blas32.General, rows, cols int) {
+	General32("row products", k)
+	if k.Rows != rows || k.Cols != cols {
+		Panicf("row products: k is %dx%d, the vectors want %dx%d", k.Rows, k.Cols, rows, cols)
+	}
+}
