@@ -41,35 +41,19 @@ const logisticFolds = 5
 // rows is too noisy to rank lambdas: on breast_cancer (455 rows, one
 // split) the held-out log-loss of the chosen lambda was 0.028 on its 91
 // rows and 0.103 on the test rows, an overconfident model chosen by the
-// few rows it happened to fit. Below LogisticHeldOutRows tuning rows
-// the five folds are drawn again with other seeds (LogisticRepeats).
+// few rows it happened to fit.
 const LogisticHeldOutRows = 800
-
-// LogisticRepeats is the most fold draws (seeds) the held-out log-loss of
-// the logistic lambda is averaged over: below LogisticHeldOutRows tuning
-// rows whole draws of the five folds are added until LogisticHeldOutRows
-// rows have been held out, at most this many draws (200 tuning rows and
-// more reach 800). The held-out rows are the same rows again, so a repetition does
-// not make the estimate less dependent on the rows drawn, only on how they
-// were cut into folds, which near the minimum moves the curve by as much
-// as neighbouring lambdas differ: on breast_cancer (bench/probs' split,
-// 455 rows) the held-out log-loss at 1e-5 was 0.0696, 0.0821 and 0.0759
-// under three fold seeds (at 3.2e-5: 0.0695, 0.0777, 0.0729), so the first
-// seed alone chose 1e-5 (test log-loss 0.088) where the average chooses
-// 3.2e-5 (0.077). Small sets are cheap to fit: the repetitions cost at
-// most LogisticRepeats times the path fits of a single draw.
-const LogisticRepeats = 4
-
-// logisticRepeatSeed separates the seeds of the fold draws.
-const logisticRepeatSeed = 7919
 
 // LogisticRefine is how finely the logistic lambda is refined around the
 // best of the plan's lambdas: after the grid (AutoLambdas: decades), the
 // LogisticRefine-1 log-even values between the best and each of its
 // neighbours (quarter decades) are scored on the same folds and centres,
 // one more path per fold, and the least held-out log-loss of the union
-// wins. A decade is too coarse for the log-loss, whose minimum over
-// lambda is flat to a few per cent over a decade but not over several: on
+// wins; cost: one more path per fold (10 path fits instead of 5 with five
+// folds, 2 with one), each of 2 (LogisticRefine-1) = 6 lambdas (3 at the grid's ends),
+// at the same centre count. A decade is too coarse for the log-loss, which
+// near its minimum changes by about 1% per half decade, as much as the
+// differences that matter between tools: on
 // bench/probs' PimaIndiansDiabetes split (491-row folds, sigma 5.21) the
 // held-out log-loss was 0.4921 at 1e-3, 0.4896 at 3.2e-4 and 0.4949 at
 // 1e-4, so the decade grid chose 1e-3 (test log-loss 0.448) against the
@@ -127,11 +111,7 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 	values := fmt.Sprintf("%d values (%d on the grid, %d refining around its best)", len(lambdas), grid, len(lambdas)-grid)
 	desc := fmt.Sprintf("held-out log-loss of the logistic fit, %s %.0f/%.0f split of %d rows, over %s",
 		cv.how, 100*(1-LogisticValidation), 100*LogisticValidation, cv.rows, values)
-	switch {
-	case cv.repeats > 1:
-		desc = fmt.Sprintf("held-out log-loss of the logistic fit, %d repetitions of %d stratified folds of %d rows, over %s",
-			cv.repeats, logisticFolds, cv.rows, values)
-	case cv.parts > 1:
+	if cv.parts > 1 {
 		desc = fmt.Sprintf("held-out log-loss of the logistic fit, %d of %d stratified folds of %d rows, over %s",
 			cv.parts, logisticFolds, cv.rows, values)
 	}
@@ -205,10 +185,7 @@ type heldOutCurve struct {
 	trrows int
 	rows   int
 	parts  int
-	// repeats is how many seeds the folds were drawn with (0 for the
-	// unstratified split).
-	repeats int
-	how     string
+	how    string
 }
 
 // logisticHeldOut scores the logistic lambda path lambdas (decreasing, no
@@ -241,24 +218,14 @@ func logisticHeldOut(ctx context.Context, p *Plan, o Options, ks KernelSpec, x m
 	}
 	cv.how, cv.rows = "stratified", len(sub)
 	var parts []dataset.Fold
-	if _, err := calibrate.StratifiedFolds(ysub, logisticFolds, o.Seed+18); err == nil {
+	if folds, err := calibrate.StratifiedFolds(ysub, logisticFolds, o.Seed+18); err == nil {
 		// Folds until the held-out rows reach LogisticHeldOutRows (all
-		// logisticFolds of them below 5 LogisticHeldOutRows tuning rows);
-		// below LogisticHeldOutRows tuning rows whole draws of the folds
-		// again with other seeds, at most LogisticRepeats draws, so that
-		// every tuning row is held out equally often.
+		// logisticFolds of them below 5 LogisticHeldOutRows tuning rows).
 		held := 0
-		for r := 0; r < LogisticRepeats && held < LogisticHeldOutRows; r++ {
-			folds, err := calibrate.StratifiedFolds(ysub, logisticFolds, o.Seed+18+uint64(r)*logisticRepeatSeed)
-			if err != nil {
-				return cv, err
-			}
-			cv.repeats++
-			for _, f := range folds {
-				parts = append(parts, dataset.Fold{Train: f.Train, Test: f.Test})
-				if held += len(f.Test); r == 0 && held >= LogisticHeldOutRows {
-					break
-				}
+		for _, f := range folds {
+			parts = append(parts, dataset.Fold{Train: f.Train, Test: f.Test})
+			if held += len(f.Test); held >= LogisticHeldOutRows {
+				break
 			}
 		}
 	} else {
