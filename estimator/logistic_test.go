@@ -89,6 +89,12 @@ func TestFitLogisticDigits(t *testing.T) {
 	if !strings.Contains(rep.Chosen.Lambda, "3 of 5 stratified folds of 1438 rows") || rep.Chosen.TuneRows < 1140 || rep.Chosen.TuneRows > 1160 {
 		t.Errorf("lambda chosen %q on %d rows, want 3 folds of about 1150 training rows", rep.Chosen.Lambda, rep.Chosen.TuneRows)
 	}
+	// The decades of AutoLambdas, then LogisticRefine's quarter decades
+	// on both sides of the best (3 on one side at the grid's ends).
+	if !strings.Contains(rep.Chosen.Lambda, "(10 on the grid, 6 refining around its best)") &&
+		!strings.Contains(rep.Chosen.Lambda, "(10 on the grid, 3 refining around its best)") {
+		t.Errorf("lambda chosen %q, want the grid refined around its best", rep.Chosen.Lambda)
+	}
 	if !strings.Contains(rep.Plan.String(), "logistic loss") {
 		t.Errorf("plan does not say the loss:\n%s", rep.Plan)
 	}

@@ -43,7 +43,8 @@ type dumpModel struct {
 }
 
 // newDump makes the dump of a set from its file, split and the reports of
-// its successful fits; both models must have been fitted.
+// its successful fits: the logistic and calibrated ones that were fitted
+// (-models may leave one out), at least one of them.
 func newDump(set, path string, seed uint64, train, test []int, reps map[string]*estimator.Report) (dumpFile, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -54,10 +55,13 @@ func newDump(set, path string, seed uint64, train, test []int, reps map[string]*
 	for _, name := range []string{modelLogistic, modelCalibrated} {
 		rep := reps[name]
 		if rep == nil {
-			return d, fmt.Errorf("%s: no %s fit to dump for scikit-learn (see its record)", set, name)
+			continue
 		}
 		d.Models[name] = dumpModel{Sigma: rep.Kernel.Sigma, Lambda: rep.Lambda, Centers: rep.Centers,
 			Standardize: rep.Standardize, Seconds: rep.Seconds}
+	}
+	if len(d.Models) == 0 {
+		return d, fmt.Errorf("%s: no %s or %s fit to dump for scikit-learn (see its records)", set, modelLogistic, modelCalibrated)
 	}
 	return d, nil
 }

@@ -142,6 +142,8 @@ def run_set(d, n_jobs):
            "train_rows_used": int(x_tr.shape[0]), "test_rows": int(len(y_te)), "n_jobs": n_jobs, "models": {}}
     probs = {"tool": "sklearn", "set": d["set"], "y": y_te.tolist(), "proba": {}}
     for name, fit in (("logistic", fit_logistic), ("calibrated", fit_calibrated)):
+        if name not in d["models"]:
+            continue  # the Go run fitted only some models (-models)
         proba, info = fit(d, x_tr, y_tr, n_jobs)
         p = proba(x_te)
         info.update(scores(y_te, p))
@@ -170,8 +172,8 @@ def compare(sk, go_path):
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in sk:
         for name in MODELS:
-            z, s = go.get((r["set"], name)), r["models"][name]
-            if z is None:
+            z, s = go.get((r["set"], name)), r["models"].get(name)
+            if z is None or s is None:
                 continue
             ok = z["auc"] >= s["auc"] and z["log_loss"] <= s["log_loss"]
             print(f"| {r['set']} | {name} | {z['auc']:.4f} | {s['auc']:.4f} | {z['log_loss']:.4f} | "
@@ -204,6 +206,8 @@ def main():
             with open(os.path.join(a.dir, name + ".sklearn_proba.json"), "w") as f:
                 json.dump(probs, f)
             for m in MODELS:
+                if m not in rec["models"]:
+                    continue
                 s = rec["models"][m]
                 print(f"| {name} | {m} | {rec['train_rows_used']} | {s['components']} | {s['auc']:.4f} | "
                       f"{s['log_loss']:.4f} | {s['brier']:.4f} | {s['accuracy']:.4f} | {s['seconds']:.2f} | "
