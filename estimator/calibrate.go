@@ -176,12 +176,13 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 // calibrationMethod is the method of setting c: the one asked for, or for
 // CalibrationAuto the one calibrate.ChooseMethod (ChooseMulticlassMethod
 // beyond two classes) picks on the out-of-fold scores oof, on
-// CalibrationChoiceFolds folds seeded with seed. The seed of the
-// calibration folds makes the choice folds those folds again (the same
-// labels, count and seed), so each choice fold holds the scores of one
-// fold model and the calibrators are judged on the scores of a model whose
-// scores they were not fitted on, as the final calibrator is on the final
-// model's. It records the choice and the two losses in rep.Chosen.
+// CalibrationChoiceFolds folds seeded with seed, the calibration folds'
+// seed: with as many choice folds as calibration folds (both 5) the
+// choice folds are the calibration folds again (the same labels, count
+// and seed), so each choice fold holds the scores of one fold model, and
+// each calibrator is judged on the scores of a model whose scores it was
+// not fitted on, as the final calibrator is on the final model's. It
+// records the choice and the two losses in rep.Chosen.
 func calibrationMethod(c Calibration, oof *mat.Dense, classes, y, w []float64, seed uint64, rep *Report) (calibrate.Method, error) {
 	switch c {
 	case CalibrationPlatt:
