@@ -14,7 +14,13 @@
 // fits the best nondecreasing map by pool-adjacent-violators, assuming only
 // that higher scores mean higher probability; it wins with many rows
 // (thousands) and loses, by overfitting in steps, with few. Method names
-// them (platt, isotonic) for settings; Fit dispatches.
+// them (platt, isotonic) for settings; Fit dispatches. ChooseMethod (and
+// ChooseMulticlassMethod) picks one from held-out scores: both are
+// fitted on k-1 of k stratified folds of the scores and scored by
+// log-loss on the fold left out, and isotonic regression is picked only
+// when its mean log-loss is at least ChoiceMinGain (1%) lower and the
+// gain exceeds one standard error of the per-fold differences; the
+// returned Choice holds both losses and says why (Reason).
 //
 // Multiclass (FitMulticlass) calibrates each class's score one versus rest
 // and divides each row by its sum, so the probabilities of a row sum to 1.

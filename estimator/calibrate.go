@@ -22,8 +22,10 @@ import (
 type Calibration int
 
 const (
-	// CalibrationAuto is Platt scaling when the smallest class has fewer
-	// than IsotonicMinRows calibration rows, isotonic regression otherwise.
+	// CalibrationAuto is the method the out-of-fold scores prefer
+	// (calibrate.ChooseMethod): isotonic regression when its
+	// cross-validated log-loss is at least 1% and one standard error below
+	// Platt scaling's, Platt scaling otherwise.
 	CalibrationAuto Calibration = iota
 	// CalibrationPlatt is Platt scaling (calibrate.FitPlatt).
 	CalibrationPlatt
@@ -46,29 +48,35 @@ func ParseCalibration(s string) (Calibration, error) {
 
 const (
 	// CalibrationFolds is the number of held-out folds the calibrator's
-	// scores come from: each fold model trains on 2/3 of the calibration
-	// rows, the fewest folds whose models still see most rows, at about
-	// two model fits on those rows in all (5 folds would cost four).
-	CalibrationFolds = 3
+	// scores come from. Each fold model trains on 4/5 of the calibration
+	// rows (3 folds gave 2/3): more training rows per fold model make its
+	// scores closer to those of the final model, fitted on all rows,
+	// whose scores the calibrator maps; the price is four model fits on
+	// those rows in all instead of two. scikit-learn's
+	// CalibratedClassifierCV also defaults to 5 folds.
+	CalibrationFolds = 5
+	// CalibrationChoiceFolds is the number of stratified folds of the
+	// out-of-fold scores on which CalibrationAuto scores Platt scaling
+	// against isotonic regression (calibrate.ChooseMethod). They split
+	// the scores, not the data: no model is refitted, and the choice
+	// costs ten calibrator fits.
+	CalibrationChoiceFolds = 5
 	// CalibrationRows caps the rows the calibration refits on: above it, a
 	// seeded stratified subsample of CalibrationRows rows (every class in
 	// proportion, and at least CalibrationFolds rows of each). 5000 keeps
 	// the refits a minor cost on large n, and still gives isotonic
-	// regression its IsotonicMinRows in each class of a balanced problem
-	// of up to five classes.
+	// regression a thousand rows in each class of a balanced problem of up
+	// to five classes.
 	CalibrationRows = 5000
-	// IsotonicMinRows is the calibration-row count of the smallest class
-	// from which CalibrationAuto chooses isotonic regression over Platt
-	// scaling.
-	IsotonicMinRows = 1000
 )
 
 // fitCalibration fits the calibration of a classifier (see the package
 // documentation): the plan's model, at the fitted model's lambda
-// (rep.Lambda, after any raise), refitted on CalibrationFolds stratified
-// folds of the calibration rows, each scoring its held-out rows, and the
-// calibrator fitted on those out-of-fold scores. It records what it did in
-// rep, and returns nil for CalibrationNone and, with a note, for
+// (rep.Lambda, after any raise; see foldLambda), refitted on
+// CalibrationFolds stratified folds of the calibration rows, each scoring
+// its held-out rows, the method chosen on those out-of-fold scores
+// (CalibrationAuto) and the calibrator fitted on them. It records what it
+// did in rep, and returns nil for CalibrationNone and, with a note, for
 // CalibrationAuto when a class has fewer rows than folds.
 func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel, ch *choice, enc solvers.Encoding, y []float64, sopts solvers.Options, rep *Report) (*solvers.Calibration, error) {
 	rep.Calibration = CalibrationNone
@@ -87,25 +95,17 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 	}
 	counts := classCounts(yc, enc.Classes)
 	small := slices.Index(counts, slices.Min(counts))
-	if counts[small] < CalibrationFolds {
-		reason := fmt.Sprintf("class %g has %d training rows, fewer than the %d calibration folds", enc.Classes[small], counts[small], CalibrationFolds)
+	folds := CalibrationFolds
+	if o.Calibration == CalibrationAuto {
+		folds = max(folds, CalibrationChoiceFolds)
+	}
+	if counts[small] < folds {
+		reason := fmt.Sprintf("class %g has %d training rows, fewer than the %d calibration folds", enc.Classes[small], counts[small], folds)
 		if o.Calibration == CalibrationAuto {
 			rep.Notes = append(slices.Clip(rep.Notes), "no calibration, so no probabilities: "+reason)
 			return nil, nil
 		}
 		return nil, &zonal.ParamError{Param: "Calibration", Value: o.Calibration, Reason: reason}
-	}
-	method := calibrate.MethodPlatt
-	switch o.Calibration {
-	case CalibrationIsotonic:
-		method = calibrate.MethodIsotonic
-	case CalibrationAuto:
-		if counts[small] >= IsotonicMinRows {
-			method = calibrate.MethodIsotonic
-			rep.Chosen.Calibration = fmt.Sprintf("smallest class %d calibration rows, at least %d", counts[small], IsotonicMinRows)
-		} else {
-			rep.Chosen.Calibration = fmt.Sprintf("smallest class %d calibration rows, below %d", counts[small], IsotonicMinRows)
-		}
 	}
 	xc, err := rowsOf(ch.x, rows)
 	if err != nil {
@@ -134,7 +134,7 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 		fold.Centers = foldCenters(plan, o, len(train), len(rows) < n)
 		fo := sopts
 		fo.Weights = solvers.SubsetWeights(wc, train)
-		m, err := fitModel(ctx, &fold, o, k, rep.Lambda, xtr, denseRows(tc, train), fo)
+		m, err := fitModel(ctx, &fold, o, k, foldLambda(rep.Lambda, sopts.Weights, n, fo.Weights, len(train)), xtr, denseRows(tc, train), fo)
 		if err != nil {
 			return nil, err
 		}
@@ -144,17 +144,23 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 		}
 		return out, nil
 	}
+	cvFolds, err := calibrate.StratifiedFolds(yc, CalibrationFolds, o.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	oof, err := calibrate.OutOfFoldMatrix(ctx, len(rows), cvFolds, score)
+	if err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	method, err := calibrationMethod(o.Calibration, oof, enc.Classes, yc, wc, o.Seed, rep)
+	if err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
 	cal := &solvers.Calibration{}
 	if len(enc.Classes) == 2 {
-		cal.Binary, _, err = calibrate.FitCV(ctx, method, yc, wc, CalibrationFolds, o.Seed, func(train, test []int) ([]float64, error) {
-			out, err := score(train, test)
-			if err != nil {
-				return nil, err
-			}
-			return mat.Col(nil, 0, out), nil
-		})
+		cal.Binary, err = calibrate.Fit(method, mat.Col(nil, 0, oof), yc, wc)
 	} else {
-		cal.Multiclass, _, err = calibrate.FitMulticlassCV(ctx, method, enc.Classes, yc, wc, CalibrationFolds, o.Seed, score)
+		cal.Multiclass, err = calibrate.FitMulticlass(method, oof, enc.Classes, yc, wc)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("calibration: %w", err)
@@ -165,6 +171,63 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 	}
 	rep.CalibrationRows, rep.CalibrationSeconds = len(rows), time.Since(start).Seconds()
 	return cal, nil
+}
+
+// calibrationMethod is the method of setting c: the one asked for, or for
+// CalibrationAuto the one calibrate.ChooseMethod (ChooseMulticlassMethod
+// beyond two classes) picks on the out-of-fold scores oof, on
+// CalibrationChoiceFolds folds seeded with seed, the calibration folds'
+// seed: with as many choice folds as calibration folds (both 5) the
+// choice folds are the calibration folds again (the same labels, count
+// and seed), so each choice fold holds the scores of one fold model, and
+// each calibrator is judged on the scores of a model whose scores it was
+// not fitted on, as the final calibrator is on the final model's. It
+// records the choice and the two losses in rep.Chosen.
+func calibrationMethod(c Calibration, oof *mat.Dense, classes, y, w []float64, seed uint64, rep *Report) (calibrate.Method, error) {
+	switch c {
+	case CalibrationPlatt:
+		return calibrate.MethodPlatt, nil
+	case CalibrationIsotonic:
+		return calibrate.MethodIsotonic, nil
+	}
+	var ch calibrate.Choice
+	var err error
+	if len(classes) == 2 {
+		ch, err = calibrate.ChooseMethod(mat.Col(nil, 0, oof), y, w, CalibrationChoiceFolds, seed)
+	} else {
+		ch, err = calibrate.ChooseMulticlassMethod(oof, classes, y, w, CalibrationChoiceFolds, seed)
+	}
+	if err != nil {
+		return 0, err
+	}
+	rep.Chosen.Calibration = ch.Reason()
+	rep.Chosen.CalibrationPlatt, rep.Chosen.CalibrationIsotonic = ch.Platt, ch.Isotonic
+	return ch.Method, nil
+}
+
+// foldLambda is the lambda of a calibration fold model on r training rows
+// (weights wr, nil for none) when the final model has lambda on all n
+// training rows (weights w): lambda n / r, with the weight sums for n and r
+// when weighted (solvers' "n" of a weighted fit). The objective
+// (1/n)|f(X)-y|^2 + lambda |f|^2 is, times n, |f(X)-y|^2 + lambda n |f|^2:
+// lambda n is the penalty against the sum of squared errors, and a fold
+// model at lambda n / r has the final model's lambda n on its own sum, the
+// way a scikit-learn estimator of fixed alpha = lambda n would be refitted
+// on the folds.
+func foldLambda(lambda float64, w []float64, n int, wr []float64, r int) float64 {
+	return lambda * weightTotal(w, n) / weightTotal(wr, r)
+}
+
+// weightTotal is the sum of the weights w of n rows (n for nil w).
+func weightTotal(w []float64, n int) float64 {
+	if w == nil {
+		return float64(n)
+	}
+	s := 0.0
+	for _, v := range w {
+		s += v
+	}
+	return s
 }
 
 // foldCenters is the centre count of a calibration fold model on r

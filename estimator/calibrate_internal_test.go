@@ -77,3 +77,16 @@ func TestGrownCenters(t *testing.T) {
 		}
 	}
 }
+
+// A fold model on r of n rows gets lambda n / r, so that lambda n, its
+// penalty against the sum of squared errors, is the final model's;
+// weighted, n and r are the weight sums.
+func TestFoldLambda(t *testing.T) {
+	if got := foldLambda(1e-3, nil, 1000, nil, 800); math.Abs(got-1.25e-3) > 1e-15 {
+		t.Errorf("unweighted 1000 rows, fold of 800: %g, want 1.25e-3", got)
+	}
+	w := []float64{1, 2, 3, 4}
+	if got := foldLambda(1e-3, w, 4, []float64{1, 4}, 2); math.Abs(got-2e-3) > 1e-15 {
+		t.Errorf("weights summing to 10, fold's to 5: %g, want 2e-3", got)
+	}
+}

@@ -166,27 +166,44 @@
 //     scores, never on the training rows' own: in-sample scores of a kernel
 //     model are overconfident (exact KRR with a small lambda interpolates its
 //     training labels), and a calibrator fitted on them would be too. The
-//     plan's model (the same kernel, sigma, lambda, method and map; the same
+//     plan's model (the same kernel, sigma, method and map; the same
 //     centre count, at most the fold's rows) is refitted on CalibrationFolds
-//     (3) stratified folds, each scoring the rows it left out, and the
-//     calibrator is fitted on those out-of-fold scores (calibrate.FitCV,
-//     FitMulticlassCV one versus rest). That costs about two model fits on the
-//     calibration rows: all rows up to CalibrationRows (5000, the scale of the
-//     4000 rows lambda is tuned on), above it a seeded stratified subsample of
-//     that many, where the fold models also take at most tune.AutoCenters of
-//     their rows as centres, so that calibration costs about 10^4 / n of the
-//     model fit for the methods linear in n (FALKON, ParK, ridge): a minor
-//     part from a few 10^4 rows on, and below that the fit is dominated by
-//     choosing sigma and lambda. CalibrationAuto is Platt scaling when the
-//     smallest class has fewer than IsotonicMinRows (1000) calibration rows
-//     and isotonic regression from there: Platt's two parameters cannot
-//     overfit but assume a sigmoid, isotonic regression assumes only
-//     monotonicity but fits a step per few rows, and the comparisons of
-//     Niculescu-Mizil and Caruana (ICML 2005) and scikit-learn's guidance put
-//     the cross-over near a thousand rows. The smallest class decides because
-//     each one-vs-rest calibrator is fitted to its class's few positives. A
-//     class with fewer rows than folds leaves the pipeline uncalibrated (with
-//     a note); CalibrationNone skips the refits. A calibrated binary
+//     (5) stratified folds, each scoring the rows it left out, and the
+//     calibrator is fitted on those out-of-fold scores (calibrate.OutOfFold,
+//     one versus rest beyond two classes). A fold model on r of the n
+//     training rows is fitted at lambda n / r: the objective
+//     (1/n)|f(X)-y|^2 + lambda |f|^2 is, times n, the sum of squared errors
+//     plus lambda n |f|^2, so lambda n / r keeps the final model's penalty
+//     lambda n against the fold's own sum (a scikit-learn estimator of fixed
+//     alpha refitted on folds does the same; weighted, n and r are weight
+//     sums). Five folds give each fold model 4/5 of the rows, closer to the
+//     final model than 3 folds' 2/3, at about four model fits on the
+//     calibration rows: all rows up to CalibrationRows (5000, the scale of
+//     the 4000 rows lambda is tuned on), above it a seeded stratified
+//     subsample of that many, where the fold models also take at most
+//     tune.AutoCenters of their rows as centres, so that calibration costs
+//     about 2 10^4 / n of the model fit for the methods linear in n
+//     (FALKON, ParK, ridge): a minor part from about 10^5 rows on, and
+//     below that the fit is dominated by choosing sigma and lambda.
+//     CalibrationAuto chooses the method on the out-of-fold scores
+//     (calibrate.ChooseMethod, ChooseMulticlassMethod): both calibrators
+//     are fitted on CalibrationChoiceFolds (5) stratified folds of those
+//     scores and scored by log-loss on the fold left out, and isotonic
+//     regression is chosen only when its mean log-loss is at least 1%
+//     below Platt's and the gain exceeds one standard error of the
+//     per-fold differences. Platt's two parameters cannot overfit but
+//     assume a sigmoid; isotonic regression assumes only monotonicity but
+//     fits a step per few rows, and the comparisons of Niculescu-Mizil and
+//     Caruana (ICML 2005) put the cross-over near a thousand rows, a
+//     count that depends on how far the map is from a sigmoid: the folds
+//     measure it on the data, and the margin keeps the smoother Platt on a
+//     near tie. Report.Chosen.Calibration gives the reason and
+//     CalibrationPlatt and CalibrationIsotonic the two losses; Platt or
+//     isotonic given explicitly is used without the choice. Beyond two
+//     classes one method serves every class, judged by the log-loss of the
+//     normalised one-vs-rest probabilities. Every class must be in every
+//     fold: a class with fewer rows than folds leaves the pipeline
+//     uncalibrated (with a note); CalibrationNone skips the refits. A calibrated binary
 //     pipeline's labels are its decisions at probability 0.5
 //     (solvers.Pipeline.DecodeOutputs).
 //

@@ -40,8 +40,13 @@ type Chosen struct {
 	// when it is not TuneScore: the mean squared error of the left-out
 	// outputs against the encoded targets (Plan.Score tune.ScoreSquared).
 	SelectScore float64 `json:"select_score,omitempty"`
-	// Calibration says how CalibrationAuto chose the calibration method.
-	Calibration string `json:"calibration,omitempty"`
+	// Calibration says how CalibrationAuto chose the calibration method,
+	// and CalibrationPlatt and CalibrationIsotonic are the two methods'
+	// cross-validated log-losses on the out-of-fold scores it chose by
+	// (calibrate.Choice; 0 when the method was given).
+	Calibration         string  `json:"calibration,omitempty"`
+	CalibrationPlatt    float64 `json:"calibration_platt_logloss,omitempty"`
+	CalibrationIsotonic float64 `json:"calibration_isotonic_logloss,omitempty"`
 	// Intercept says how InterceptAuto chose the intercept.
 	Intercept string `json:"intercept,omitempty"`
 }

@@ -92,10 +92,15 @@ type record struct {
 	Lambda      float64 `json:"lambda"`
 	Standardize bool    `json:"standardize"`
 	Calibration string  `json:"calibration"`
-	Intercept   string  `json:"intercept"`
-	Solved      bool    `json:"solved"`
-	Weighted    bool    `json:"weighted"`
-	Error       string  `json:"error,omitempty"`
+	// CalibrationPlatt and CalibrationIsotonic are the cross-validated
+	// log-losses on the out-of-fold scores the automatic calibration
+	// chose by (estimator.Chosen; absent for the logistic models).
+	CalibrationPlatt    float64 `json:"calibration_platt_logloss,omitempty"`
+	CalibrationIsotonic float64 `json:"calibration_isotonic_logloss,omitempty"`
+	Intercept           string  `json:"intercept"`
+	Solved              bool    `json:"solved"`
+	Weighted            bool    `json:"weighted"`
+	Error               string  `json:"error,omitempty"`
 }
 
 // run fits every set of cfg, writing each record as a JSON line to out as
@@ -231,6 +236,7 @@ func fitOne(ctx context.Context, set string, m model, tr, te *dataset.Data) (rec
 	}
 	r.Centers, r.Sigma, r.Lambda, r.Standardize = rep.Centers, rep.Kernel.Sigma, rep.Lambda, rep.Standardize
 	r.Calibration, r.Solved, r.Weighted, r.Intercept = rep.Calibration.String(), rep.Solved, rep.Weighted, rep.Intercept.String()
+	r.CalibrationPlatt, r.CalibrationIsotonic = rep.Chosen.CalibrationPlatt, rep.Chosen.CalibrationIsotonic
 	if m.Opts.Loss == estimator.LossLogistic {
 		r.Calibration = "logits"
 	}

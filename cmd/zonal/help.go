@@ -111,10 +111,11 @@ same model file). -dry-run prints what would be chosen, without fitting.
 -calibration  classifiers: auto (default) stores a calibration of the scores
               into class probabilities (zonal predict -proba), fitted on the
               out-of-fold scores of the same model refitted on %d
-              stratified folds (at most %d rows): Platt scaling while the
-              smallest class has fewer than %d rows, isotonic regression
-              from there; or platt, isotonic, none (no refits, no
-              probabilities).
+              stratified folds (at most %d rows): isotonic regression when
+              its log-loss on %d folds of those scores is at least 1%% and
+              one standard error below Platt scaling's, Platt scaling
+              otherwise ("chosen" in -json gives both losses); or platt,
+              isotonic, none (no refits, no probabilities).
 -threshold    calibrated binary classifiers: the test decisions predict the
               larger label when its probability exceeds P (default 0.5);
               not stored in the model (zonal predict -threshold).
@@ -141,7 +142,7 @@ score, and the confusion matrix (up to 20 classes); RMSE, MAE, R^2 and the
 Poisson deviance (non-negative targets) for regression.
 `, fitSynopsis, 100*(1-estimator.LogisticValidation), 100*estimator.LogisticValidation, estimator.GoldenSpread, estimator.GoldenSpread, estimator.GoldenEvaluations,
 		tune.AutoRows, estimator.ExactTuneRows, estimator.ExactLOORows, estimator.TuneCenters, estimator.MinCenters, 100*estimator.RawMargin, 100*estimator.SparseDensity,
-		estimator.CalibrationFolds, estimator.CalibrationRows, estimator.IsotonicMinRows)
+		estimator.CalibrationFolds, estimator.CalibrationRows, estimator.CalibrationChoiceFolds)
 }
 
 func tuneHelp() string {

@@ -71,8 +71,16 @@ func TestFitReportsEveryMetric(t *testing.T) {
 			t.Errorf("binary fit: %s = %v, want null", k, obj[k])
 		}
 	}
-	if obj["calibration"] != "platt" || obj["threshold"] != 0.5 || obj["calibration_rows"] != obj["n_train"] {
+	if (obj["calibration"] != "platt" && obj["calibration"] != "isotonic") || obj["threshold"] != 0.5 || obj["calibration_rows"] != obj["n_train"] {
 		t.Errorf("calibration %v on %v rows (n_train %v), threshold %v", obj["calibration"], obj["calibration_rows"], obj["n_train"], obj["threshold"])
+	}
+	// -calibration auto: "chosen" gives the reason and both methods'
+	// cross-validated log-losses.
+	chosen, _ := obj["chosen"].(map[string]any)
+	pl, _ := chosen["calibration_platt_logloss"].(float64)
+	iso, _ := chosen["calibration_isotonic_logloss"].(float64)
+	if reason, _ := chosen["calibration"].(string); !(pl > 0) || !(iso > 0) || !strings.Contains(reason, "CV log-loss") {
+		t.Errorf("chosen calibration %q, log-losses platt %v, isotonic %v", chosen["calibration"], chosen["calibration_platt_logloss"], chosen["calibration_isotonic_logloss"])
 	}
 	high := fitJSON(t, "-train", train, "-seed", "1", "-threshold", "0.9")
 	if high["threshold"] != 0.9 || !(high["recall_score"].(float64) <= obj["recall_score"].(float64)) || high["auc"] != obj["auc"] {
