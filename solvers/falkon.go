@@ -262,7 +262,13 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		// cache the second time: on MNIST (n = 20000, M = 2000, 10 outputs)
 		// the CG passes took 1.5 s of CPU with 512 KiB blocks against 4.9 s
 		// with 2 MiB blocks or one whole-matrix Gemm pair.
-		bs = max(16, min(n, int(passBlockBytes/(int64(M)*8))))
+		// At least 64 rows: a block of fewer rows times the few output
+		// columns is a product the backend's GEMM does poorly (purego
+		// takes fewer than 33 rows one by one). At M = 5000 512 KiB is 13
+		// rows; with 16-row blocks a 10-iteration fit of MNIST (60000 rows,
+		// 10 outputs) took 51.6 s, with 64-row blocks 43.0 s (one run each,
+		// idle 2-core AMD EPYC).
+		bs = max(64, min(n, int(passBlockBytes/(int64(M)*8))))
 		bs = min(bs, n)
 	}
 	var kb *mat.Dense

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 
 	"github.com/zonal-ml/zonal/backend/internal/check"
+	"github.com/zonal-ml/zonal/internal/floatpool"
 )
 
 // float is the element type of the GEMM machinery: the packing, blocking and
@@ -125,6 +126,10 @@ func Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda i
 // server's dynamic batching does not change an answer).
 const thinRows = 33
 
+// thinAxpyCols is the width of C below which dgemmThin with op(B) = B
+// transposes B once and takes dot products instead of axpys of n entries.
+const thinAxpyCols = 64
+
 // thinTileBytes is the size of the tile of op(B) that dgemmThin keeps in
 // L2 (1 MiB on Zen 4) while every row of C uses it.
 const thinTileBytes = 256 << 10
@@ -153,6 +158,25 @@ func dgemmThin(ta, tb bool, m, n, k int, alpha float64, a []float64, lda int, b 
 		for i := range rows {
 			rows[i] = a[i*lda : i*lda+k]
 		}
+	}
+	if !tb && n < thinAxpyCols {
+		// A short row of C: an axpy of n entries per entry of op(A) costs
+		// more in calls than in flops (a 16 x 5000 block of FALKON's K_nM
+		// times 10 outputs made 80000 axpys of length 10 per call, several
+		// times slower than the packed product). B is transposed once per
+		// call instead and each C[i, j] is a dot product of length k, as
+		// with op(B) = B^T. The choice depends on n alone, so a row's bits
+		// still do not depend on m.
+		bt := floatpool.Get(n * k)
+		defer floatpool.Put(bt)
+		t := (*bt)[:n*k]
+		for p := 0; p < k; p++ {
+			bp := b[p*ldb : p*ldb+n]
+			for j, v := range bp {
+				t[j*k+p] = v
+			}
+		}
+		b, ldb, tb = t, k, true
 	}
 	// tile: B rows j (tb) or B columns j (!tb) per tile.
 	tile := max(1, thinTileBytes/(8*k))

@@ -135,34 +135,38 @@ func testGemmSmall[T float](t *testing.T, gemm gemmFunc[T]) {
 func TestDgemmThinRowsAlone(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
-		const n, k = 700, 300
-		for tt := 0; tt < 4; tt++ {
-			ta, tb := tt&1 == 1, tt&2 == 2
-			m := thinRows - 1
-			a, b := randOf[float64](rng, m*k), randOf[float64](rng, n*k)
-			lda, ldb := k, n
-			if ta {
-				lda = m
-			}
-			if tb {
-				ldb = k
-			}
-			c0 := randOf[float64](rng, m*n)
-			block := append([]float64(nil), c0...)
-			Dgemm(tr(ta), tr(tb), m, n, k, 0.7, a, lda, b, ldb, 0.3, block, n)
-			for i := 0; i < m; i++ {
-				ai := a[i*k : (i+1)*k]
+		// A wide C (axpys of n entries) and a narrow one (n < thinAxpyCols:
+		// B transposed, dot products of length k).
+		for _, sh := range [][2]int{{700, 300}, {10, 5000}} {
+			n, k := sh[0], sh[1]
+			for tt := 0; tt < 4; tt++ {
+				ta, tb := tt&1 == 1, tt&2 == 2
+				m := thinRows - 1
+				a, b := randOf[float64](rng, m*k), randOf[float64](rng, n*k)
+				lda, ldb := k, n
 				if ta {
-					ai = make([]float64, k)
-					for p := range ai {
-						ai[p] = a[p*lda+i]
-					}
+					lda = m
 				}
-				alone := append([]float64(nil), c0[i*n:(i+1)*n]...)
-				Dgemm(blas.NoTrans, tr(tb), 1, n, k, 0.7, ai, k, b, ldb, 0.3, alone, n)
-				for j := range alone {
-					if !sameBits(alone[j], block[i*n+j]) {
-						t.Fatalf("tA=%v tB=%v row %d col %d: alone %v, in the block %v", ta, tb, i, j, alone[j], block[i*n+j])
+				if tb {
+					ldb = k
+				}
+				c0 := randOf[float64](rng, m*n)
+				block := append([]float64(nil), c0...)
+				Dgemm(tr(ta), tr(tb), m, n, k, 0.7, a, lda, b, ldb, 0.3, block, n)
+				for i := 0; i < m; i++ {
+					ai := a[i*k : (i+1)*k]
+					if ta {
+						ai = make([]float64, k)
+						for p := range ai {
+							ai[p] = a[p*lda+i]
+						}
+					}
+					alone := append([]float64(nil), c0[i*n:(i+1)*n]...)
+					Dgemm(blas.NoTrans, tr(tb), 1, n, k, 0.7, ai, k, b, ldb, 0.3, alone, n)
+					for j := range alone {
+						if !sameBits(alone[j], block[i*n+j]) {
+							t.Fatalf("n=%d k=%d tA=%v tB=%v row %d col %d: alone %v, in the block %v", n, k, ta, tb, i, j, alone[j], block[i*n+j])
+						}
 					}
 				}
 			}
@@ -186,6 +190,7 @@ func TestDgemmThin(t *testing.T) {
 				checkGemmCase(t, rng, Dgemm, ta, tb, m, 37, 3, -0.5, 1, 2)
 				checkGemmCase(t, rng, Dgemm, ta, tb, m, 1, 101, 2, 0.25, 1)
 				checkGemmCase(t, rng, Dgemm, ta, tb, m, 513, 1, 0.7, 0, 3)
+				checkGemmCase(t, rng, Dgemm, ta, tb, m, 10, 5000, 1, 0.5, 2) // FALKON's cached block times 10 outputs
 			}
 		}
 	})
