@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/zonal-ml/zonal/backend/internal/asm"
 	"github.com/zonal-ml/zonal/backend/internal/check"
 )
 
@@ -49,4 +50,37 @@ func (Backend) Ssyrk(t blas.Transpose, alpha float32, a blas32.General, beta flo
 		impl.Ssyrk(blas.Lower, check.NormT(t), n, k, alpha, a.Data, a.Stride, beta, c.Data, c.Stride)
 	}
 	check.MirrorLower32(c)
+}
+
+// GaussianBlock32 writes the single-precision Gaussian kernel block of the
+// rows of x (m x d) against those of y (n x d) into dst (m x n), xnorm2 and
+// ynorm2 holding the squared norms, with zonal's own fused float32 kernel
+// (package asm's GEMM kernels with the Gaussian epilogue: the same kernel,
+// and so the same bits, as the purego backend), not cblas_sgemm. Its
+// prepared form (PrepareGaussian32) must give the same bits, so that a
+// float32 FALKON fit does not depend on whether K_nM is cached or streamed,
+// and the prepared form is where OpenBLAS loses: a streamed pass computes
+// many thin blocks (about 512 KiB each, 13 rows at M = 10^4) on every
+// worker at once, and through cblas_sgemm those took 8.8 s for 8 passes at
+// n = 20000, d = 28, M = 10^4 (4.4 s with OPENBLAS_NUM_THREADS=1, OpenBLAS's
+// threads competing with the workers' otherwise) against 2.6 s with the
+// centres packed once (solvers' TestFalkon32StreamedPassProfile, 2-core
+// AMD EPYC). Shape mismatches panic with an error wrapping zonal.ErrShape.
+// It implements backend.GaussianBlocker32; call it through
+// backend.GaussianBlock32.
+func (Backend) GaussianBlock32(x, y blas32.General, xnorm2, ynorm2 []float32, gamma float32, dst blas32.General) {
+	asm.GaussianBlock32General(x, y, xnorm2, ynorm2, gamma, dst)
+}
+
+// PrepareGaussian32 packs the centres y (n x d, squared norms ynorm2, kept
+// and not copied) once for the fused float32 kernel of GaussianBlock32; the
+// GaussianBlock32 of the result packs only its own rows, runs on the
+// calling goroutine and gives the bits of Backend.GaussianBlock32. It
+// implements backend.GaussianPreparer32; call it through
+// backend.PrepareGaussian32.
+func (Backend) PrepareGaussian32(y blas32.General, ynorm2 []float32, gamma float32) interface {
+	GaussianBlock32(x blas32.General, xnorm2 []float32, dst blas32.General)
+	Bytes() int64
+} {
+	return asm.PrepareGaussian32General(y, ynorm2, gamma)
 }

@@ -39,8 +39,7 @@ func (Backend) Exp32(dst, src []float32) {
 // zonal.ErrShape. It implements backend.GaussianBlocker32; call it through
 // backend.GaussianBlock32.
 func (Backend) GaussianBlock32(x, y blas32.General, xnorm2, ynorm2 []float32, gamma float32, dst blas32.General) {
-	m, n, d := check.GaussianBlock32(x, y, xnorm2, ynorm2, dst)
-	asm.GaussianBlock32(dst.Data, dst.Stride, x.Data, x.Stride, y.Data, y.Stride, m, n, d, xnorm2, ynorm2, gamma)
+	asm.GaussianBlock32General(x, y, xnorm2, ynorm2, gamma, dst)
 }
 
 // PrepareGaussian32 packs the centres y (n x d, squared norms ynorm2, kept
@@ -53,19 +52,5 @@ func (Backend) PrepareGaussian32(y blas32.General, ynorm2 []float32, gamma float
 	GaussianBlock32(x blas32.General, xnorm2 []float32, dst blas32.General)
 	Bytes() int64
 } {
-	n, d := check.GaussianCentres32(y, ynorm2)
-	return preparedCentres32{c: asm.PrepareGaussian32(y.Data, max(y.Stride, 1), n, d, ynorm2, gamma), y: y, yn: ynorm2}
+	return asm.PrepareGaussian32General(y, ynorm2, gamma)
 }
-
-type preparedCentres32 struct {
-	c  *asm.GaussianCentres32
-	y  blas32.General
-	yn []float32
-}
-
-func (p preparedCentres32) GaussianBlock32(x blas32.General, xnorm2 []float32, dst blas32.General) {
-	m, _, _ := check.GaussianBlock32(x, p.y, xnorm2, p.yn, dst)
-	p.c.Block(dst.Data, dst.Stride, x.Data, max(x.Stride, 1), m, xnorm2)
-}
-
-func (p preparedCentres32) Bytes() int64 { return p.c.PackedBytes() }
