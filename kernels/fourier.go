@@ -164,9 +164,9 @@ func (f *FourierMap) String() string {
 //     each feature within m^{-1/2} times that (cos and sin are 1-Lipschitz)
 //     plus the rounding of the cosine and sine.
 //   - a *dataset.CSR x: per row one AxpySlice per stored entry, in the
-//     order of the entries, in O(nnz D); with sorted columns (as package
-//     dataset builds them) a row's features are the dense row's, bit for
-//     bit, for blocks of at most 32 rows.
+//     order of the entries, in O(nnz D), for any number of rows; with
+//     sorted columns (as package dataset builds them) a row's features are
+//     those of the dense row transformed alone, bit for bit.
 //
 // Errors: zonal.ErrEmpty, zonal.ErrShape, zonal.ErrNonFinite (see
 // FeatureMap).
