@@ -61,6 +61,18 @@
 // registered in registry.go (RegisterKernel, RegisterMap) and rebuilt by
 // UnmarshalKernel and UnmarshalMap, so models can save them.
 //
+// FourierMap holds its m = D/2 frequencies by input coordinate, as W^T
+// (d x m, row i the i-th coordinate of every omega_k); its encoding keeps
+// them m x d (omega_1, ..., omega_m) as every earlier version wrote them,
+// so old model files load unchanged. The phases W x of up to 32 dense rows
+// are sums of x_i W^T[i,:] over the nonzero inputs (backend.AxpySlice),
+// in increasing i: one row reads nnz(x) m frequencies, not d m, and gives
+// the same bits alone as in such a block. More rows take one backend Gemm
+// X W^T per block of 256 rows (another summation order: agreement to
+// rounding, see FourierMap.Transform). Zero inputs are skipped only when
+// they reach the map as zeros: a scaler that centres the columns makes
+// every row dense.
+//
 // # Measures
 //
 // For a kernel matrix K and features Z, E = Z Z^T - K: the relative Frobenius
@@ -76,7 +88,8 @@
 // Fourier and Gegenbauer maps) accepts a *dataset.CSR and never forms its
 // n x d dense matrix: kernel blocks come from row norms and sparse products
 // (backend.SparseGemm; sparse-sparse through a column index of the
-// right-hand side), feature projections from backend.SparseGemm, and
+// right-hand side), feature projections from backend.SparseGemm (the
+// Fourier map's: an axpy of a row of W^T per stored entry), and
 // Nystrom landmarks taken from a CSR stay sparse. Kernels without such a
 // form (user kernels) are evaluated on rows densified one at a time.
 //

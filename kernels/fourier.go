@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sync"
@@ -42,15 +43,38 @@ type FourierOptions struct {
 // so z(x).z(y) = m^{-1} sum_i cos <omega_i, x-y> and E[z(x).z(y)] = k(x,y)
 // (Bochner). Gaussian: omega ~ N(0, I/sigma^2). Laplacian exp(-|x-y|_1/sigma):
 // the coordinates of omega are independent Cauchy(0, 1/sigma).
+//
+// The frequencies are held by input coordinate: W^T, d x m, row i holding
+// the i-th coordinate of every omega (the model file keeps the m x d order
+// of earlier versions; MarshalBinary and the decoder transpose). The phases
+// t = W x of one row are then sum_{i: x_i != 0} x_i W^T[i,:], an axpy of
+// length m per nonzero input, so a row reads nnz(x) m of the d m
+// frequencies; see Transform.
 type FourierMap struct {
 	b       backend.Backend
 	d, m    int
-	w       []float64 // m x d frequencies
+	wt      []float64 // d x m: wt[i*m+k] is coordinate i of omega_k
 	kstring string
 	orth    bool
 
 	w32once sync.Once
-	w32     blas32.General // the frequencies in float32, for Transform32
+	w32     blas32.General // W^T in float32 (d x m), for Transform32
+}
+
+// fourierScatterRows is the largest number of rows that Transform projects
+// by axpys of the rows of W^T (skipping zero inputs); more rows take one
+// GEMM per block of rows.
+const fourierScatterRows = 32
+
+// transposed returns the c x r transpose of the row-major r x c array a.
+func transposed(a []float64, r, c int) []float64 {
+	t := make([]float64, r*c)
+	for i := 0; i < r; i++ {
+		for j, v := range a[i*c : (i+1)*c] {
+			t[j*r+i] = v
+		}
+	}
+	return t
 }
 
 // NewFourierMap returns random Fourier features for a Gaussian or Laplacian k
@@ -65,7 +89,9 @@ func NewFourierMap(k Kernel, d int, opt FourierOptions) (*FourierMap, error) {
 		return nil, fmt.Errorf("%w: Fourier features need an even D >= 2 (cos/sin pairs), got %d", zonal.ErrParam, opt.Features)
 	}
 	m := opt.Features / 2
-	if err := opt.check("the Fourier frequencies", budget.Floats(m, d)); err != nil {
+	// The frequencies are drawn m x d and transposed: two m x d arrays
+	// while the map is built, one afterwards.
+	if err := opt.check("the Fourier frequencies and their transpose", budget.Floats(m, d), budget.Floats(m, d)); err != nil {
 		return nil, err
 	}
 	rng := newRand(opt.Seed, 2)
@@ -102,7 +128,7 @@ func NewFourierMap(k Kernel, d int, opt FourierOptions) (*FourierMap, error) {
 	default:
 		return nil, fmt.Errorf("%w: random Fourier features need a Gaussian or Laplacian kernel, got %v", zonal.ErrParam, k)
 	}
-	return &FourierMap{b: opt.backend(), d: d, m: m, w: w, kstring: k.String(), orth: opt.Orthogonal}, nil
+	return &FourierMap{b: opt.backend(), d: d, m: m, wt: transposed(w, m, d), kstring: k.String(), orth: opt.Orthogonal}, nil
 }
 
 // InputDim is d.
@@ -120,8 +146,29 @@ func (f *FourierMap) String() string {
 }
 
 // Transform writes z(x) for the rows of x into dst (n x D), with the map's
-// backend; the projections <omega_i, x> of a *dataset.CSR x come from
-// backend.SparseGemm, in O(nnz D). Errors: zonal.ErrEmpty, zonal.ErrShape, zonal.ErrNonFinite (see
+// backend. The phases t = W x_r of a row come from the rows of W^T (see
+// FourierMap):
+//
+//   - dense x of at most 32 rows: t_r = sum_{i: x_ri != 0} x_ri W^T[i,:],
+//     one backend.AxpySlice of length m per nonzero input, in increasing
+//     i. Each row of W^T is read once for the block (for every row that is
+//     nonzero there) and columns that are zero in every row are not read,
+//     so a single row reads nnz(x_r) m frequencies instead of d m. A row's
+//     features do not depend on the other rows of the call: a row of such
+//     a block equals the row transformed alone, bit for bit.
+//   - dense x of more rows: one backend Gemm X_b W^T per block of 256
+//     rows, which reads W^T once per block; the sums are added in the
+//     GEMM's order, so the features agree with the row-by-row ones to
+//     rounding: each phase within 2 gamma_d sum_i |x_ri w_ki| (gamma_d =
+//     d u / (1 - d u), u = 2^-53, the bound of any order of a d-term sum),
+//     each feature within m^{-1/2} times that (cos and sin are 1-Lipschitz)
+//     plus the rounding of the cosine and sine.
+//   - a *dataset.CSR x: per row one AxpySlice per stored entry, in the
+//     order of the entries, in O(nnz D), for any number of rows; with
+//     sorted columns (as package dataset builds them) a row's features are
+//     those of the dense row transformed alone, bit for bit.
+//
+// Errors: zonal.ErrEmpty, zonal.ErrShape, zonal.ErrNonFinite (see
 // FeatureMap).
 func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 	n, err := checkTransform(dst, x, f.d, f.Dim())
@@ -133,16 +180,12 @@ func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 		return err
 	}
 	dg := dst.RawMatrix()
-	w := blas64.General{Rows: f.m, Cols: f.d, Stride: f.d, Data: f.w}
 	c := 1 / math.Sqrt(float64(f.m))
+	scatter := n <= fourierScatterRows
 	return parallelBlocksOf(context.Background(), n, transformRows, func(i0, i1 int) {
 		rows := i1 - i0
 		t := blas64.General{Rows: rows, Cols: f.m, Stride: f.m, Data: make([]float64, rows*f.m)}
-		if xin.sparse {
-			backend.SparseGemm(f.b, blas.NoTrans, blas.Trans, 1, xin.sp.RowsView(i0, i1), w, 0, t)
-		} else {
-			f.b.Gemm(blas.NoTrans, blas.Trans, 1, subRows(xin.g, i0, i1), w, 0, t)
-		}
+		f.phases(t, xin, i0, i1, scatter)
 		for i := 0; i < rows; i++ {
 			out := dg.Data[(i0+i)*dg.Stride:]
 			for k, v := range t.Data[i*f.m : (i+1)*f.m] {
@@ -152,6 +195,37 @@ func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 			}
 		}
 	})
+}
+
+// phases writes t (rows i0..i1 of x, rows x m, zero on entry) = X_b W^T as
+// Transform describes: by axpys of the rows of W^T for CSR rows and, with
+// scatter, for dense rows; otherwise by the backend's Gemm.
+func (f *FourierMap) phases(t blas64.General, xin input, i0, i1 int, scatter bool) {
+	m := f.m
+	switch {
+	case xin.sparse:
+		a := xin.sp
+		for r := i0; r < i1; r++ {
+			tr := t.Data[(r-i0)*m : (r-i0+1)*m]
+			for p := a.RowPtr[r]; p < a.RowPtr[r+1]; p++ {
+				j := a.Col[p]
+				backend.AxpySlice(f.b, a.Val[p], f.wt[j*m:(j+1)*m], tr)
+			}
+		}
+	case scatter:
+		g := xin.g
+		for i := 0; i < f.d; i++ {
+			wi := f.wt[i*m : (i+1)*m]
+			for r := i0; r < i1; r++ {
+				if v := g.Data[r*g.Stride+i]; v != 0 {
+					backend.AxpySlice(f.b, v, wi, t.Data[(r-i0)*m:(r-i0+1)*m])
+				}
+			}
+		}
+	default:
+		wt := blas64.General{Rows: f.d, Cols: m, Stride: m, Data: f.wt}
+		f.b.Gemm(blas.NoTrans, blas.NoTrans, 1, subRows(xin.g, i0, i1), wt, 0, t)
+	}
 }
 
 // Transform32 is Transform into a float32 dst (n x D, Stride >= D), with
@@ -169,8 +243,8 @@ func (f *FourierMap) Transform(dst *mat.Dense, x mat.Matrix) error {
 // own, growing with |t| through the argument reduction, to the phase's,
 // and save little, as the O(n d D) product dominates the cost.
 //
-// For a *dataset.CSR x the projections are backend.SparseGemm's float64
-// ones, in O(nnz D) (there is no single-precision sparse product: its cost
+// For a *dataset.CSR x the projections are Transform's float64 ones (an
+// axpy of a row of W^T per stored entry), in O(nnz D) (there is no single-precision sparse product: its cost
 // is reading the nonzeros, which float32 does not reduce), so sparse
 // features are round(Transform) exactly.
 //
@@ -185,10 +259,9 @@ func (f *FourierMap) Transform32(dst blas32.General, x mat.Matrix) error {
 		return err
 	}
 	f.w32once.Do(func() {
-		f.w32 = blas32.General{Rows: f.m, Cols: f.d, Stride: f.d, Data: make([]float32, f.m*f.d)}
-		round32(f.w32.Data, f.w)
+		f.w32 = blas32.General{Rows: f.d, Cols: f.m, Stride: f.m, Data: make([]float32, f.m*f.d)}
+		round32(f.w32.Data, f.wt)
 	})
-	w := blas64.General{Rows: f.m, Cols: f.d, Stride: f.d, Data: f.w}
 	c := 1 / math.Sqrt(float64(f.m))
 	m, d := f.m, f.d
 	return parallelBlocksOf(context.Background(), n, transformRows, func(i0, i1 int) {
@@ -196,7 +269,7 @@ func (f *FourierMap) Transform32(dst blas32.General, x mat.Matrix) error {
 		var phase func(i, k int) float64
 		if xin.sparse {
 			t := blas64.General{Rows: rows, Cols: m, Stride: m, Data: make([]float64, rows*m)}
-			backend.SparseGemm(f.b, blas.NoTrans, blas.Trans, 1, xin.sp.RowsView(i0, i1), w, 0, t)
+			f.phases(t, xin, i0, i1, true)
 			phase = func(i, k int) float64 { return t.Data[i*m+k] }
 		} else {
 			buf := make([]float32, rows*(d+m))
@@ -206,7 +279,7 @@ func (f *FourierMap) Transform32(dst blas32.General, x mat.Matrix) error {
 				round32(xs.Data[i*d:(i+1)*d], xin.g.Data[r*xin.g.Stride:r*xin.g.Stride+d])
 			}
 			t := blas32.General{Rows: rows, Cols: m, Stride: m, Data: buf[rows*d:]}
-			backend.Sgemm(f.b, blas.NoTrans, blas.Trans, 1, xs, f.w32, 0, t)
+			backend.Sgemm(f.b, blas.NoTrans, blas.NoTrans, 1, xs, f.w32, 0, t)
 			phase = func(i, k int) float64 { return float64(t.Data[i*m+k]) }
 		}
 		for i := 0; i < rows; i++ {
@@ -220,7 +293,9 @@ func (f *FourierMap) Transform32(dst blas32.General, x mat.Matrix) error {
 	})
 }
 
-// MarshalBinary encodes the frequencies; it never fails.
+// MarshalBinary encodes the frequencies; it never fails. They are written
+// m x d (omega_1, ..., omega_m), the layout of every version of the model
+// file, whatever the layout in memory.
 func (f *FourierMap) MarshalBinary() ([]byte, error) {
 	o := 0.0
 	if f.orth {
@@ -228,7 +303,7 @@ func (f *FourierMap) MarshalBinary() ([]byte, error) {
 	}
 	out := putFloats([]byte{1}, float64(f.d), float64(f.m), o, float64(len(f.kstring)))
 	out = append(out, f.kstring...)
-	return putFloats(out, f.w...), nil
+	return putFloats(out, transposed(f.wt, f.d, f.m)...), nil
 }
 
 // decodeFourier decodes FourierMap.MarshalBinary (registered in
@@ -244,6 +319,13 @@ func decodeFourier(data []byte) (FeatureMap, error) {
 	if d < 1 || m < 1 || ks < 0 || ks > len(data) || len(data)-ks != 8*m*d {
 		return nil, bad
 	}
-	w, _ := getFloats(data[ks:], -1)
-	return &FourierMap{b: backend.Default(), d: d, m: m, w: w, kstring: string(data[:ks]), orth: h[2] == 1}, nil
+	// The file holds omega_1..omega_m (m x d); read them into W^T.
+	wb := data[ks:]
+	wt := make([]float64, m*d)
+	for k := 0; k < m; k++ {
+		for i := 0; i < d; i++ {
+			wt[i*m+k] = math.Float64frombits(binary.LittleEndian.Uint64(wb[8*(k*d+i):]))
+		}
+	}
+	return &FourierMap{b: backend.Default(), d: d, m: m, wt: wt, kstring: string(data[:ks]), orth: h[2] == 1}, nil
 }

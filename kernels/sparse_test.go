@@ -433,7 +433,7 @@ func TestSparseHighDimensionalBudget(t *testing.T) {
 	cols, vals := x.Row(0)
 	p := 0.0
 	for q, c := range cols {
-		p += vals[q] * f.w[c]
+		p += vals[q] * f.wt[c*f.m]
 	}
 	if want := math.Cos(p) / 2; !closeTo(zf.At(0, 0), want, 1e-12) {
 		t.Errorf("Fourier feature (0,0) = %v, want %v", zf.At(0, 0), want)

@@ -91,7 +91,7 @@ func TestTransform32Fourier(t *testing.T) {
 			k := j / 2
 			s := 0.0
 			for l := 0; l < d; l++ {
-				s += math.Abs(f.w[k*d+l] * xd.At(i, l))
+				s += math.Abs(f.wt[l*m+k] * xd.At(i, l))
 			}
 			return sc*float64(d+2)*u32*s + 2*u32*math.Abs(zd.At(i, j)) + 1e-38
 		}
