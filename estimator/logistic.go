@@ -79,7 +79,8 @@ const LogisticRefine = 4
 // sum over all rows' (rows/n unweighted), with the plan's intercept
 // (fitted or none). It returns the lambda for all rows, the best log-loss, the rows the path was fitted on and a
 // description.
-func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w []float64) (float64, float64, int, string, error) {
+func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w []float64) (logisticPick, error) {
+	var pick logisticPick
 	n, _ := x.Dims()
 	lambdas := slices.Clone(p.Lambdas)
 	slices.Sort(lambdas)
@@ -87,24 +88,27 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 	lambdas = slices.Compact(lambdas)
 	cv, err := logisticHeldOut(ctx, p, o, ks, x, y, w, lambdas, tuneCentres(p))
 	if err != nil {
-		return 0, 0, 0, "", err
+		return pick, err
 	}
 	losses := cv.loss
+	pick.cost = cv.cost
 	grid := len(lambdas)
 	if fine := refineLambdas(lambdas, leastLoss(losses)); len(fine) > 0 {
 		// The same folds and centres (same seeds), so the two curves are
 		// one curve on the union of the lambdas.
 		cf, err := logisticHeldOut(ctx, p, o, ks, x, y, w, fine, tuneCentres(p))
 		if err != nil {
-			return 0, 0, 0, "", err
+			return pick, err
 		}
 		lambdas, losses = mergeCurves(lambdas, losses, fine, cf.loss)
+		pick.cost.steps += cf.cost.steps
+		pick.cost.cg += cf.cost.cg
 	}
 	best := leastLoss(losses)
 	bestLoss := losses[best]
 	wsum, err := solvers.CheckWeights(w, n)
 	if err != nil {
-		return 0, 0, 0, "", err
+		return pick, err
 	}
 	lambda := lambdas[best] * cv.trsum / wsum
 	trrows := cv.trrows
@@ -121,8 +125,26 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 	case trrows < n:
 		desc += fmt.Sprintf(" (%.3g on %d rows, times %d/%d for all rows: the same lambda n)", lambdas[best], trrows, trrows, n)
 	}
-	return lambda, bestLoss, trrows, desc, nil
+	pick.lambda, pick.loss, pick.rows, pick.desc = lambda, bestLoss, trrows, desc
+	return pick, nil
 }
+
+// logisticPick is what chooseLogisticLambda chose: the lambda for all
+// rows, its held-out log-loss, the rows the path was fitted on, a
+// description and the cost of choosing.
+type logisticPick struct {
+	lambda, loss float64
+	rows         int
+	desc         string
+	cost         tuneCost
+}
+
+// tuneCost counts the Newton steps and CG iterations of choosing the
+// logistic lambda (Chosen.TuneNewtonSteps, Chosen.TuneCGIterations).
+type tuneCost struct{ steps, cg int }
+
+// add adds a path fit's Newton steps and CG iterations.
+func (c *tuneCost) add(r solvers.NewtonResult) { c.steps += r.Steps; c.cg += r.CGIterations }
 
 // leastLoss is the index of the least of losses (of lambdas in
 // decreasing order): ties keep the larger lambda (the smoother model).
@@ -181,6 +203,7 @@ func mergeCurves(la, ca, lb, cb []float64) ([]float64, []float64) {
 // training rows, rows the tuning rows, parts the folds and how their kind.
 type heldOutCurve struct {
 	loss   []float64
+	cost   tuneCost
 	trsum  float64
 	trrows int
 	rows   int
@@ -277,6 +300,7 @@ func logisticHeldOut(ctx context.Context, p *Plan, o Options, ks KernelSpec, x m
 		if err != nil {
 			return cv, fmt.Errorf("choosing the logistic lambda: %w", err)
 		}
+		cv.cost.add(models[len(models)-1].Newton())
 		tte, err := enc.Targets(yte)
 		if err != nil {
 			return cv, err
@@ -319,29 +343,32 @@ func logisticHeldOut(ctx context.Context, p *Plan, o Options, ks KernelSpec, x m
 // with its own lambda) when its best held-out log-loss is lower by more
 // than RawMargin, the squared loss's rule (chooseIntercept). It records
 // the choice in c.chosen.Intercept and returns what chooseLogisticLambda
-// returns for the intercept kept.
-func (c *choice) chooseLogistic(ctx context.Context, p *Plan, o Options, y, w []float64) (float64, float64, int, string, error) {
-	lambda, score, rows, desc, err := chooseLogisticLambda(ctx, p, o, c.kernel, c.x, y, w)
+// returns for the intercept kept, with the cost of both.
+func (c *choice) chooseLogistic(ctx context.Context, p *Plan, o Options, y, w []float64) (logisticPick, error) {
+	pick, err := chooseLogisticLambda(ctx, p, o, c.kernel, c.x, y, w)
 	if err != nil || !p.chooseLogisticIntercept {
-		return lambda, score, rows, desc, err
+		return pick, err
 	}
 	fp := *p
 	fp.Intercept = solvers.InterceptFitted
-	fl, fs, frows, fdesc, err := chooseLogisticLambda(ctx, &fp, o, c.kernel, c.x, y, w)
+	fpick, err := chooseLogisticLambda(ctx, &fp, o, c.kernel, c.x, y, w)
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, 0, 0, "", ctx.Err()
+			return logisticPick{}, ctx.Err()
 		}
 		c.chosen.Intercept = "none (the fitted intercept could not be scored: " + err.Error() + ")"
-		return lambda, score, rows, desc, nil
+		return pick, nil
 	}
-	if fs < (1-RawMargin)*score {
+	cost := tuneCost{steps: pick.cost.steps + fpick.cost.steps, cg: pick.cost.cg + fpick.cost.cg}
+	if fpick.loss < (1-RawMargin)*pick.loss {
 		c.intercept = solvers.InterceptFitted
-		c.chosen.Intercept = fmt.Sprintf("fitted: held-out log-loss %.4g against %.4g without", fs, score)
-		return fl, fs, frows, fdesc, nil
+		c.chosen.Intercept = fmt.Sprintf("fitted: held-out log-loss %.4g against %.4g without", fpick.loss, pick.loss)
+		fpick.cost = cost
+		return fpick, nil
 	}
-	c.chosen.Intercept = fmt.Sprintf("none: held-out log-loss %.4g against %.4g fitted", score, fs)
-	return lambda, score, rows, desc, nil
+	c.chosen.Intercept = fmt.Sprintf("none: held-out log-loss %.4g against %.4g fitted", pick.loss, fpick.loss)
+	pick.cost = cost
+	return pick, nil
 }
 
 // tuneCentres is the centre count the lambda path is fitted with: the

@@ -87,7 +87,8 @@ func TestChooseLogisticLambdaNearFineOracle(t *testing.T) {
 	p.Lambdas = []float64{1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7}
 	ks := p.Kernel
 	ks.Sigma = 1
-	lambda, loss, _, desc, err := chooseLogisticLambda(ctx, p, o, ks, x, y, nil)
+	pick, err := chooseLogisticLambda(ctx, p, o, ks, x, y, nil)
+	lambda, loss, desc := pick.lambda, pick.loss, pick.desc
 	if err != nil {
 		t.Fatal(err)
 	}
