@@ -11,6 +11,8 @@ import (
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/calibrate"
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/internal/budget"
+	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
 )
 
@@ -79,24 +81,28 @@ const LogisticRefine = 4
 // sum over all rows' (rows/n unweighted), with the plan's intercept
 // (fitted or none). It returns the lambda for all rows, the best log-loss, the rows the path was fitted on and a
 // description.
-func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w []float64) (logisticPick, error) {
+func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, t *logisticTuning) (logisticPick, error) {
 	var pick logisticPick
-	n, _ := x.Dims()
+	n, _ := t.x.Dims()
+	w := t.w
 	lambdas := slices.Clone(p.Lambdas)
 	slices.Sort(lambdas)
 	slices.Reverse(lambdas)
 	lambdas = slices.Compact(lambdas)
-	cv, err := logisticHeldOut(ctx, p, o, ks, x, y, w, lambdas, tuneCentres(p))
+	cv, paths, err := t.curve(ctx, p, o, lambdas, -1, nil)
 	if err != nil {
 		return pick, err
 	}
 	losses := cv.loss
 	pick.cost = cv.cost
 	grid := len(lambdas)
-	if fine := refineLambdas(lambdas, leastLoss(losses)); len(fine) > 0 {
-		// The same folds and centres (same seeds), so the two curves are
-		// one curve on the union of the lambdas.
-		cf, err := logisticHeldOut(ctx, p, o, ks, x, y, w, fine, tuneCentres(p))
+	if best := leastLoss(losses); len(refineLambdas(lambdas, best)) > 0 {
+		// The same folds and centres, each fold's refinement warm-started
+		// from its grid model just above the refined values (the best's
+		// upper neighbour, or the best at the grid's top), so the two
+		// curves are one curve on the union of the lambdas.
+		fine := refineLambdas(lambdas, best)
+		cf, _, err := t.curve(ctx, p, o, fine, max(best-1, 0), paths)
 		if err != nil {
 			return pick, err
 		}
@@ -110,14 +116,14 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, ks KernelSpec
 	if err != nil {
 		return pick, err
 	}
-	lambda := lambdas[best] * cv.trsum / wsum
-	trrows := cv.trrows
+	lambda := lambdas[best] * t.trsum / wsum
+	trrows := t.trrows
 	values := fmt.Sprintf("%d values (%d on the grid, %d refining around its best)", len(lambdas), grid, len(lambdas)-grid)
 	desc := fmt.Sprintf("held-out log-loss of the logistic fit, %s %.0f/%.0f split of %d rows, over %s",
-		cv.how, 100*(1-LogisticValidation), 100*LogisticValidation, cv.rows, values)
-	if cv.parts > 1 {
+		t.how, 100*(1-LogisticValidation), 100*LogisticValidation, len(t.sub), values)
+	if len(t.folds) > 1 {
 		desc = fmt.Sprintf("held-out log-loss of the logistic fit, %d of %d stratified folds of %d rows, over %s",
-			cv.parts, logisticFolds, cv.rows, values)
+			len(t.folds), logisticFolds, len(t.sub), values)
 	}
 	switch {
 	case w != nil:
@@ -197,29 +203,55 @@ func mergeCurves(la, ca, lb, cb []float64) ([]float64, []float64) {
 }
 
 // heldOutCurve is the held-out log-loss of a logistic lambda path
-// (logisticHeldOut): loss[i] the weighted mean held-out log-loss at the
-// i-th lambda over all folds' held-out rows, trsum the folds' mean
-// training weight sum (their mean row count unweighted), trrows their mean
-// training rows, rows the tuning rows, parts the folds and how their kind.
+// (logisticTuning.curve): loss[i] the weighted mean held-out log-loss at
+// the i-th lambda over all folds' held-out rows, cost the Newton steps and
+// CG iterations of its fits.
 type heldOutCurve struct {
-	loss   []float64
-	cost   tuneCost
-	trsum  float64
-	trrows int
-	rows   int
-	parts  int
-	how    string
+	loss []float64
+	cost tuneCost
 }
 
-// logisticHeldOut scores the logistic lambda path lambdas (decreasing, no
-// duplicates) at kernel spec ks with centres centres (at most each fold's
-// training rows) on the folds chooseLogisticLambda describes.
-func logisticHeldOut(ctx context.Context, p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w, lambdas []float64, centres int) (heldOutCurve, error) {
-	var cv heldOutCurve
+// logisticTuning is the tuning rows of the logistic lambda choice cut
+// into the folds chooseLogisticLambda describes, made once for every path
+// scored on them (the grid and its refinement, without and with the
+// fitted intercept): sub the tuning rows (indices into x), folds their
+// parts, trsum the folds' mean training weight sum (their mean row count
+// unweighted), trrows their mean training rows, how the folds' kind.
+type logisticTuning struct {
+	x       mat.Matrix
+	w       []float64
+	k       kernels.Kernel
+	centres int
+	sub     []int
+	folds   []logisticFold
+	trsum   float64
+	trrows  int
+	how     string
+}
+
+// logisticFold is one fold of logisticTuning: its training rows, encoded
+// targets and weights, its held-out rows (and their weight sum hw), and
+// once a path was fitted the held-out rows' kernel against the fold's
+// centres (kte; nil when it does not fit the memory budget), shared by
+// every path of the fold, whose centres are the same (same rows, count
+// and seed).
+type logisticFold struct {
+	xtr, xte mat.Matrix
+	ttr, tte *mat.Dense
+	wtr, wte []float64
+	hw       float64
+	kte      *mat.Dense
+}
+
+// newLogisticTuning draws the tuning rows (of positive weight) and cuts
+// them into folds (stratified, as many as LogisticHeldOutRows asks, up to
+// logisticFolds; one plain split when a class is too small), at kernel
+// spec ks with centres centres (at most each fold's training rows).
+func newLogisticTuning(p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w []float64, centres int) (*logisticTuning, error) {
 	n, _ := x.Dims()
 	enc, err := Encoding(y, solvers.TaskClassification)
 	if err != nil {
-		return cv, err
+		return nil, err
 	}
 	cand := make([]int, 0, n) // the rows that enter the objective
 	for i := 0; i < n; i++ {
@@ -229,17 +261,16 @@ func logisticHeldOut(ctx context.Context, p *Plan, o Options, ks KernelSpec, x m
 	}
 	pick, err := dataset.Subsample(len(cand), min(p.TuneRows, len(cand)), o.Seed+17)
 	if err != nil {
-		return cv, err
+		return nil, err
 	}
-	sub := make([]int, len(pick))
+	t := &logisticTuning{x: x, w: w, centres: centres, sub: make([]int, len(pick)), how: "stratified"}
 	for i, j := range pick {
-		sub[i] = cand[j]
+		t.sub[i] = cand[j]
 	}
-	ysub := make([]float64, len(sub))
-	for i, r := range sub {
+	ysub := make([]float64, len(t.sub))
+	for i, r := range t.sub {
 		ysub[i] = y[r]
 	}
-	cv.how, cv.rows = "stratified", len(sub)
 	var parts []dataset.Fold
 	if folds, err := calibrate.StratifiedFolds(ysub, logisticFolds, o.Seed+18); err == nil {
 		// Folds until the held-out rows reach LogisticHeldOutRows (all
@@ -254,86 +285,154 @@ func logisticHeldOut(ctx context.Context, p *Plan, o Options, ks KernelSpec, x m
 	} else {
 		// A class with fewer than 5 tuning rows cannot be in every fold:
 		// a plain split (that class may then miss a side).
-		cv.how = "unstratified (a class has fewer than 5 tuning rows)"
-		train, test := dataset.Split(len(sub), 1-LogisticValidation, o.Seed+18)
+		t.how = "unstratified (a class has fewer than 5 tuning rows)"
+		train, test := dataset.Split(len(t.sub), 1-LogisticValidation, o.Seed+18)
 		parts = []dataset.Fold{{Train: train, Test: test}}
 	}
-	cv.parts = len(parts)
-	part := func(idx []int) (mat.Matrix, []float64, []float64, error) {
+	part := func(idx []int) (mat.Matrix, *mat.Dense, []float64, float64, error) {
 		rows := make([]int, len(idx))
 		lab := make([]float64, len(idx))
 		for i, j := range idx {
-			rows[i], lab[i] = sub[j], ysub[j]
+			rows[i], lab[i] = t.sub[j], ysub[j]
 		}
 		xs, err := rowsOf(x, rows)
-		return xs, lab, solvers.SubsetWeights(w, rows), err
+		if err != nil {
+			return nil, nil, nil, 0, err
+		}
+		tg, err := enc.Targets(lab)
+		if err != nil {
+			return nil, nil, nil, 0, err
+		}
+		ws := solvers.SubsetWeights(w, rows)
+		sum, err := solvers.CheckWeights(ws, len(rows))
+		return xs, tg, ws, sum, err
 	}
-	k, err := ks.New()
-	if err != nil {
-		return cv, err
-	}
-	// sums[i]: the held-out weighted log-loss sums at lambdas[i] over the
-	// parts, held their held-out weight.
-	sums := make([]float64, len(lambdas))
-	held := 0.0
 	for _, f := range parts {
 		if len(f.Test) == 0 || len(f.Train) == 0 {
-			return cv, fmt.Errorf("%w: %d tuning rows cannot be split to choose lambda (give Lambda)", zonal.ErrEmpty, len(sub))
+			return nil, fmt.Errorf("%w: %d tuning rows cannot be split to choose lambda (give Lambda)", zonal.ErrEmpty, len(t.sub))
 		}
-		xtr, ytr, wtr, err := part(f.Train)
-		if err != nil {
-			return cv, err
+		var lf logisticFold
+		var tw float64
+		if lf.xtr, lf.ttr, lf.wtr, tw, err = part(f.Train); err != nil {
+			return nil, err
 		}
-		xte, yte, wte, err := part(f.Test)
-		if err != nil {
-			return cv, err
+		if lf.xte, lf.tte, lf.wte, lf.hw, err = part(f.Test); err != nil {
+			return nil, err
 		}
-		ttr, err := enc.Targets(ytr)
-		if err != nil {
-			return cv, err
-		}
-		models, err := solvers.FitLogisticPath(ctx, k, xtr, ttr, lambdas, solvers.LogisticOptions{
-			Options: solvers.Options{Backend: o.Backend, MemoryBudget: o.MemoryBudget, Progress: o.Progress, Weights: wtr},
-			Centers: min(centres, len(f.Train)), Seed: o.Seed, Iterations: p.Iterations, GradTol: LogisticTuneGradTol,
+		t.folds = append(t.folds, lf)
+		t.trsum += tw / float64(len(parts))
+		t.trrows += len(f.Train)
+	}
+	t.trrows /= len(parts)
+	if t.k, err = ks.New(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// curve fits the logistic lambda path lambdas (decreasing, no
+// duplicates) with p's intercept on every fold and scores it on the
+// fold's held-out rows. With from >= 0 each fold's path starts from the
+// model from of that fold's earlier path in starts (solvers'
+// LogisticOptions.Start) instead of from alpha = 0 through the automatic
+// path. It returns the curve and every fold's models.
+func (t *logisticTuning) curve(ctx context.Context, p *Plan, o Options, lambdas []float64, from int, starts [][]*solvers.Logistic) (heldOutCurve, [][]*solvers.Logistic, error) {
+	var cv heldOutCurve
+	// sums[i]: the held-out weighted log-loss sums at lambdas[i] over the
+	// folds, held their held-out weight.
+	sums := make([]float64, len(lambdas))
+	held := 0.0
+	paths := make([][]*solvers.Logistic, len(t.folds))
+	for fi := range t.folds {
+		f := &t.folds[fi]
+		lo := solvers.LogisticOptions{
+			Options: solvers.Options{Backend: o.Backend, MemoryBudget: o.MemoryBudget, Progress: o.Progress, Weights: f.wtr},
+			Centers: min(t.centres, f.ttr.RawMatrix().Rows), Seed: o.Seed, Iterations: p.Iterations, GradTol: LogisticTuneGradTol,
 			Intercept: p.Intercept,
-		})
+		}
+		if from >= 0 {
+			lo.Start = starts[fi][from]
+		}
+		models, err := solvers.FitLogisticPath(ctx, t.k, f.xtr, f.ttr, lambdas, lo)
 		if err != nil {
-			return cv, fmt.Errorf("choosing the logistic lambda: %w", err)
+			return cv, nil, fmt.Errorf("choosing the logistic lambda: %w", err)
 		}
 		cv.cost.add(models[len(models)-1].Newton())
-		tte, err := enc.Targets(yte)
-		if err != nil {
-			return cv, err
+		paths[fi] = models
+		if err := f.heldOutKernel(ctx, o, t.k, models[0], len(t.folds)); err != nil {
+			return cv, nil, err
 		}
-		hw, err := solvers.CheckWeights(wte, len(f.Test))
-		if err != nil {
-			return cv, err
-		}
-		tw, err := solvers.CheckWeights(wtr, len(f.Train))
-		if err != nil {
-			return cv, err
-		}
-		out := mat.NewDense(len(f.Test), enc.Outputs(), nil)
+		out := mat.NewDense(f.tte.RawMatrix().Rows, f.tte.RawMatrix().Cols, nil)
 		for i, m := range models {
-			if err := m.Predict(out, xte); err != nil {
-				return cv, err
+			if err := f.predict(out, m); err != nil {
+				return cv, nil, err
 			}
-			l, err := solvers.LogisticLoss(out, tte, wte)
+			l, err := solvers.LogisticLoss(out, f.tte, f.wte)
 			if err != nil {
-				return cv, err
+				return cv, nil, err
 			}
-			sums[i] += l * hw
+			sums[i] += l * f.hw
 		}
-		held += hw
-		cv.trsum += tw / float64(len(parts))
-		cv.trrows += len(f.Train)
+		held += f.hw
 	}
-	cv.trrows /= len(parts)
 	cv.loss = make([]float64, len(sums))
 	for i, v := range sums {
 		cv.loss[i] = v / held
 	}
-	return cv, nil
+	return cv, paths, nil
+}
+
+// heldOutKernel makes f.kte, the kernel of the held-out rows against m's
+// centres (those of every path of the fold), once, when the folds' parts
+// of them fit o's memory budget; otherwise f.kte stays nil and predict
+// uses the model.
+func (f *logisticFold) heldOutKernel(ctx context.Context, o Options, k kernels.Kernel, m *solvers.Logistic, parts int) error {
+	if f.kte != nil {
+		return nil
+	}
+	nte, _ := f.xte.Dims()
+	cm, _ := m.Centers().Dims()
+	if budget.Check("held-out kernel rows", budget.Floats(parts, nte, cm), o.MemoryBudget) != nil {
+		return nil
+	}
+	kte, err := kernels.Matrix(ctx, k, f.xte, m.Centers(), kernels.Options{Backend: o.Backend})
+	if err != nil {
+		return err
+	}
+	f.kte = kte
+	return nil
+}
+
+// predict writes m's held-out logits to out: K_te alpha + 1 b^T from the
+// fold's held-out kernel (m's centres are the fold's), or m.Predict
+// without it.
+func (f *logisticFold) predict(out *mat.Dense, m *solvers.Logistic) error {
+	if f.kte == nil {
+		return m.Predict(out, f.xte)
+	}
+	out.Mul(f.kte, m.Alpha())
+	b := m.Intercept()
+	r := out.RawMatrix()
+	for i := 0; i < r.Rows; i++ {
+		row := r.Data[i*r.Stride : i*r.Stride+r.Cols]
+		for j := range row {
+			row[j] += b[j]
+		}
+	}
+	return nil
+}
+
+// logisticHeldOut is the held-out curve of the lambda path lambdas
+// (decreasing, no duplicates) from alpha = 0 at kernel spec ks with
+// centres centres on the folds chooseLogisticLambda uses, and those
+// folds.
+func logisticHeldOut(ctx context.Context, p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w, lambdas []float64, centres int) (heldOutCurve, *logisticTuning, error) {
+	t, err := newLogisticTuning(p, o, ks, x, y, w, centres)
+	if err != nil {
+		return heldOutCurve{}, nil, err
+	}
+	cv, _, err := t.curve(ctx, p, o, lambdas, -1, nil)
+	return cv, t, err
 }
 
 // chooseLogistic is chooseLogisticLambda at c's kernel and intercept
@@ -345,13 +444,17 @@ func logisticHeldOut(ctx context.Context, p *Plan, o Options, ks KernelSpec, x m
 // the choice in c.chosen.Intercept and returns what chooseLogisticLambda
 // returns for the intercept kept, with the cost of both.
 func (c *choice) chooseLogistic(ctx context.Context, p *Plan, o Options, y, w []float64) (logisticPick, error) {
-	pick, err := chooseLogisticLambda(ctx, p, o, c.kernel, c.x, y, w)
+	t, err := newLogisticTuning(p, o, c.kernel, c.x, y, w, tuneCentres(p))
+	if err != nil {
+		return logisticPick{}, err
+	}
+	pick, err := chooseLogisticLambda(ctx, p, o, t)
 	if err != nil || !p.chooseLogisticIntercept {
 		return pick, err
 	}
 	fp := *p
 	fp.Intercept = solvers.InterceptFitted
-	fpick, err := chooseLogisticLambda(ctx, &fp, o, c.kernel, c.x, y, w)
+	fpick, err := chooseLogisticLambda(ctx, &fp, o, t)
 	if err != nil {
 		if ctx.Err() != nil {
 			return logisticPick{}, ctx.Err()

@@ -87,21 +87,25 @@ func TestChooseLogisticLambdaNearFineOracle(t *testing.T) {
 	p.Lambdas = []float64{1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7}
 	ks := p.Kernel
 	ks.Sigma = 1
-	pick, err := chooseLogisticLambda(ctx, p, o, ks, x, y, nil)
-	lambda, loss, desc := pick.lambda, pick.loss, pick.desc
+	tun, err := newLogisticTuning(p, o, ks, x, y, nil, tuneCentres(p))
 	if err != nil {
 		t.Fatal(err)
 	}
+	pick, err := chooseLogisticLambda(ctx, p, o, tun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lambda, loss, desc := pick.lambda, pick.loss, pick.desc
 	var fine []float64
 	for e := -1.0; e >= -7.001; e -= 0.25 {
 		fine = append(fine, math.Pow(10, e))
 	}
-	cv, err := logisticHeldOut(ctx, p, o, ks, x, y, nil, fine, tuneCentres(p))
+	cv, tun2, err := logisticHeldOut(ctx, p, o, ks, x, y, nil, fine, tuneCentres(p))
 	if err != nil {
 		t.Fatal(err)
 	}
 	best := leastLoss(cv.loss)
-	oracle := fine[best] * cv.trsum / 300 // on all rows, as chooseLogisticLambda scales
+	oracle := fine[best] * tun2.trsum / 300 // on all rows, as chooseLogisticLambda scales
 	decade := math.Inf(1)
 	for i := 0; i < len(fine); i += 4 {
 		decade = min(decade, cv.loss[i])
