@@ -67,6 +67,18 @@ const LogisticHeldOutRows = 800
 // what was lost was its resolution.
 const LogisticRefine = 4
 
+// LogisticPatience is how many grid lambdas in a row past a fold's least
+// held-out log-loss, all worse than it, end that fold's path in
+// chooseLogisticLambda: the smaller lambdas, the costliest to solve (the
+// most Newton steps and CG iterations), are not fitted, and the grid is
+// cut to the lambdas every fold reached. The held-out log-loss of a
+// logistic path rises steadily below its minimum (the models grow
+// overconfident), so two decades of rise put the folds' mean minimum
+// within what was fitted: on bench/probs' spam, PimaIndiansDiabetes and
+// breast_cancer splits the chosen lambdas and their held-out log-losses
+// are those of the whole grid.
+const LogisticPatience = 2
+
 // chooseLogisticLambda chooses the logistic loss's lambda at kernel spec
 // ks on the rows x (n of them, already transformed) with labels y and row
 // weights w (nil: unweighted): on the plan's tuning subsample (of the
@@ -89,11 +101,12 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, t *logisticTu
 	slices.Sort(lambdas)
 	slices.Reverse(lambdas)
 	lambdas = slices.Compact(lambdas)
-	cv, paths, err := t.curve(ctx, p, o, lambdas, -1, nil)
+	cv, paths, err := t.curve(ctx, p, o, lambdas, -1, nil, LogisticPatience)
 	if err != nil {
 		return pick, err
 	}
 	losses := cv.loss
+	lambdas = lambdas[:len(losses)] // the grid every fold reached
 	pick.cost = cv.cost
 	grid := len(lambdas)
 	if best := leastLoss(losses); len(refineLambdas(lambdas, best)) > 0 {
@@ -102,7 +115,7 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, t *logisticTu
 		// upper neighbour, or the best at the grid's top), so the two
 		// curves are one curve on the union of the lambdas.
 		fine := refineLambdas(lambdas, best)
-		cf, _, err := t.curve(ctx, p, o, fine, max(best-1, 0), paths)
+		cf, _, err := t.curve(ctx, p, o, fine, max(best-1, 0), paths, 0)
 		if err != nil {
 			return pick, err
 		}
@@ -335,51 +348,78 @@ func newLogisticTuning(p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w []f
 // fold's held-out rows. With from >= 0 each fold's path starts from the
 // model from of that fold's earlier path in starts (solvers'
 // LogisticOptions.Start) instead of from alpha = 0 through the automatic
-// path. It returns the curve and every fold's models.
-func (t *logisticTuning) curve(ctx context.Context, p *Plan, o Options, lambdas []float64, from int, starts [][]*solvers.Logistic) (heldOutCurve, [][]*solvers.Logistic, error) {
+// path. With patience > 0 a fold's path stops once patience lambdas in a
+// row past its least held-out log-loss were all worse than it
+// (LogisticPatience), and the curve covers the lambdas every fold reached
+// (len(cv.loss) may be less than len(lambdas)). It returns the curve and
+// every fold's models.
+func (t *logisticTuning) curve(ctx context.Context, p *Plan, o Options, lambdas []float64, from int, starts [][]*solvers.Logistic, patience int) (heldOutCurve, [][]*solvers.Logistic, error) {
 	var cv heldOutCurve
-	// sums[i]: the held-out weighted log-loss sums at lambdas[i] over the
-	// folds, held their held-out weight.
-	sums := make([]float64, len(lambdas))
-	held := 0.0
 	paths := make([][]*solvers.Logistic, len(t.folds))
+	losses := make([][]float64, len(t.folds)) // each fold's held-out log-loss per lambda solved
+	reached := len(lambdas)
 	for fi := range t.folds {
 		f := &t.folds[fi]
+		var lerr error
+		best := 0
 		lo := solvers.LogisticOptions{
 			Options: solvers.Options{Backend: o.Backend, MemoryBudget: o.MemoryBudget, Progress: o.Progress, Weights: f.wtr},
 			Centers: min(t.centres, f.ttr.RawMatrix().Rows), Seed: o.Seed, Iterations: p.Iterations, GradTol: LogisticTuneGradTol,
 			Intercept: p.Intercept,
+			Stop: func(m *solvers.Logistic) bool {
+				l, err := f.heldOutLoss(ctx, o, t.k, m, len(t.folds))
+				if err != nil {
+					lerr = err
+					return true
+				}
+				i := len(losses[fi])
+				losses[fi] = append(losses[fi], l)
+				if l < losses[fi][best] {
+					best = i
+				}
+				return patience > 0 && i-best >= patience
+			},
 		}
 		if from >= 0 {
 			lo.Start = starts[fi][from]
 		}
 		models, err := solvers.FitLogisticPath(ctx, t.k, f.xtr, f.ttr, lambdas, lo)
+		if err == nil {
+			err = lerr
+		}
 		if err != nil {
 			return cv, nil, fmt.Errorf("choosing the logistic lambda: %w", err)
 		}
 		cv.cost.add(models[len(models)-1].Newton())
 		paths[fi] = models
-		if err := f.heldOutKernel(ctx, o, t.k, models[0], len(t.folds)); err != nil {
-			return cv, nil, err
-		}
-		out := mat.NewDense(f.tte.RawMatrix().Rows, f.tte.RawMatrix().Cols, nil)
-		for i, m := range models {
-			if err := f.predict(out, m); err != nil {
-				return cv, nil, err
-			}
-			l, err := solvers.LogisticLoss(out, f.tte, f.wte)
-			if err != nil {
-				return cv, nil, err
-			}
-			sums[i] += l * f.hw
+		reached = min(reached, len(models))
+	}
+	// The weighted mean over all folds' held-out rows.
+	cv.loss = make([]float64, reached)
+	held := 0.0
+	for fi, f := range t.folds {
+		for i := range cv.loss {
+			cv.loss[i] += losses[fi][i] * f.hw
 		}
 		held += f.hw
 	}
-	cv.loss = make([]float64, len(sums))
-	for i, v := range sums {
-		cv.loss[i] = v / held
+	for i := range cv.loss {
+		cv.loss[i] /= held
 	}
 	return cv, paths, nil
+}
+
+// heldOutLoss is the held-out (weighted mean) log-loss of the fold's
+// model m.
+func (f *logisticFold) heldOutLoss(ctx context.Context, o Options, k kernels.Kernel, m *solvers.Logistic, parts int) (float64, error) {
+	if err := f.heldOutKernel(ctx, o, k, m, parts); err != nil {
+		return 0, err
+	}
+	out := mat.NewDense(f.tte.RawMatrix().Rows, f.tte.RawMatrix().Cols, nil)
+	if err := f.predict(out, m); err != nil {
+		return 0, err
+	}
+	return solvers.LogisticLoss(out, f.tte, f.wte)
 }
 
 // heldOutKernel makes f.kte, the kernel of the held-out rows against m's
@@ -431,7 +471,7 @@ func logisticHeldOut(ctx context.Context, p *Plan, o Options, ks KernelSpec, x m
 	if err != nil {
 		return heldOutCurve{}, nil, err
 	}
-	cv, _, err := t.curve(ctx, p, o, lambdas, -1, nil)
+	cv, _, err := t.curve(ctx, p, o, lambdas, -1, nil, 0)
 	return cv, t, err
 }
 

@@ -59,6 +59,12 @@ type LogisticOptions struct {
 	// over other lambdas, say, to refine the path between two of its
 	// lambdas from the larger one's solution.
 	Start *Logistic
+	// Stop, when not nil, is called with each model of FitLogisticPath's
+	// lambdas as soon as it is solved; true ends the path there, and
+	// FitLogisticPath returns the models so far (a held-out loss that has
+	// risen long enough, say: the smaller lambdas, the costliest to solve,
+	// are not fitted).
+	Stop func(m *Logistic) bool
 	// Intercept is the logits' constant term. InterceptMean (and "") is
 	// none: the logits are K(x, C) alpha alone and the expansion carries
 	// the class balance (a logistic model has no target mean to centre by;
@@ -510,7 +516,8 @@ func FitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Den
 // (opts.LambdaPath, automatic for nil, runs before the first and must lie
 // above it): the models of a regularisation path at about the cost of
 // its smallest lambda's fit, for choosing lambda on held-out rows. The
-// models share their centres.
+// models share their centres. opts.Stop may end the path early: then
+// fewer models than lambdas are returned, those of the largest lambdas.
 //
 // Errors: those of FitLogistic; zonal.ErrParam for an empty or not
 // strictly decreasing lambdas.
@@ -703,8 +710,12 @@ func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logi
 		if s.fitB {
 			copy(b, s.b)
 		}
-		models = append(models, &Logistic{exp: newExpansion(be, k, centers, mat.DenseCopyOf(s.alpha), b), lambda: lambda, idx: idx, u: mat.DenseCopyOf(s.u), fitB: s.fitB,
-			newton: r, kmmJit: jit, caching: s.blocks.knm != nil})
+		m := &Logistic{exp: newExpansion(be, k, centers, mat.DenseCopyOf(s.alpha), b), lambda: lambda, idx: idx, u: mat.DenseCopyOf(s.u), fitB: s.fitB,
+			newton: r, kmmJit: jit, caching: s.blocks.knm != nil}
+		models = append(models, m)
+		if opts.Stop != nil && opts.Stop(m) {
+			break
+		}
 	}
 	return models, nil
 }

@@ -728,3 +728,31 @@ func TestLogisticWarmStart(t *testing.T) {
 		}
 	}
 }
+
+// TestLogisticPathStop: Stop sees every model as it is solved, and true
+// ends the path with the models so far, those of FitLogisticPath without
+// Stop.
+func TestLogisticPathStop(t *testing.T) {
+	x, y := blobs(100, 2, 2, 13)
+	_, tg := encoded(t, y)
+	lambdas := []float64{1e-1, 1e-2, 1e-3, 1e-4}
+	o := LogisticOptions{Centers: 30}
+	all, err := FitLogisticPath(context.Background(), testGauss{1}, x, tg, lambdas, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []float64
+	o.Stop = func(m *Logistic) bool { seen = append(seen, m.Lambda()); return len(seen) == 2 }
+	ms, err := FitLogisticPath(context.Background(), testGauss{1}, x, tg, lambdas, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 2 || !slices.Equal(seen, lambdas[:2]) {
+		t.Fatalf("stopped after 2: %d models, Stop saw %v", len(ms), seen)
+	}
+	for i, m := range ms {
+		if d := maxAbsDiff(predictAll(t, m, x), predictAll(t, all[i], x)); d != 0 || m.Newton().Steps != all[i].Newton().Steps {
+			t.Errorf("model %d differs from the unstopped path's by %g", i, d)
+		}
+	}
+}
