@@ -51,9 +51,9 @@ const LogisticHeldOutRows = 800
 // LogisticRefine-1 log-even values between the best and each of its
 // neighbours (quarter decades) are scored on the same folds and centres,
 // one more path per fold, and the least held-out log-loss of the union
-// wins; cost: one more path per fold (10 path fits instead of 5 with five
-// folds, 2 with one), each of 2 (LogisticRefine-1) = 6 lambdas (3 at the grid's ends),
-// at the same centre count. A decade is too coarse for the log-loss, which
+// wins; cost: one more path per fold of 2 (LogisticRefine-1) = 6 lambdas
+// (3 at the grid's ends), at the same centre count, warm-started from the
+// fold's grid model just above them (no path down from alpha = 0). A decade is too coarse for the log-loss, which
 // near its minimum changes by about 1% per half decade, as much as the
 // differences that matter between tools: on
 // bench/probs' PimaIndiansDiabetes split (491-row folds, sigma 5.21) the
@@ -79,20 +79,20 @@ const LogisticRefine = 4
 // are those of the whole grid.
 const LogisticPatience = 2
 
-// chooseLogisticLambda chooses the logistic loss's lambda at kernel spec
-// ks on the rows x (n of them, already transformed) with labels y and row
-// weights w (nil: unweighted): on the plan's tuning subsample (of the
-// rows of positive weight), seeded stratified 80/20 folds (as many as
-// LogisticHeldOutRows asks, up to logisticFolds), the regularisation path
-// over the plan's lambdas fitted on each fold's 80%
-// (solvers.FitLogisticPath, each lambda warm-started from the larger one),
-// and the lambda of least held-out (weighted) mean log-loss over the
-// folds' held-out rows, scaled to all
-// rows as the squared loss's is: the objective's data term is a weighted
-// mean, so lambda sum(w) is kept, lambda times the training part's weight
-// sum over all rows' (rows/n unweighted), with the plan's intercept
-// (fitted or none). It returns the lambda for all rows, the best log-loss, the rows the path was fitted on and a
-// description.
+// chooseLogisticLambda chooses the logistic loss's lambda on the folds t
+// (newLogisticTuning: the plan's tuning subsample of the rows of positive
+// weight, seeded stratified 80/20 folds, as many as LogisticHeldOutRows
+// asks, up to logisticFolds): the regularisation path over the plan's
+// lambdas fitted on each fold's 80% (solvers.FitLogisticPath, each lambda
+// warm-started from the larger one, ended LogisticPatience lambdas past
+// the fold's best), refined (LogisticRefine), and the lambda of least
+// held-out (weighted) mean log-loss over the folds' held-out rows, scaled
+// to all rows as the squared loss's is: the objective's data term is a
+// weighted mean, so lambda sum(w) is kept, lambda times the training
+// part's weight sum over all rows' (rows/n unweighted), with the plan's
+// intercept (fitted or none). It returns the lambda for all rows, the
+// best log-loss, the rows the path was fitted on, a description and the
+// Newton steps and CG iterations it took.
 func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, t *logisticTuning) (logisticPick, error) {
 	var pick logisticPick
 	n, _ := t.x.Dims()
