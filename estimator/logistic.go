@@ -101,11 +101,12 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, t *logisticTu
 	slices.Sort(lambdas)
 	slices.Reverse(lambdas)
 	lambdas = slices.Compact(lambdas)
-	cv, paths, err := t.curve(ctx, p, o, lambdas, -1, nil, LogisticPatience)
+	cv, paths, err := t.curve(ctx, p, o, lambdas, -1, nil, t.patience)
 	if err != nil {
 		return pick, err
 	}
 	losses := cv.loss
+	cut := len(lambdas) - len(losses)
 	lambdas = lambdas[:len(losses)] // the grid every fold reached
 	pick.cost = cv.cost
 	grid := len(lambdas)
@@ -132,6 +133,9 @@ func chooseLogisticLambda(ctx context.Context, p *Plan, o Options, t *logisticTu
 	lambda := lambdas[best] * t.trsum / wsum
 	trrows := t.trrows
 	values := fmt.Sprintf("%d values (%d on the grid, %d refining around its best)", len(lambdas), grid, len(lambdas)-grid)
+	if cut > 0 {
+		values += fmt.Sprintf(", the grid's %d smallest not fitted: every fold's held-out log-loss had risen for %d lambdas past its least", cut, t.patience)
+	}
 	desc := fmt.Sprintf("held-out log-loss of the logistic fit, %s %.0f/%.0f split of %d rows, over %s",
 		t.how, 100*(1-LogisticValidation), 100*LogisticValidation, len(t.sub), values)
 	if len(t.folds) > 1 {
@@ -240,6 +244,9 @@ type logisticTuning struct {
 	trsum   float64
 	trrows  int
 	how     string
+	// patience ends each fold's grid path (LogisticPatience; 0: the
+	// whole grid).
+	patience int
 }
 
 // logisticFold is one fold of logisticTuning: its training rows, encoded
@@ -276,7 +283,7 @@ func newLogisticTuning(p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w []f
 	if err != nil {
 		return nil, err
 	}
-	t := &logisticTuning{x: x, w: w, centres: centres, sub: make([]int, len(pick)), how: "stratified"}
+	t := &logisticTuning{x: x, w: w, centres: centres, sub: make([]int, len(pick)), how: "stratified", patience: LogisticPatience}
 	for i, j := range pick {
 		t.sub[i] = cand[j]
 	}
