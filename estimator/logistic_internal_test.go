@@ -65,6 +65,28 @@ func logisticBlobs(n int, seed uint64) (*mat.Dense, []float64) {
 	return x, y
 }
 
+// blobsTuning is the plan (lambdas its grid, nil: AutoLambdas), kernel at
+// sigma 1 and tuning folds of the logistic lambda choice on the 300 rows
+// x, y of logisticBlobs, seed seed.
+func blobsTuning(t *testing.T, x *mat.Dense, y []float64, seed uint64, lambdas []float64) (Options, *Plan, KernelSpec, *logisticTuning) {
+	t.Helper()
+	o := Options{Loss: LossLogistic, Sigma: 1, Seed: seed}
+	p, err := NewPlan(Shape{Rows: 300, Cols: 2}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lambdas != nil {
+		p.Lambdas = lambdas
+	}
+	ks := p.Kernel
+	ks.Sigma = 1
+	tun, err := newLogisticTuning(p, o, ks, x, y, nil, tuneCentres(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, p, ks, tun
+}
+
 // The lambda chooseLogisticLambda picks is the best of a quarter-decade
 // grid over the whole range of the plan's lambdas (an oracle on the same
 // folds and centres, 4x the values): its held-out log-loss within 0.1%
@@ -79,18 +101,7 @@ func TestChooseLogisticLambdaNearFineOracle(t *testing.T) {
 	}
 	ctx := context.Background()
 	x, y := logisticBlobs(300, 5)
-	o := Options{Loss: LossLogistic, Sigma: 1, Seed: 2}
-	p, err := NewPlan(Shape{Rows: 300, Cols: 2}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Lambdas = []float64{1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7}
-	ks := p.Kernel
-	ks.Sigma = 1
-	tun, err := newLogisticTuning(p, o, ks, x, y, nil, tuneCentres(p))
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, p, ks, tun := blobsTuning(t, x, y, 2, []float64{1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7})
 	pick, err := chooseLogisticLambda(ctx, p, o, tun)
 	if err != nil {
 		t.Fatal(err)
@@ -134,17 +145,7 @@ func TestLogisticPatienceAndWarmRefinement(t *testing.T) {
 	}
 	ctx := context.Background()
 	x, y := logisticBlobs(300, 7)
-	o := Options{Loss: LossLogistic, Sigma: 1, Seed: 3}
-	p, err := NewPlan(Shape{Rows: 300, Cols: 2}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ks := p.Kernel
-	ks.Sigma = 1
-	tun, err := newLogisticTuning(p, o, ks, x, y, nil, tuneCentres(p))
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, p, _, tun := blobsTuning(t, x, y, 3, nil)
 	short, err := chooseLogisticLambda(ctx, p, o, tun)
 	if err != nil {
 		t.Fatal(err)
