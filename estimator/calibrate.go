@@ -134,7 +134,11 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 		fold.Centers = foldCenters(plan, o, len(train), len(rows) < n)
 		fo := sopts
 		fo.Weights = solvers.SubsetWeights(wc, train)
-		m, err := fitModel(ctx, &fold, o, k, foldLambda(rep.Lambda, sopts.Weights, n, fo.Weights, len(train)), xtr, denseRows(tc, train), fo)
+		lf, err := foldLambda(rep.Lambda, sopts.Weights, n, fo.Weights, len(train))
+		if err != nil {
+			return nil, err
+		}
+		m, err := fitModel(ctx, &fold, o, k, lf, xtr, denseRows(tc, train), fo)
 		if err != nil {
 			return nil, err
 		}
@@ -214,20 +218,20 @@ func calibrationMethod(c Calibration, oof *mat.Dense, classes, y, w []float64, s
 // model at lambda n / r has the final model's lambda n on its own sum, the
 // way a scikit-learn estimator of fixed alpha = lambda n would be refitted
 // on the folds.
-func foldLambda(lambda float64, w []float64, n int, wr []float64, r int) float64 {
-	return lambda * weightTotal(w, n) / weightTotal(wr, r)
-}
-
-// weightTotal is the sum of the weights w of n rows (n for nil w).
-func weightTotal(w []float64, n int) float64 {
-	if w == nil {
-		return float64(n)
+//
+// Errors: those of solvers.CheckWeights for w or wr (a *zonal.ParamError
+// wrapping zonal.ErrParam when a fold's weights are all zero, whose
+// lambda would be a division by zero).
+func foldLambda(lambda float64, w []float64, n int, wr []float64, r int) (float64, error) {
+	all, err := solvers.CheckWeights(w, n)
+	if err != nil {
+		return 0, fmt.Errorf("calibration folds: the training weights: %w", err)
 	}
-	s := 0.0
-	for _, v := range w {
-		s += v
+	part, err := solvers.CheckWeights(wr, r)
+	if err != nil {
+		return 0, fmt.Errorf("calibration folds: a fold's %d training rows: %w", r, err)
 	}
-	return s
+	return lambda * all / part, nil
 }
 
 // foldCenters is the centre count of a calibration fold model on r

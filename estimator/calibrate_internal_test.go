@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -80,13 +81,28 @@ func TestGrownCenters(t *testing.T) {
 
 // A fold model on r of n rows gets lambda n / r, so that lambda n, its
 // penalty against the sum of squared errors, is the final model's;
-// weighted, n and r are the weight sums.
+// weighted, n and r are the weight sums. A fold whose weights are all zero
+// (or bad weights) is a zonal.ErrParam, not a division by zero.
 func TestFoldLambda(t *testing.T) {
-	if got := foldLambda(1e-3, nil, 1000, nil, 800); math.Abs(got-1.25e-3) > 1e-15 {
-		t.Errorf("unweighted 1000 rows, fold of 800: %g, want 1.25e-3", got)
+	if got, err := foldLambda(1e-3, nil, 1000, nil, 800); err != nil || math.Abs(got-1.25e-3) > 1e-15 {
+		t.Errorf("unweighted 1000 rows, fold of 800: %g, %v, want 1.25e-3", got, err)
 	}
 	w := []float64{1, 2, 3, 4}
-	if got := foldLambda(1e-3, w, 4, []float64{1, 4}, 2); math.Abs(got-2e-3) > 1e-15 {
-		t.Errorf("weights summing to 10, fold's to 5: %g, want 2e-3", got)
+	if got, err := foldLambda(1e-3, w, 4, []float64{1, 4}, 2); err != nil || math.Abs(got-2e-3) > 1e-15 {
+		t.Errorf("weights summing to 10, fold's to 5: %g, %v, want 2e-3", got, err)
+	}
+	for name, c := range map[string]struct {
+		w, wr []float64
+		r     int
+	}{
+		"all-zero fold":     {w, []float64{0, 0}, 2},
+		"negative fold":     {w, []float64{-1, 4}, 2},
+		"all-zero weights":  {[]float64{0, 0, 0, 0}, []float64{0, 0}, 2},
+		"fold length wrong": {w, []float64{1, 4}, 3},
+	} {
+		got, err := foldLambda(1e-3, c.w, 4, c.wr, c.r)
+		if !errors.Is(err, zonal.ErrParam) || got != 0 {
+			t.Errorf("%s: %g, %v, want 0 and ErrParam", name, got, err)
+		}
 	}
 }

@@ -120,10 +120,17 @@
 //     folds (LogisticValidation) of the tuning subsample, as many as it
 //     takes to hold out LogisticHeldOutRows (800) rows in all (one fold of
 //     AutoRows, all five below 1000 rows), the whole path fitted once per
-//     fold with warm starts (solvers.FitLogisticPath), then refined around
-//     the best decade (LogisticRefine: the quarter decades between it and
-//     its neighbours, one more path per fold on the same folds and
-//     centres), and scaled to n rows as above. Why the refinement: the
+//     fold with warm starts (solvers.FitLogisticPath), each fold's path
+//     ended two decades past its least held-out log-loss
+//     (LogisticPatience: the smallest lambdas cost the most Newton steps),
+//     then refined around the best decade (LogisticRefine: the quarter
+//     decades between it and its neighbours, one more path per fold on the
+//     same folds and centres, warm-started from the fold's model at the
+//     decade just above them, solvers.LogisticOptions.Start), and scaled
+//     to n rows as above. The folds and their held-out kernel rows are
+//     made once for all these paths and both intercepts; the Newton steps
+//     and CG iterations of choosing are Chosen.TuneNewtonSteps and
+//     Chosen.TuneCGIterations. Why the refinement: the
 //     log-loss's minimum over lambda is flat to about 1% over a quarter
 //     decade but not over a decade. On bench/probs' splits (seed 1) the
 //     decade grid chose 8e-4 on PimaIndiansDiabetes and 8e-6 on

@@ -49,6 +49,12 @@ type Chosen struct {
 	CalibrationIsotonic float64 `json:"calibration_isotonic_logloss,omitempty"`
 	// Intercept says how InterceptAuto chose the intercept.
 	Intercept string `json:"intercept,omitempty"`
+	// TuneNewtonSteps and TuneCGIterations are the Newton steps and CG
+	// iterations choosing the logistic loss's lambda took, over all folds
+	// and both intercepts (0 for the squared loss, whose tuning solves in
+	// closed form); the final fit's own are in the model's Diagnostics.
+	TuneNewtonSteps  int `json:"tune_newton_steps,omitempty"`
+	TuneCGIterations int `json:"tune_cg_iterations,omitempty"`
 }
 
 // clearlyBeats reports whether c's tuning loss (the selection score, or the
@@ -831,14 +837,15 @@ func (c *choice) tuneFrom(ctx context.Context, p *Plan, o Options, y, w []float6
 // (chooseLogistic), and records the choice; its held-out log-loss is
 // also the selection score clearlyBeats compares.
 func (c *choice) tuneLogistic(ctx context.Context, p *Plan, o Options, y, w []float64, start time.Time) error {
-	lambda, score, rows, desc, err := c.chooseLogistic(ctx, p, o, y, w)
+	pick, err := c.chooseLogistic(ctx, p, o, y, w)
 	if err != nil {
 		return err
 	}
-	c.lambda = lambda
-	c.chosen.Lambda = desc
-	c.chosen.TuneRows, c.chosen.TuneSeconds = rows, time.Since(start).Seconds()
-	c.chosen.TuneMetric, c.chosen.TuneScore, c.chosen.SelectScore = "logloss", score, score
+	c.lambda = pick.lambda
+	c.chosen.Lambda = pick.desc
+	c.chosen.TuneRows, c.chosen.TuneSeconds = pick.rows, time.Since(start).Seconds()
+	c.chosen.TuneMetric, c.chosen.TuneScore, c.chosen.SelectScore = "logloss", pick.loss, pick.loss
+	c.chosen.TuneNewtonSteps, c.chosen.TuneCGIterations = pick.cost.steps, pick.cost.cg
 	return nil
 }
 

@@ -65,6 +65,28 @@ func logisticBlobs(n int, seed uint64) (*mat.Dense, []float64) {
 	return x, y
 }
 
+// blobsTuning is the plan (lambdas its grid, nil: AutoLambdas), kernel at
+// sigma 1 and tuning folds of the logistic lambda choice on the 300 rows
+// x, y of logisticBlobs, seed seed.
+func blobsTuning(t *testing.T, x *mat.Dense, y []float64, seed uint64, lambdas []float64) (Options, *Plan, KernelSpec, *logisticTuning) {
+	t.Helper()
+	o := Options{Loss: LossLogistic, Sigma: 1, Seed: seed}
+	p, err := NewPlan(Shape{Rows: 300, Cols: 2}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lambdas != nil {
+		p.Lambdas = lambdas
+	}
+	ks := p.Kernel
+	ks.Sigma = 1
+	tun, err := newLogisticTuning(p, o, ks, x, y, nil, tuneCentres(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, p, ks, tun
+}
+
 // The lambda chooseLogisticLambda picks is the best of a quarter-decade
 // grid over the whole range of the plan's lambdas (an oracle on the same
 // folds and centres, 4x the values): its held-out log-loss within 0.1%
@@ -79,28 +101,22 @@ func TestChooseLogisticLambdaNearFineOracle(t *testing.T) {
 	}
 	ctx := context.Background()
 	x, y := logisticBlobs(300, 5)
-	o := Options{Loss: LossLogistic, Sigma: 1, Seed: 2}
-	p, err := NewPlan(Shape{Rows: 300, Cols: 2}, o)
+	o, p, ks, tun := blobsTuning(t, x, y, 2, []float64{1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7})
+	pick, err := chooseLogisticLambda(ctx, p, o, tun)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Lambdas = []float64{1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7}
-	ks := p.Kernel
-	ks.Sigma = 1
-	lambda, loss, _, desc, err := chooseLogisticLambda(ctx, p, o, ks, x, y, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lambda, loss, desc := pick.lambda, pick.loss, pick.desc
 	var fine []float64
 	for e := -1.0; e >= -7.001; e -= 0.25 {
 		fine = append(fine, math.Pow(10, e))
 	}
-	cv, err := logisticHeldOut(ctx, p, o, ks, x, y, nil, fine, tuneCentres(p))
+	cv, tun2, err := logisticHeldOut(ctx, p, o, ks, x, y, nil, fine, tuneCentres(p))
 	if err != nil {
 		t.Fatal(err)
 	}
 	best := leastLoss(cv.loss)
-	oracle := fine[best] * cv.trsum / 300 // on all rows, as chooseLogisticLambda scales
+	oracle := fine[best] * tun2.trsum / 300 // on all rows, as chooseLogisticLambda scales
 	decade := math.Inf(1)
 	for i := 0; i < len(fine); i += 4 {
 		decade = min(decade, cv.loss[i])
@@ -115,5 +131,63 @@ func TestChooseLogisticLambdaNearFineOracle(t *testing.T) {
 	}
 	if oracle > 1e-3 {
 		t.Errorf("oracle lambda %.3g: the problem was meant to want a small lambda", oracle)
+	}
+}
+
+// Ending each fold's grid path LogisticPatience lambdas past its best
+// chooses what the whole grid chooses (the same lambda, its held-out
+// log-loss to 1e-9) at fewer Newton steps, and the refinement
+// warm-started from the grid models reaches the cold refinement's curve
+// (to 1e-3 of its log-losses: both stop at LogisticTuneGradTol).
+func TestLogisticPatienceAndWarmRefinement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits logistic paths on 5 folds three times")
+	}
+	ctx := context.Background()
+	x, y := logisticBlobs(300, 7)
+	o, p, _, tun := blobsTuning(t, x, y, 3, nil)
+	short, err := chooseLogisticLambda(ctx, p, o, tun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tun.patience = 0
+	whole, err := chooseLogisticLambda(ctx, p, o, tun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("patience %d: lambda %.4g, held-out log-loss %.6f, %d Newton steps, %d CG; whole grid: %.4g, %.6f, %d, %d; %s",
+		LogisticPatience, short.lambda, short.loss, short.cost.steps, short.cost.cg, whole.lambda, whole.loss, whole.cost.steps, whole.cost.cg, short.desc)
+	if short.lambda != whole.lambda || math.Abs(short.loss-whole.loss) > 1e-9 {
+		t.Errorf("patience chose %g (%.6f), the whole grid %g (%.6f)", short.lambda, short.loss, whole.lambda, whole.loss)
+	}
+	if !(short.cost.steps < whole.cost.steps) {
+		t.Errorf("patience took %d Newton steps, the whole grid %d", short.cost.steps, whole.cost.steps)
+	}
+	// The warm refinement against the cold one, on the same folds.
+	grid := slices.Clone(p.Lambdas)
+	slices.Sort(grid)
+	slices.Reverse(grid)
+	cv, paths, err := tun.curve(ctx, p, o, grid, -1, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := leastLoss(cv.loss)
+	fine := refineLambdas(grid, best)
+	warm, _, err := tun.curve(ctx, p, o, fine, max(best-1, 0), paths, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold, _, err := tun.curve(ctx, p, o, fine, -1, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("refinement: warm %d Newton steps %d CG, cold %d, %d", warm.cost.steps, warm.cost.cg, cold.cost.steps, cold.cost.cg)
+	for i := range fine {
+		if math.Abs(warm.loss[i]-cold.loss[i]) > 1e-3*cold.loss[i] {
+			t.Errorf("lambda %g: warm refinement's held-out log-loss %.6f, cold %.6f", fine[i], warm.loss[i], cold.loss[i])
+		}
+	}
+	if !(warm.cost.steps < cold.cost.steps) {
+		t.Errorf("warm refinement took %d Newton steps, cold %d", warm.cost.steps, cold.cost.steps)
 	}
 }

@@ -48,8 +48,23 @@ type LogisticOptions struct {
 	// times 10^j for j = J, ..., 1, J the least with lambda 10^J >= 0.1 (a
 	// lambda at which the regulariser dominates the loss's curvature,
 	// at most 1/4, so that Newton from alpha = 0 converges in a few
-	// steps); none for lambda >= 0.1. A non-nil empty slice means no path.
+	// steps); none for lambda >= 0.1. A non-nil empty slice means no path,
+	// and so does nil with Start.
 	LambdaPath []float64
+	// Start, when not nil, is the warm start: the fit begins at Start's
+	// solution (its alpha and intercept) instead of alpha = 0. Start must
+	// be a model this package fitted (not a loaded one) with the same
+	// kernel on the same rows, Centers and Seed, so that it has the same
+	// centres, and with the same Intercept: a model of a FitLogisticPath
+	// over other lambdas, say, to refine the path between two of its
+	// lambdas from the larger one's solution.
+	Start *Logistic
+	// Stop, when not nil, is called with each model of FitLogisticPath's
+	// lambdas as soon as it is solved; true ends the path there, and
+	// FitLogisticPath returns the models so far (a held-out loss that has
+	// risen long enough, say: the smaller lambdas, the costliest to solve,
+	// are not fitted).
+	Stop func(m *Logistic) bool
 	// Intercept is the logits' constant term. InterceptMean (and "") is
 	// none: the logits are K(x, C) alpha alone and the expansion carries
 	// the class balance (a logistic model has no target mean to centre by;
@@ -79,6 +94,8 @@ type Logistic struct {
 	exp     *expansion
 	lambda  float64
 	idx     []int
+	u       *mat.Dense // T alpha, the iterate (nil after loading): LogisticOptions.Start
+	fitB    bool       // fitted with InterceptFitted
 	newton  NewtonResult
 	kmmJit  float64
 	caching bool
@@ -499,7 +516,8 @@ func FitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, y *mat.Den
 // (opts.LambdaPath, automatic for nil, runs before the first and must lie
 // above it): the models of a regularisation path at about the cost of
 // its smallest lambda's fit, for choosing lambda on held-out rows. The
-// models share their centres.
+// models share their centres. opts.Stop may end the path early: then
+// fewer models than lambdas are returned, those of the largest lambdas.
 //
 // Errors: those of FitLogistic; zonal.ErrParam for an empty or not
 // strictly decreasing lambdas.
@@ -551,14 +569,27 @@ func checkLogistic(k kernels.Kernel, x mat.Matrix, y *mat.Dense, lambda float64,
 		return nil, nil, nil, fmt.Errorf("%w: logistic options: Iterations %d, NewtonSteps %d, MaxNewtonSteps %d, GradTol %g must not be negative",
 			zonal.ErrParam, opts.Iterations, opts.NewtonSteps, opts.MaxNewtonSteps, opts.GradTol)
 	}
-	path, err := logisticPath(lambda, opts.LambdaPath)
+	given := opts.LambdaPath
+	if given == nil && opts.Start != nil {
+		given = []float64{}
+	}
+	path, err := logisticPath(lambda, given)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if err := kernels.CheckScale(k, x); err != nil {
 		return nil, nil, nil, err
 	}
-	return path, uniformCenters(n, M, opts.Seed), loss, nil
+	idx := uniformCenters(n, M, opts.Seed)
+	if st := opts.Start; st != nil {
+		if st.u == nil || st.Outputs() != loss.K || !slices.Equal(st.idx, idx) {
+			return nil, nil, nil, fmt.Errorf("%w: the logistic warm start is not a model fitted on these rows' centres (same rows, Centers and Seed, %d outputs)", zonal.ErrParam, loss.K)
+		}
+		if st.fitB != (opts.Intercept == InterceptFitted) {
+			return nil, nil, nil, fmt.Errorf("%w: the logistic warm start's intercept (fitted %t) is not the fit's (fitted %t)", zonal.ErrParam, st.fitB, !st.fitB)
+		}
+	}
+	return path, idx, loss, nil
 }
 
 // logisticPath checks or makes the lambda path (LambdaPath) and appends
@@ -624,6 +655,11 @@ func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logi
 		fillRows(s.F, s.b)
 		loss.derivs(s.D, s.P, s.F)
 	}
+	if st := opts.Start; st != nil {
+		if err := s.warmStart(st); err != nil {
+			return nil, err
+		}
+	}
 	res := NewtonResult{Tol: gradTol, Automatic: s.auto}
 	first := len(path) - targets
 	var models []*Logistic
@@ -674,8 +710,12 @@ func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logi
 		if s.fitB {
 			copy(b, s.b)
 		}
-		models = append(models, &Logistic{exp: newExpansion(be, k, centers, mat.DenseCopyOf(s.alpha), b), lambda: lambda, idx: idx,
-			newton: r, kmmJit: jit, caching: s.blocks.knm != nil})
+		m := &Logistic{exp: newExpansion(be, k, centers, mat.DenseCopyOf(s.alpha), b), lambda: lambda, idx: idx, u: mat.DenseCopyOf(s.u), fitB: s.fitB,
+			newton: r, kmmJit: jit, caching: s.blocks.knm != nil}
+		models = append(models, m)
+		if opts.Stop != nil && opts.Stop(m) {
+			break
+		}
 	}
 	return models, nil
 }
@@ -736,6 +776,26 @@ func newNewtonState(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *l
 		s.b, s.gb, s.c, s.hb, s.db = make([]float64, K), make([]float64, K), make([]float64, K), make([]float64, K), make([]float64, K)
 	}
 	return s, jit, nil
+}
+
+// warmStart sets the iterate to st's (LogisticOptions.Start, checked by
+// checkLogistic): u, alpha and b copied, the logits K_nM alpha + 1 b^T
+// from one pass over K_nM.
+func (s *newtonState) warmStart(st *Logistic) error {
+	s.u.Copy(st.u)
+	s.alpha.Copy(st.exp.alpha)
+	ar := s.alpha.RawMatrix()
+	if err := s.blocks.pass(s.ctx, nil, &ar, func(i0 int, blk blas64.General) {
+		copyGeneral(s.F.Slice(i0, i0+blk.Rows, 0, s.K).(*mat.Dense).RawMatrix(), blk)
+	}); err != nil {
+		return err
+	}
+	if s.fitB {
+		copy(s.b, st.exp.mean)
+		addRows(s.F.RawMatrix(), s.b)
+	}
+	s.loss.derivs(s.D, s.P, s.F)
+	return nil
 }
 
 // newtonState is the iterate of a logistic fit and its work arrays.

@@ -665,3 +665,94 @@ func TestLogisticCSR(t *testing.T) {
 		t.Errorf("CSR and dense fits differ by %g", d)
 	}
 }
+
+// TestLogisticWarmStart: a fit started from a path model at a larger
+// lambda (LogisticOptions.Start) reaches the cold fit's solution (logits
+// within 1e-6 at a gradient tolerance of 1e-10) in fewer Newton steps,
+// binary and multinomial, with and without the fitted intercept; a start
+// with other centres, another intercept or no iterate (a loaded model) is
+// refused.
+func TestLogisticWarmStart(t *testing.T) {
+	ctx := context.Background()
+	for _, K := range []int{2, 3} {
+		for _, ic := range []Intercept{InterceptMean, InterceptFitted} {
+			x, y := blobs(120, K, 2, 21)
+			_, tg := encoded(t, y)
+			o := LogisticOptions{Centers: 30, GradTol: 1e-10, Seed: 4, Intercept: ic}
+			grid, err := FitLogisticPath(ctx, testGauss{1}, x, tg, []float64{1e-1, 1e-2}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fine := []float64{5.6e-2, 3.2e-2, 1.8e-2}
+			wo := o
+			wo.Start = grid[0]
+			warm, err := FitLogisticPath(ctx, testGauss{1}, x, tg, fine, wo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cold, err := FitLogisticPath(ctx, testGauss{1}, x, tg, fine, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range fine {
+				if d := maxAbsDiff(predictAll(t, warm[i], x), predictAll(t, cold[i], x)); d > 1e-6 || !warm[i].Diagnostics().Converged {
+					t.Errorf("K %d %s lambda %g: warm and cold fits differ by %g (%s)", K, ic, fine[i], d, warm[i].Diagnostics())
+				}
+			}
+			ws, cs := warm[len(fine)-1].Newton(), cold[len(fine)-1].Newton()
+			t.Logf("K %d %s: warm %d steps %d CG, cold %d steps %d CG", K, ic, ws.Steps, ws.CGIterations, cs.Steps, cs.CGIterations)
+			if !(ws.Steps < cs.Steps) || ws.PathSteps != 0 {
+				t.Errorf("K %d %s: warm start took %d Newton steps (%d on a path), the cold fit %d", K, ic, ws.Steps, ws.PathSteps, cs.Steps)
+			}
+			if len(ws.Path) != len(fine) {
+				t.Errorf("K %d %s: warm path %v, want the %d lambdas alone", K, ic, ws.Path, len(fine))
+			}
+			other := o
+			other.Intercept = InterceptFitted
+			if ic == InterceptFitted {
+				other.Intercept = InterceptMean
+			}
+			loaded := *grid[0]
+			loaded.u = nil
+			fewer := o
+			fewer.Centers = 29
+			for name, bad := range map[string]LogisticOptions{"other intercept": other, "loaded": o, "other centres": fewer} {
+				bad.Start = grid[0]
+				if name == "loaded" {
+					bad.Start = &loaded
+				}
+				if _, err := FitLogistic(ctx, testGauss{1}, x, tg, 1e-2, bad); !errors.Is(err, zonal.ErrParam) {
+					t.Errorf("K %d %s, start with %s: %v, want ErrParam", K, ic, name, err)
+				}
+			}
+		}
+	}
+}
+
+// TestLogisticPathStop: Stop sees every model as it is solved, and true
+// ends the path with the models so far, those of FitLogisticPath without
+// Stop.
+func TestLogisticPathStop(t *testing.T) {
+	x, y := blobs(100, 2, 2, 13)
+	_, tg := encoded(t, y)
+	lambdas := []float64{1e-1, 1e-2, 1e-3, 1e-4}
+	o := LogisticOptions{Centers: 30}
+	all, err := FitLogisticPath(context.Background(), testGauss{1}, x, tg, lambdas, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []float64
+	o.Stop = func(m *Logistic) bool { seen = append(seen, m.Lambda()); return len(seen) == 2 }
+	ms, err := FitLogisticPath(context.Background(), testGauss{1}, x, tg, lambdas, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 2 || !slices.Equal(seen, lambdas[:2]) {
+		t.Fatalf("stopped after 2: %d models, Stop saw %v", len(ms), seen)
+	}
+	for i, m := range ms {
+		if d := maxAbsDiff(predictAll(t, m, x), predictAll(t, all[i], x)); d != 0 || m.Newton().Steps != all[i].Newton().Steps {
+			t.Errorf("model %d differs from the unstopped path's by %g", i, d)
+		}
+	}
+}

@@ -98,6 +98,15 @@ type record struct {
 	CalibrationPlatt    float64 `json:"calibration_platt_logloss,omitempty"`
 	CalibrationIsotonic float64 `json:"calibration_isotonic_logloss,omitempty"`
 	Intercept           string  `json:"intercept"`
+	// TuneScore is the tuning score of the chosen setting (the logistic
+	// models: the held-out log-loss of the chosen lambda), and the Newton
+	// steps and CG iterations of choosing (estimator.Chosen) and of the
+	// final fit (Report.Diagnostics): the fit's cost, counted.
+	TuneScore        float64 `json:"tune_score"`
+	TuneNewtonSteps  int     `json:"tune_newton_steps"`
+	TuneCGIterations int     `json:"tune_cg_iterations"`
+	NewtonSteps      int     `json:"newton_steps"`
+	CGIterations     int     `json:"cg_iterations"`
 	Solved              bool    `json:"solved"`
 	Weighted            bool    `json:"weighted"`
 	Error               string  `json:"error,omitempty"`
@@ -237,6 +246,8 @@ func fitOne(ctx context.Context, set string, m model, tr, te *dataset.Data) (rec
 	r.Centers, r.Sigma, r.Lambda, r.Standardize = rep.Centers, rep.Kernel.Sigma, rep.Lambda, rep.Standardize
 	r.Calibration, r.Solved, r.Weighted, r.Intercept = rep.Calibration.String(), rep.Solved, rep.Weighted, rep.Intercept.String()
 	r.CalibrationPlatt, r.CalibrationIsotonic = rep.Chosen.CalibrationPlatt, rep.Chosen.CalibrationIsotonic
+	r.TuneScore, r.TuneNewtonSteps, r.TuneCGIterations = rep.Chosen.TuneScore, rep.Chosen.TuneNewtonSteps, rep.Chosen.TuneCGIterations
+	r.NewtonSteps, r.CGIterations = rep.Diagnostics.NewtonSteps, rep.Diagnostics.Iterations
 	if m.Opts.Loss == estimator.LossLogistic {
 		r.Calibration = "logits"
 	}
