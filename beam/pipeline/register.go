@@ -2,6 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"reflect"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -13,6 +16,8 @@ import (
 // The DoFns, combiners and emitters are registered with generics, so that
 // workers call them without reflection.
 func init() {
+	// Sums: a compact coder of exact size (see encodeSums).
+	beam.RegisterCoder(reflect.TypeOf(Sums{}), encodeSums, decodeSums)
 	register.DoFn4x1[context.Context, fileio.ReadableFile, func(Block), func(string), error](&parseFn{})
 	register.Combiner2[Summary, Block](&summaryFn{})
 	register.DoFn2x1[Summary, func(Layout), error](&layoutFn{})

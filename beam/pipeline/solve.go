@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -77,33 +78,42 @@ func cholJitter(be backend.Backend, a *mat.Dense, shift float64, fill func(*mat.
 // whose matrix has its eigenvalues in [lambda N, ||G|| / lambda_min(K_MM)]
 // instead of down to lambda N lambda_min(K_MM): this is the system FALKON's
 // preconditioned CG solves, solved directly once.
+//
+// It works in s.G's array, which it overwrites (the sums are the
+// combiner's output, read by this solve only), and holds three M x M
+// matrices at most: T, H (in s.G) and H's copy for a second try of its
+// factorisation. K_MM is computed into T's array (again on a retry, rather
+// than kept), and the two triangular solves of L^-1 G L^-T transpose H in
+// place instead of copying it.
 func solveNystrom(ctx context.Context, k kernels.Kernel, c *mat.Dense, s Sums, lambda float64) (alpha *mat.Dense, mean []float64, err error) {
 	be := backend.Default()
 	m, _ := c.Dims()
-	if s.M != m {
+	if s.M != m || len(s.G) != m*m {
 		return nil, nil, fmt.Errorf("%w: sums for %d centres, %d centres", zonal.ErrState, s.M, m)
 	}
-	kmm, err := kernels.Matrix(ctx, k, c, c, kernels.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
 	t := mat.NewDense(m, m, nil)
-	if err := cholJitter(be, t, 1e-14*float64(m), func(a *mat.Dense) { a.Copy(kmm) }); err != nil {
+	var kerr error
+	if err := cholJitter(be, t, 1e-14*float64(m), func(a *mat.Dense) {
+		if kerr == nil {
+			kerr = kernels.MatrixInto(ctx, a, k, c, c, kernels.Options{})
+		}
+	}); kerr != nil {
+		return nil, nil, kerr
+	} else if err != nil {
 		return nil, nil, fmt.Errorf("K_MM: %w", err)
 	}
 	l := t.RawMatrix() // L = T^T, lower
-	// H = L^-1 G L^-T + lambda N I.
-	h := mat.NewDense(m, m, append([]float64(nil), s.G...))
+	// H = L^-1 G L^-T + lambda N I, in G's array.
+	h := mat.NewDense(m, m, s.G)
 	hr := h.RawMatrix()
 	be.TriSolve(blas.NoTrans, l, hr) // L^-1 G
-	ht := mat.DenseCopyOf(h.T())     // (L^-1 G)^T = G L^-T
-	be.TriSolve(blas.NoTrans, l, ht.RawMatrix())
-	h = mat.DenseCopyOf(ht.T()) // L^-1 G L^-T
-	for i := 0; i < m; i++ {    // symmetrise the rounding
+	transposeSquare(hr)              // (L^-1 G)^T = G L^-T
+	be.TriSolve(blas.NoTrans, l, hr) // L^-1 G L^-T, transposed
+	for i := 0; i < m; i++ {         // symmetrise the rounding (which also undoes the transpose)
 		for j := 0; j < i; j++ {
-			v := (h.At(i, j) + h.At(j, i)) / 2
-			h.Set(i, j, v)
-			h.Set(j, i, v)
+			v := (hr.Data[i*hr.Stride+j] + hr.Data[j*hr.Stride+i]) / 2
+			hr.Data[i*hr.Stride+j] = v
+			hr.Data[j*hr.Stride+i] = v
 		}
 	}
 	saved := mat.DenseCopyOf(h)
@@ -113,9 +123,18 @@ func solveNystrom(ctx context.Context, k kernels.Kernel, c *mat.Dense, s Sums, l
 	b, mean := s.centred()
 	br := b.RawMatrix()
 	be.TriSolve(blas.NoTrans, l, br) // T^-T b
-	be.CholSolve(h.RawMatrix(), br)  // beta
+	be.CholSolve(hr, br)             // beta
 	be.TriSolve(blas.Trans, l, br)   // alpha = T^-1 beta
 	return b, mean, nil
+}
+
+// transposeSquare transposes the square matrix a in place.
+func transposeSquare(a blas64.General) {
+	for i := 0; i < a.Rows; i++ {
+		for j := 0; j < i; j++ {
+			a.Data[i*a.Stride+j], a.Data[j*a.Stride+i] = a.Data[j*a.Stride+i], a.Data[i*a.Stride+j]
+		}
+	}
 }
 
 // solveRidge solves (G + lambda N I) W = B - S mean^T.

@@ -5,7 +5,7 @@
 //
 //	zonal-beam fit -train 'shards/train-*.libsvm.gz' [-test 'shards/test-*' | -split 0.8] -method falkon|ridge|park \
 //	    -sigma S|scale -lambda L [-centers auto|M] [-cells Q] [-map fourier -features D] [-standardize | -scale F] \
-//	    [-task auto] [-seed N] [-memory 8G] [-workers W] [-on-error fail|skip] -model out.zonal [-out DIR] [Beam flags]
+//	    [-task auto] [-seed N] [-memory 8G] [-workers W] [-on-error fail|skip] -model out.zonal [-out DIR] [-memprofile FILE] [Beam flags]
 //	zonal-beam predict -model out.zonal -test 'shards/*' -out DIR [-on-error fail|skip] [Beam flags]
 //
 // The fitting flags are `zonal fit`'s and map to estimator.Options; every
@@ -81,6 +81,7 @@ var (
 	out         = flag.String("out", "", "predict (and fit with -test): directory for the <shard>.pred files and metrics.json")
 	onError     = flag.String("on-error", "fail", "fail: a malformed line fails the job naming file:line; skip: it goes to -dead-letter and is counted")
 	deadLetter  = flag.String("dead-letter", "", "with -on-error skip: file for the skipped lines (default <model or out>.rejected)")
+	memProfile  = flag.String("memprofile", "", "write heap profiles of this process (the whole job with the in-process prism runner) to FILE at each new high of the live heap, and FILE.end at the end (go tool pprof)")
 )
 
 func usage() {
@@ -104,11 +105,18 @@ func main() {
 	flag.Parse()
 	beam.Init()
 	ctx := context.Background()
+	var prof *memProfiler
+	if *memProfile != "" {
+		prof = startMemProfile(*memProfile, os.Stderr)
+	}
 	var err error
 	if cmd == "fit" {
 		err = fit(ctx, os.Stdout)
 	} else {
 		err = predict(ctx, os.Stdout)
+	}
+	if prof != nil {
+		err = errors.Join(err, prof.finish())
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zonal-beam "+cmd+":", flagMessage(err))
