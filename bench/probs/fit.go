@@ -107,9 +107,9 @@ type record struct {
 	TuneCGIterations int     `json:"tune_cg_iterations"`
 	NewtonSteps      int     `json:"newton_steps"`
 	CGIterations     int     `json:"cg_iterations"`
-	Solved              bool    `json:"solved"`
-	Weighted            bool    `json:"weighted"`
-	Error               string  `json:"error,omitempty"`
+	Solved           bool    `json:"solved"`
+	Weighted         bool    `json:"weighted"`
+	Error            string  `json:"error,omitempty"`
 }
 
 // run fits every set of cfg, writing each record as a JSON line to out as
