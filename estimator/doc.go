@@ -89,7 +89,10 @@
 //     eigendecomposition (tune.Golden). SigmaScale is scikit-learn's
 //     gamma = 'scale'.
 //   - Lambda: the best of AutoLambdas (1e-10 ... 1e-1) on a seeded
-//     subsample of tune.AutoRows (4000) rows, scored by closed-form
+//     subsample of tune.AutoRows (4000) rows (FALKON and ParK with the
+//     squared loss: NystromTuneRows, a quarter of the rows from 16000 on,
+//     at most MaxTuneRows = 8000, which smooths the leave-one-out score
+//     over sigma on large sets), scored by closed-form
 //     leave-one-out of the same estimator family (FALKON and ParK as
 //     Nystrom KRR on the same centre count; ridge on the same map; exact
 //     KRR on at most 2000 rows, by an 80/20 split above ExactLOORows). The

@@ -102,7 +102,7 @@ func TestPlan(t *testing.T) {
 	if p.Method != estimator.MethodFalkon || p.Centers != wantM || !p.CentersChosen {
 		t.Errorf("defaults: method %v, centres %d (chosen %v), want falkon, %d", p.Method, p.Centers, p.CentersChosen, wantM)
 	}
-	if p.Sigma != estimator.SigmaGolden || !p.TuneLambda || p.TuneRows != 4000 || len(p.Standardize) != 2 {
+	if p.Sigma != estimator.SigmaGolden || !p.TuneLambda || p.TuneRows != estimator.MaxTuneRows || len(p.Standardize) != 2 {
 		t.Errorf("defaults: sigma %v, tune lambda %v on %d rows, standardize %v", p.Sigma, p.TuneLambda, p.TuneRows, p.Standardize)
 	}
 	if p.Need != 8*int64(wantM)*int64(wantM) {
@@ -110,6 +110,26 @@ func TestPlan(t *testing.T) {
 	}
 	if s := p.String(); !strings.Contains(s, "golden-section") || !strings.Contains(s, "M = ") {
 		t.Errorf("plan text lacks its decisions:\n%s", s)
+	}
+
+	// FALKON's tuning rows: all up to 4000, a quarter from 16000, at most
+	// 8000; the logistic loss keeps 4000.
+	for _, c := range []struct{ n, want int }{{1000, 1000}, {4000, 4000}, {15999, 4000}, {20000, 5000}, {32000, 8000}, {254654, 8000}} {
+		if got := estimator.NystromTuneRows(c.n); got != c.want {
+			t.Errorf("NystromTuneRows(%d) = %d, want %d", c.n, got, c.want)
+		}
+		p, err := estimator.NewPlan(estimator.Shape{Rows: c.n, Cols: 10}, estimator.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.TuneRows != c.want {
+			t.Errorf("plan of %d rows tunes on %d rows, want %d", c.n, p.TuneRows, c.want)
+		}
+	}
+	if p, err := estimator.NewPlan(estimator.Shape{Rows: 60000, Cols: 10}, estimator.Options{Loss: estimator.LossLogistic}); err != nil {
+		t.Fatal(err)
+	} else if p.TuneRows != 4000 {
+		t.Errorf("logistic plan tunes on %d rows, want 4000", p.TuneRows)
 	}
 
 	// Sparse rows below 10% density stay CSR, are not standardized, and a
