@@ -302,3 +302,78 @@ func TestLOOUnreliableIsNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestLOOEvalAllMatchesPredict: the batched closed form Search uses
+// (evalAll, predictAt: every lambda from one GEMM of the basis and one of
+// its squares) gives the per-lambda predictions of predict, for exact KRR
+// and ridge, unweighted and weighted, with the mean and the fitted
+// intercept, in chunks of one lambda and of all. The two sum the same
+// products in another order: the bound is closedTol relative, far above
+// their rounding (about r 2^-52 relative for r-term sums of bounded
+// terms, 1e-14 here) and far below any difference a wrong weight or
+// index would make (of the order of the predictions themselves).
+func TestLOOEvalAllMatchesPredict(t *testing.T) {
+	be := backend.Default()
+	x, y := regData(30, 3, 4)
+	tg := twoOutputs(y)
+	n, _ := x.Dims()
+	lambdas := []float64{1e-7, 1e-5, 1e-3, 1e-1}
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 0.5 + float64(i%4)
+	}
+	for _, weights := range [][]float64{nil, w} {
+		for _, c := range looCases(t, be, x, tg, weights) {
+			for _, fitted := range []bool{false, true} {
+				l := c.l
+				l.fitted = fitted
+				want := make([]*mat.Dense, len(lambdas))
+				for li, lam := range lambdas {
+					want[li] = mat.NewDense(n, 2, nil)
+					l.predict(be, want[li], lam)
+				}
+				finite := 0
+				for _, chunk := range []int{1, len(lambdas)} {
+					got := mat.NewDense(n, 2, nil)
+					for c0 := 0; c0 < len(lambdas); c0 += chunk {
+						c1 := min(c0+chunk, len(lambdas))
+						l.evalAll(be, lambdas[c0:c1])
+						for li := c0; li < c1; li++ {
+							l.predictAt(got, li-c0)
+							for i := 0; i < n; i++ {
+								for j := 0; j < 2; j++ {
+									g, e := got.At(i, j), want[li].At(i, j)
+									if math.IsNaN(g) && math.IsNaN(e) {
+										continue // the same unreliable row (minLeverageGap) both ways
+									}
+									finite++
+									if !relClose(g, e, closedTol) {
+										t.Fatalf("%s weighted %v fitted %v chunk %d lambda %g row %d output %d: evalAll %.15g, predict %.15g",
+											c.name, weights != nil, fitted, chunk, lambdas[li], i, j, g, e)
+									}
+								}
+							}
+						}
+					}
+				}
+				if finite < n {
+					t.Fatalf("%s weighted %v fitted %v: only %d finite predictions compared", c.name, weights != nil, fitted, finite)
+				}
+			}
+		}
+	}
+}
+
+// TestLOOChunk: the lambda chunks of evalAll stay within looChunkBytes
+// and hold at least one lambda.
+func TestLOOChunk(t *testing.T) {
+	for _, c := range []struct{ n, k int }{{10, 1}, {8000, 20}, {1 << 22, 50}} {
+		m := looChunk(c.n, c.k)
+		if m < 1 {
+			t.Fatalf("n %d k %d: chunk %d", c.n, c.k, m)
+		}
+		if m > 1 && int64(m)*8*int64(c.n)*int64(c.k+2) > looChunkBytes {
+			t.Fatalf("n %d k %d: chunk %d takes more than %d bytes", c.n, c.k, m, looChunkBytes)
+		}
+	}
+}

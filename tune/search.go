@@ -1032,16 +1032,26 @@ func (s *searcher) closedForm(ctx context.Context, l *loo) ([][]float64, error) 
 	n, kout := s.t.Dims()
 	pred := mat.NewDense(n, kout, nil)
 	scores := make([][]float64, len(s.lambdas))
-	for li, lam := range s.lambdas {
+	if s.opts.Criterion == CriterionGCV {
+		for li, lam := range s.lambdas {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			scores[li] = []float64{l.gcv(s.be, lam)}
+		}
+		return scores, nil
+	}
+	chunk := looChunk(n, kout)
+	for c0 := 0; c0 < len(s.lambdas); c0 += chunk {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if s.opts.Criterion == CriterionGCV {
-			scores[li] = []float64{l.gcv(s.be, lam)}
-			continue
+		c1 := min(c0+chunk, len(s.lambdas))
+		l.evalAll(s.be, s.lambdas[c0:c1])
+		for li := c0; li < c1; li++ {
+			l.predictAt(pred, li-c0)
+			scores[li] = []float64{s.scoreAt(li, 0, pred, s.labels, s.w, nil)}
 		}
-		l.predict(s.be, pred, lam)
-		scores[li] = []float64{s.scoreAt(li, 0, pred, s.labels, s.w, nil)}
 	}
 	return scores, nil
 }
