@@ -51,6 +51,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 		res := runChild(s)
 		return json.NewEncoder(stdout).Encode(res)
 	}
+	if len(args) >= 1 && args[0] == launchFlag {
+		return runLaunch(args[1:])
+	}
+	if len(args) == 2 && args[0] == predictFitFlag {
+		var s predictFitSpec
+		if err := json.Unmarshal([]byte(args[1]), &s); err != nil {
+			return fmt.Errorf("predict fit spec: %w", err)
+		}
+		m, err := fitPredictModel(s, stderr)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(m)
+	}
 	c, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
