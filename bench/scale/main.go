@@ -14,7 +14,9 @@
 // Two further modes measure the data's way in and out: -mode read times the
 // library's CSV and LIBSVM readers, plain and gzip, on synthetic files
 // against wc -l and zcat | wc -l; -mode predict runs `zonal predict` on
-// synthetic files of 10^5 and 10^7 rows and reports its peak RSS, which
+// synthetic files of 10^5 and 10^7 rows (fitting its model in a child and
+// starting zonal predict through a small launcher, -launch, so that the
+// peak RSS is its own) and reports its peak RSS, which
 // must not grow with the file.
 //
 //	cd bench   # its own Go module
