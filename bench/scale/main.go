@@ -14,7 +14,9 @@
 // Two further modes measure the data's way in and out: -mode read times the
 // library's CSV and LIBSVM readers, plain and gzip, on synthetic files
 // against wc -l and zcat | wc -l; -mode predict runs `zonal predict` on
-// synthetic files of 10^5 and 10^7 rows and reports its peak RSS, which
+// synthetic files of 10^5 and 10^7 rows (fitting its model in a child and
+// starting zonal predict through a small launcher, -launch, so that the
+// peak RSS is its own) and reports its peak RSS, which
 // must not grow with the file.
 //
 //	cd bench   # its own Go module
@@ -50,6 +52,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		res := runChild(s)
 		return json.NewEncoder(stdout).Encode(res)
+	}
+	if len(args) >= 1 && args[0] == launchFlag {
+		return runLaunch(args[1:])
+	}
+	if len(args) == 2 && args[0] == predictFitFlag {
+		var s predictFitSpec
+		if err := json.Unmarshal([]byte(args[1]), &s); err != nil {
+			return fmt.Errorf("predict fit spec: %w", err)
+		}
+		m, err := fitPredictModel(s, stderr)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(m)
 	}
 	c, err := parseFlags(args, stderr)
 	if err != nil {

@@ -16,10 +16,11 @@ import (
 	"github.com/zonal-ml/zonal/bench/internal/benchdata"
 )
 
-// TestMain lets the test binary be the child process: the parent re-executes
-// os.Executable(), which under go test is this binary.
+// TestMain lets the test binary be the child process, the predict mode's
+// fit and the launcher: the parent re-executes os.Executable(), which under
+// go test is this binary.
 func TestMain(m *testing.M) {
-	if len(os.Args) == 3 && os.Args[1] == childFlag {
+	if len(os.Args) >= 2 && (os.Args[1] == childFlag || os.Args[1] == predictFitFlag || os.Args[1] == launchFlag) {
 		if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)

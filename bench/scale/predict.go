@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -56,9 +56,9 @@ type predictRun struct {
 	FileBytes    int64   `json:"file_bytes"`
 	WriteSeconds float64 `json:"write_seconds"` // making the file, outside the measurement
 	BlockRows    int     `json:"block_rows"`
-	// The zonal predict process: its wall time from start to exit (loading
-	// the model included), rows per second of it, its user + system CPU
-	// time and its peak RSS (ru_maxrss from wait4).
+	// The zonal predict process, as the launcher saw it: its wall time from
+	// start to exit (loading the model included), rows per second of it,
+	// its user + system CPU time and its peak RSS (ru_maxrss from wait4).
 	Seconds    float64 `json:"predict_seconds"`
 	RowsPerSec float64 `json:"rows_per_second"`
 	CPUSeconds float64 `json:"cpu_seconds"`
@@ -120,7 +120,7 @@ func runPredictMode(c config, stdout, stderr io.Writer) error {
 
 // predictModelFile returns the model: loaded from -predict-model when that
 // file exists, else fitted (FALKON, float64) on the synthetic training rows
-// and saved to -predict-model, or to dir without it.
+// in a child process and saved to -predict-model, or to dir without it.
 func predictModelFile(c config, dir string, stderr io.Writer) (predictModel, error) {
 	m := predictModel{Mode: "predict", Path: c.predictModel, GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	if m.Path == "" {
@@ -139,8 +139,60 @@ func predictModelFile(c config, dir string, stderr io.Writer) (predictModel, err
 		err = m.stat()
 		return m, err
 	}
-	n, d := c.predictTrain, c.d
-	g := newSynth(c.seed, d, c.bumps, c.noise)
+	// The fit runs in a child process (this program re-executed with
+	// predictFitFlag), so that this process never holds the training rows
+	// or K_nM and stays small for the launcher it starts later.
+	spec := predictFitSpec{Path: m.Path, Train: c.predictTrain, D: c.d, Bumps: c.bumps, Noise: c.noise, Seed: c.seed,
+		Sigma: c.sigma, Lambda: c.lambda, Centers: c.predictCenters, Iterations: c.iterations, Memory: c.memory}
+	arg, err := json.Marshal(spec)
+	if err != nil {
+		return m, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return m, err
+	}
+	cmd := exec.Command(self, predictFitFlag, string(arg))
+	var errBuf bytes.Buffer
+	cmd.Stderr = io.MultiWriter(stderr, &errBuf)
+	outb, err := cmd.Output()
+	if err != nil {
+		return m, fmt.Errorf("fitting the model in a child process: %v: %s", err, strings.TrimSpace(errBuf.String()))
+	}
+	var fitted predictModel
+	if err := json.Unmarshal(outb, &fitted); err != nil {
+		return m, fmt.Errorf("the model fit's child printed %q: %w", outb, err)
+	}
+	fitted.GOMAXPROCS = m.GOMAXPROCS
+	return fitted, nil
+}
+
+// predictFitFlag starts the hidden mode that fits the predict mode's model:
+// `-predict-fit SPEC`, SPEC a predictFitSpec as JSON; it prints the
+// predictModel as JSON.
+const predictFitFlag = "-predict-fit"
+
+// predictFitSpec is the predict mode's model fit, handed to its child.
+type predictFitSpec struct {
+	Path       string  `json:"path"`
+	Train      int     `json:"train_rows"`
+	D          int     `json:"d"`
+	Bumps      int     `json:"bumps"`
+	Noise      float64 `json:"noise"`
+	Seed       uint64  `json:"seed"`
+	Sigma      float64 `json:"sigma"` // 0: sqrt(d)
+	Lambda     float64 `json:"lambda"`
+	Centers    int     `json:"centers"` // capped at Train
+	Iterations int     `json:"iterations"`
+	Memory     int64   `json:"memory_budget_bytes"`
+}
+
+// fitPredictModel fits FALKON (float64) on the synthetic training rows of
+// s and saves it to s.Path; it runs in the child process.
+func fitPredictModel(s predictFitSpec, stderr io.Writer) (predictModel, error) {
+	m := predictModel{Mode: "predict", Path: s.Path, GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	n, d := s.Train, s.D
+	g := newSynth(s.Seed, d, s.Bumps, s.Noise)
 	x, y := mat.NewDense(n, d, nil), make([]float64, n)
 	g.rows(x.RawMatrix().Data, y, trainStream, n, false)
 	enc, err := solvers.NewEncoding(y, solvers.TaskRegression)
@@ -151,7 +203,7 @@ func predictModelFile(c config, dir string, stderr io.Writer) (predictModel, err
 	if err != nil {
 		return m, err
 	}
-	m.Sigma = c.sigma
+	m.Sigma = s.Sigma
 	if m.Sigma == 0 {
 		m.Sigma = math.Sqrt(float64(d))
 	}
@@ -159,12 +211,12 @@ func predictModelFile(c config, dir string, stderr io.Writer) (predictModel, err
 	if err != nil {
 		return m, err
 	}
-	m.TrainRows, m.Cols, m.Centers, m.Lambda, m.Iterations = n, d, min(c.predictCenters, n), c.lambda, c.iterations
+	m.TrainRows, m.Cols, m.Centers, m.Lambda, m.Iterations = n, d, min(s.Centers, n), s.Lambda, s.Iterations
 	fmt.Fprintf(stderr, "fitting FALKON (float64, M = %d) on %d rows\n", m.Centers, n)
 	start := time.Now()
-	f, err := solvers.FitFalkon(context.Background(), k, x, t, c.lambda, solvers.FalkonOptions{
-		Options: solvers.Options{Backend: backend.Default(), MemoryBudget: c.memory},
-		Centers: m.Centers, Precision: zonal.Float64, Iterations: c.iterations, Seed: c.seed})
+	f, err := solvers.FitFalkon(context.Background(), k, x, t, s.Lambda, solvers.FalkonOptions{
+		Options: solvers.Options{Backend: backend.Default(), MemoryBudget: s.Memory},
+		Centers: m.Centers, Precision: zonal.Float64, Iterations: s.Iterations, Seed: s.Seed})
 	if err != nil {
 		return m, err
 	}
@@ -212,7 +264,16 @@ func predictOne(c config, g *synth, bin, model, dir string, n int, stderr io.Wri
 	r.WriteSeconds = time.Since(start).Seconds()
 	r.TextBytes, r.FileBytes = w.TextBytes, w.FileBytes
 
-	cmd := exec.Command(bin, "predict", "-model", model, "-data", w.Path)
+	// zonal predict runs under the launcher (see launchFlag), so that its
+	// ru_maxrss is its own peak and not this process's high-water mark.
+	self, err := os.Executable()
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	report := w.Path + ".rusage.json"
+	defer os.Remove(report)
+	cmd := launchCommand(self, report, bin, "predict", "-model", model, "-data", w.Path)
 	var errBuf bytes.Buffer
 	cmd.Stderr = &errBuf
 	pipe, err := cmd.StdoutPipe()
@@ -220,19 +281,17 @@ func predictOne(c config, g *synth, bin, model, dir string, n int, stderr io.Wri
 		r.Error = err.Error()
 		return r
 	}
-	start = time.Now()
 	if err := cmd.Start(); err != nil {
 		r.Error = err.Error()
 		return r
 	}
 	r.OutputRows, r.OutputBytes, err = countLines(pipe)
 	werr := cmd.Wait()
-	r.Seconds = time.Since(start).Seconds()
-	if ps := cmd.ProcessState; ps != nil {
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			r.PeakRSS = ru.Maxrss << 10 // Linux: kilobytes
-			r.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-		}
+	rep, rerr := readLaunchReport(report)
+	if rerr == nil {
+		r.Seconds, r.PeakRSS, r.CPUSeconds = rep.Seconds, rep.MaxRSS, rep.CPUSeconds
+	} else if werr == nil {
+		werr = rerr
 	}
 	switch {
 	case werr != nil:
@@ -296,7 +355,7 @@ func writePredictTable(w io.Writer, c config, m predictModel, rs []predictRun) {
 		fmt.Fprintf(w, "Prediction of files larger than memory, GOMAXPROCS %d: FALKON float64, M = %d, sigma %.3g, lambda %.3g, %d CG iterations, fitted on %d synthetic rows x %d features in %.2f s (model file %.3g MB).\n",
 			m.GOMAXPROCS, m.Centers, m.Sigma, m.Lambda, m.Iterations, m.TrainRows, m.Cols, m.FitSeconds, mb(m.ModelBytes))
 	}
-	fmt.Fprintf(w, "Each row: `zonal predict -model MODEL -data FILE` in its own process on that many labelled test rows (%s), its stdout read and counted by this program; time and rows/s of the whole process, peak RSS its ru_maxrss.\n\n", c.predictForm.Name)
+	fmt.Fprintf(w, "Each row: `zonal predict -model MODEL -data FILE` in its own process on that many labelled test rows (%s), its stdout read and counted by this program; started by a small launcher process (this program re-executed), which reports its wall time, CPU time and ru_maxrss: time and rows/s of the whole process, peak RSS its own (not inherited from this program).\n\n", c.predictForm.Name)
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(predictColumns, " | "), strings.Repeat("---|", len(predictColumns)))
 	for _, r := range rs {
 		ok := r.Error == ""
