@@ -65,9 +65,14 @@
 //     tuner scores the fitted model itself, which is then exact KRR, by
 //     its leave-one-out from one eigendecomposition per sigma. Otherwise
 //     it scores a stated proxy, Nystrom KRR on at most TuneCenters (1024)
-//     centres: each sigma costs two eigendecompositions of that size
-//     (M^3 each), with 8 sigmas per fit (two input transforms, 2
-//     golden-section steps each, then 4 more on the one kept); in a CPU profile of the default fit on
+//     centres: each sigma costs two eigendecompositions, of K_CC (M^3)
+//     and of the features' Gram matrix (r^3, r the rank of K_CC above
+//     its round-off floor: the proxy is scored in K_CC's eigenbasis,
+//     kernels.NewNystromBasis, r features instead of M, the same scores;
+//     on CPS1988 and Fertility r is 250 to 370 of 1024 near the median
+//     heuristic, on MNIST all 1024), with 8 sigmas per fit (two input
+//     transforms, 2 golden-section steps each, then 4 more on the one
+//     kept); in a CPU profile of the default fit on
 //     digits (OpenBLAS) choosing took 9.5 of 9.8 CPU seconds at 1024, and
 //     2048 would cost 8x that. The proxy's gap is measured in
 //     bench/defaults: on DNA (2549 training rows, mean of 3 seeded

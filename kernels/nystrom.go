@@ -33,13 +33,15 @@ import (
 // CSR (and MarshalBinary stores them so), and Transform forms K(x, C) from
 // sparse products, for dense or sparse x.
 type Nystrom struct {
-	b    backend.Backend
-	k    Kernel
-	m, d int
-	c    *mat.Dense   // m x d landmarks (nil when sparse)
-	cs   *dataset.CSR // the landmarks when sparse (nil when dense)
-	msqr *mat.Dense   // m x m, K_CC^{-1/2}
-	rank int
+	b     backend.Backend
+	k     Kernel
+	m, d  int
+	c     *mat.Dense   // m x d landmarks (nil when sparse)
+	cs    *dataset.CSR // the landmarks when sparse (nil when dense)
+	msqr  *mat.Dense   // m x dim: K_CC^{-1/2} (m x m), or V_r diag(mu_r^{-1/2}) (m x rank) when basis
+	rank  int
+	dim   int  // the features: m, or rank when basis
+	basis bool // built by NewNystromBasis
 
 	cnOnce sync.Once
 	cin    input     // the landmarks as a kernel argument (with their column index when sparse)
@@ -139,6 +141,36 @@ func NewNystrom(ctx context.Context, k Kernel, x mat.Matrix, opt NystromOptions)
 // K_CC without a positive eigenvalue), zonal.ErrTooLarge,
 // zonal.ErrNoConvergence from the eigensolver, ctx.Err().
 func NewNystromFromLandmarks(ctx context.Context, k Kernel, landmarks mat.Matrix, opt Options) (*Nystrom, error) {
+	return newNystrom(ctx, k, landmarks, opt, false)
+}
+
+// NewNystromBasis builds the map of NewNystromFromLandmarks in the
+// eigenbasis of K_CC: with K_CC = V diag(mu) V^T and V_r the r = Rank()
+// eigenvectors above the floor,
+//
+//	z(x) = K(x, C) V_r diag(mu_r^{-1/2}),  Dim() = r,
+//
+// so z(x).z(y) = K(x,C) K_CC^+ K(C,y) as for the m-column map, whose
+// features are these times V_r^T (an isometry on them). Any fit that sees
+// the features only through their inner products and a rotation-invariant
+// penalty (ridge, kernel ridge, their hat matrices and leave-one-out
+// scores, the Gram matrix's non-zero eigenvalues) is the same on both up
+// to rounding, but the map holds and applies an m x r matrix instead of
+// m x m: Transform costs 2 n m r flops instead of 2 n m^2, the features'
+// Gram matrix and its eigendecomposition are r x r, and the build skips
+// the m^3 product that forms K_CC^{-1/2}. For a smooth kernel the rank is
+// often far below m (the eigenvalues of a wide Gaussian decay
+// exponentially). It marshals as versions 3 (dense landmarks) and 4
+// (sparse) of the encoding, with the m x r matrix in place of m x m.
+//
+// Errors: those of NewNystromFromLandmarks.
+func NewNystromBasis(ctx context.Context, k Kernel, landmarks mat.Matrix, opt Options) (*Nystrom, error) {
+	return newNystrom(ctx, k, landmarks, opt, true)
+}
+
+// newNystrom builds the map of NewNystromFromLandmarks (basis false) or of
+// NewNystromBasis (basis true).
+func newNystrom(ctx context.Context, k Kernel, landmarks mat.Matrix, opt Options, basis bool) (*Nystrom, error) {
 	if landmarks == nil {
 		return nil, fmt.Errorf("%w: no landmarks", zonal.ErrEmpty)
 	}
@@ -194,17 +226,38 @@ func NewNystromFromLandmarks(ctx context.Context, k Kernel, landmarks mat.Matrix
 		return nil, fmt.Errorf("%w: the landmarks' kernel matrix has no positive eigenvalue", zonal.ErrParam)
 	}
 	floor := top * float64(m) * 0x1p-52
-	vs := mat.NewDense(m, m, nil) // V diag(f)
 	rank := 0
+	for j := 0; j < m; j++ {
+		if mu[j] > floor {
+			rank++
+		}
+	}
+	// V diag(f): the columns of the eigenvalues above the floor, scaled;
+	// compacted to m x rank (SymEig's ascending order) for the basis map,
+	// in place with zero columns otherwise.
+	cols := m
+	if basis {
+		cols = rank
+	}
+	vs := mat.NewDense(m, cols, nil)
+	col := 0
 	for j := 0; j < m; j++ {
 		if mu[j] <= floor {
 			continue
 		}
-		rank++
+		if !basis {
+			col = j
+		}
 		f := 1 / math.Sqrt(mu[j])
 		for i := 0; i < m; i++ {
-			vs.Set(i, j, g.Data[i*g.Stride+j]*f)
+			vs.Set(i, col, g.Data[i*g.Stride+j]*f)
 		}
+		col++
+	}
+	if basis {
+		opt.report("landmarks", m, m)
+		ny.msqr, ny.rank, ny.dim, ny.basis = vs, rank, rank, true
+		return ny, nil
 	}
 	ms := mat.NewDense(m, m, nil)
 	if err := interrupt.Do(ctx, func() {
@@ -215,7 +268,7 @@ func NewNystromFromLandmarks(ctx context.Context, k Kernel, landmarks mat.Matrix
 	// vs * V^T: kcc holds V after SymEig; the zeroed columns of vs drop the
 	// sub-floor eigenvectors.
 	opt.report("landmarks", m, m)
-	ny.msqr, ny.rank = ms, rank
+	ny.msqr, ny.rank, ny.dim = ms, rank, m
 	return ny, nil
 }
 
@@ -278,8 +331,12 @@ func copyBytes(x mat.Matrix) int64 {
 // InputDim is d.
 func (ny *Nystrom) InputDim() int { return ny.d }
 
-// Dim is m, the number of landmarks.
-func (ny *Nystrom) Dim() int { return ny.m }
+// Dim is the number of features: m, the number of landmarks, or Rank()
+// for a map of NewNystromBasis.
+func (ny *Nystrom) Dim() int { return ny.dim }
+
+// Basis reports whether the map is in K_CC's eigenbasis (NewNystromBasis).
+func (ny *Nystrom) Basis() bool { return ny.basis }
 
 // Rank is the number of eigenvalues of K_CC above the floor.
 func (ny *Nystrom) Rank() int { return ny.rank }
@@ -335,10 +392,14 @@ func (ny *Nystrom) Kind() string { return "nystrom" }
 
 // String describes the map.
 func (ny *Nystrom) String() string {
-	return fmt.Sprintf("nystrom(%s, m=%d, rank=%d)", ny.k, ny.Dim(), ny.rank)
+	if ny.basis {
+		return fmt.Sprintf("nystrom(%s, m=%d, rank=%d, eigenbasis)", ny.k, ny.m, ny.rank)
+	}
+	return fmt.Sprintf("nystrom(%s, m=%d, rank=%d)", ny.k, ny.m, ny.rank)
 }
 
-// Transform writes K(x, C) K_CC^{-1/2} for the rows of x into dst (n x m),
+// Transform writes K(x, C) K_CC^{-1/2} for the rows of x into dst (n x m;
+// K(x, C) V_r diag(mu_r^{-1/2}) into n x Rank() for a map of NewNystromBasis),
 // 1024 rows at a time, with the map's backend. Errors: zonal.ErrEmpty,
 // zonal.ErrShape, zonal.ErrNonFinite (see FeatureMap).
 func (ny *Nystrom) Transform(dst *mat.Dense, x mat.Matrix) error {
@@ -350,7 +411,7 @@ func (ny *Nystrom) Transform(dst *mat.Dense, x mat.Matrix) error {
 	if err != nil {
 		return err
 	}
-	m := ny.Dim()
+	m := ny.m
 	const chunk = 1024
 	rows := min(chunk, n)
 	cg, cn := ny.landmarkInput()
@@ -407,7 +468,7 @@ func (ny *Nystrom) Transform32(dst blas32.General, x mat.Matrix) error {
 	if _, err := asInput(x); err != nil {
 		return err
 	}
-	m := ny.Dim()
+	m, dim := ny.m, ny.dim
 	ny.c32once.Do(func() {
 		var c mat.Matrix = ny.c
 		if ny.cs != nil {
@@ -416,10 +477,10 @@ func (ny *Nystrom) Transform32(dst blas32.General, x mat.Matrix) error {
 		// The map already holds the landmarks and M in float64; their float32
 		// copies are half that, so no budget beyond the map's applies.
 		ny.c32, ny.c32err = NewCenters32(ny.k, c, Options{Backend: ny.b, MemoryBudget: math.MaxInt64})
-		ny.msqr32 = blas32.General{Rows: m, Cols: m, Stride: m, Data: make([]float32, m*m)}
+		ny.msqr32 = blas32.General{Rows: m, Cols: dim, Stride: dim, Data: make([]float32, m*dim)}
 		mg := ny.msqr.RawMatrix()
 		for i := 0; i < m; i++ {
-			round32(ny.msqr32.Data[i*m:(i+1)*m], mg.Data[i*mg.Stride:i*mg.Stride+m])
+			round32(ny.msqr32.Data[i*dim:(i+1)*dim], mg.Data[i*mg.Stride:i*mg.Stride+dim])
 		}
 	})
 	if ny.c32err != nil {
@@ -452,11 +513,16 @@ func (ny *Nystrom) Transform32(dst blas32.General, x mat.Matrix) error {
 // version 1 of the encoding (m, d, rank, the m x d landmarks, K_CC^{-1/2});
 // sparse landmarks version 2 (m, d, rank, nnz, then the CSR's RowPtr, Col
 // and Val, then K_CC^{-1/2}; indices stored as float64, exact below 2^53),
-// so files of dense maps are unchanged and still decode.
+// so files of dense maps are unchanged and still decode. A map of
+// NewNystromBasis is version 3 (dense) or 4 (sparse): the same layout with
+// the m x rank matrix V_r diag(mu_r^{-1/2}) last.
 func (ny *Nystrom) MarshalBinary() ([]byte, error) {
 	version := byte(1)
 	if ny.cs != nil {
 		version = 2
+	}
+	if ny.basis {
+		version += 2
 	}
 	out, err := appendKernel([]byte{version}, ny.k)
 	if err != nil {
@@ -486,10 +552,11 @@ func putInts(b []byte, v []int) []byte {
 // both versions; the map computes with backend.Default().
 func decodeNystrom(data []byte) (FeatureMap, error) {
 	bad := fmt.Errorf("%w: malformed nystrom map encoding", zonal.ErrFormat)
-	if len(data) < 1 || (data[0] != 1 && data[0] != 2) {
+	if len(data) < 1 || data[0] < 1 || data[0] > 4 {
 		return nil, bad
 	}
-	sparse := data[0] == 2
+	sparse := data[0] == 2 || data[0] == 4
+	basis := data[0] >= 3
 	k, rest, err := readKernel(data[1:])
 	if err != nil {
 		return nil, err
@@ -509,21 +576,25 @@ func decodeNystrom(data []byte) (FeatureMap, error) {
 			return nil, bad
 		}
 	}
-	m, d := int(h[0]), int(h[1])
-	if m < 1 || d < 1 || len(rest)%8 != 0 || m > len(rest)/8 || int64(m)*int64(m) > int64(len(rest)/8) {
+	m, d, rank := int(h[0]), int(h[1]), int(h[2])
+	dim := m // the columns of the stored matrix
+	if basis {
+		dim = rank
+	}
+	if m < 1 || d < 1 || dim < 1 || rank > m || len(rest)%8 != 0 || m > len(rest)/8 || int64(m)*int64(dim) > int64(len(rest)/8) {
 		return nil, bad
 	}
-	ny := &Nystrom{b: backend.Default(), k: k, m: m, d: d, rank: int(h[2])}
+	ny := &Nystrom{b: backend.Default(), k: k, m: m, d: d, rank: rank, dim: dim, basis: basis}
 	if !sparse {
-		if int64(d) > int64(len(rest)/8) || int64(len(rest)/8) != int64(m)*int64(d)+int64(m)*int64(m) {
+		if int64(d) > int64(len(rest)/8) || int64(len(rest)/8) != int64(m)*int64(d)+int64(m)*int64(dim) {
 			return nil, bad
 		}
 		v, _ := getFloats(rest, -1)
-		ny.c, ny.msqr = mat.NewDense(m, d, v[:m*d]), mat.NewDense(m, m, v[m*d:])
+		ny.c, ny.msqr = mat.NewDense(m, d, v[:m*d]), mat.NewDense(m, dim, v[m*d:])
 		return ny, nil
 	}
 	nnz := int(h[3])
-	if d > 1<<31 || int64(len(rest)/8) != int64(m+1)+2*int64(nnz)+int64(m)*int64(m) {
+	if d > 1<<31 || int64(len(rest)/8) != int64(m+1)+2*int64(nnz)+int64(m)*int64(dim) {
 		return nil, bad
 	}
 	v, _ := getFloats(rest, -1)
@@ -546,7 +617,7 @@ func decodeNystrom(data []byte) (FeatureMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: nystrom landmarks: %v", zonal.ErrFormat, err)
 	}
-	ny.cs, ny.msqr = cs, mat.NewDense(m, m, v[m+1+2*nnz:])
+	ny.cs, ny.msqr = cs, mat.NewDense(m, dim, v[m+1+2*nnz:])
 	return ny, nil
 }
 

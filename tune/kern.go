@@ -21,8 +21,9 @@ func kernelMatrix(ctx context.Context, be backend.Backend, k kernels.Kernel, dst
 }
 
 // featureMap builds the map of a ridge or FALKON setting: random Fourier
-// features (D of them), or the Nystrom map on the rows idx of x.
-func featureMap(be backend.Backend, k kernels.Kernel, x mat.Matrix, kind Map, size int, idx []int, seed uint64) (kernels.FeatureMap, error) {
+// features (D of them), or the Nystrom map on the rows idx of x (in
+// K_CC's eigenbasis when basis, kernels.NewNystromBasis: for scoring).
+func featureMap(be backend.Backend, k kernels.Kernel, x mat.Matrix, kind Map, size int, idx []int, seed uint64, basis bool) (kernels.FeatureMap, error) {
 	if kind == MapFourier {
 		_, d := x.Dims()
 		return kernels.NewFourierMap(k, d, kernels.FourierOptions{Options: kernels.Options{Backend: be}, Features: size, Seed: seed})
@@ -30,6 +31,9 @@ func featureMap(be backend.Backend, k kernels.Kernel, x mat.Matrix, kind Map, si
 	land, err := dataset.SelectRows(x, idx)
 	if err != nil {
 		return nil, err
+	}
+	if basis {
+		return kernels.NewNystromBasis(context.Background(), k, land, kernels.Options{Backend: be})
 	}
 	return kernels.NewNystromFromLandmarks(context.Background(), k, land, kernels.Options{Backend: be})
 }
@@ -81,14 +85,14 @@ func refit(ctx context.Context, s *searcher, set Setting) (solvers.Model, string
 		h := f.CG().History
 		note := fmt.Sprintf("FALKON's CG stopped at relative residual %.3g after %d iterations; refitted as ridge on the Nystrom map of the same %d centres (the same predictor, solved directly)",
 			h[len(h)-1], f.CG().Iterations, set.Size)
-		fm, err := s.mapFor(k, set.Size, x)
+		fm, err := s.mapFor(k, set.Size, x, false)
 		if err != nil {
 			return nil, "", err
 		}
 		r, err := solvers.FitRidge(ctx, fm, x, t, set.Lambda, solvers.RidgeOptions{Options: so})
 		return r, note, err
 	}
-	fm, err := s.mapFor(k, set.Size, s.x)
+	fm, err := s.mapFor(k, set.Size, s.x, false)
 	if err != nil {
 		return nil, "", err
 	}

@@ -696,7 +696,7 @@ func (s *searcher) sizeList() ([]int, error) {
 }
 
 // mapFor builds the feature map of a ridge or FALKON group on the rows of x.
-func (s *searcher) mapFor(k kernels.Kernel, size int, x mat.Matrix) (kernels.FeatureMap, error) {
+func (s *searcher) mapFor(k kernels.Kernel, size int, x mat.Matrix, basis bool) (kernels.FeatureMap, error) {
 	if s.opts.Map == MapCustom {
 		fm, err := s.opts.NewMap(k, size)
 		if err == nil && fm == nil {
@@ -715,8 +715,15 @@ func (s *searcher) mapFor(k kernels.Kernel, size int, x mat.Matrix) (kernels.Fea
 			return nil, err
 		}
 	}
-	return featureMap(s.be, k, x, s.opts.Map, size, idx, s.opts.Seed)
+	return featureMap(s.be, k, x, s.opts.Map, size, idx, s.opts.Seed, basis)
 }
+
+// scoreBasis makes the ridge and FALKON groups score the Nystrom map in
+// K_CC's eigenbasis (kernels.NewNystromBasis): Rank() features instead of
+// size, the same hat matrix and so the same scores up to rounding. The
+// m-column map is kept for the refits (their model files). A variable so
+// that TestScoreBasisSameScores can compare the two.
+var scoreBasis = true
 
 // group evaluates every lambda for one sigma and size and reports the
 // progress.
@@ -801,7 +808,10 @@ func (s *searcher) evalGroup(ctx context.Context, sigma float64, size int, fitte
 		if err := check(size); err != nil {
 			return nil, err
 		}
-		fm, err := s.mapFor(k, size, s.x)
+		// Scored in K_CC's eigenbasis (kernels.NewNystromBasis): the
+		// same hat matrix, so the same scores up to rounding, from Rank()
+		// features instead of size.
+		fm, err := s.mapFor(k, size, s.x, scoreBasis)
 		if err != nil {
 			return nil, err
 		}
