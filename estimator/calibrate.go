@@ -225,11 +225,11 @@ func calibrationMethod(c Calibration, oof *mat.Dense, classes, y, w []float64, s
 func foldLambda(lambda float64, w []float64, n int, wr []float64, r int) (float64, error) {
 	all, err := solvers.CheckWeights(w, n)
 	if err != nil {
-		return 0, fmt.Errorf("calibration folds: the training weights: %w", err)
+		return 0, fmt.Errorf("the training weights: %w", err)
 	}
 	part, err := solvers.CheckWeights(wr, r)
 	if err != nil {
-		return 0, fmt.Errorf("calibration folds: a fold's %d training rows: %w", r, err)
+		return 0, fmt.Errorf("the fold model's %d training rows (when every row of positive weight is held out of this fold, give more rows a positive weight or use CalibrationNone): %w", r, err)
 	}
 	return lambda * all / part, nil
 }

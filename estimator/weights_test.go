@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -219,6 +220,30 @@ func TestFitWeightsBad(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Param != c.param {
 			t.Errorf("%s: %v, want a ParamError on %s", c.name, err, c.param)
 		}
+	}
+}
+
+// TestFitWeightsZeroFold: weights of one positive row are valid, but the
+// calibration fold holding that row out trains on rows of weight zero
+// only: Fit returns solvers.CheckWeights' *zonal.ParamError on Weights
+// (all weights zero) naming the fold, not a model of a division by zero;
+// all-zero weights are refused the same way before any fit.
+func TestFitWeightsZeroFold(t *testing.T) {
+	ctx := context.Background()
+	x, y := blobs(30, 2, 2, 0, 3)
+	w := make([]float64, 30)
+	w[0] = 1
+	o := given()
+	o.Calibration, o.Weights = estimator.CalibrationPlatt, w
+	_, _, err := estimator.Fit(ctx, x, y, o)
+	var pe *zonal.ParamError
+	if !errors.As(err, &pe) || pe.Param != "Weights" || !strings.Contains(pe.Reason, "all weights are zero") ||
+		!strings.Contains(err.Error(), "calibration fold") || !strings.Contains(err.Error(), "training rows") {
+		t.Errorf("one row of positive weight, calibrated: %v, want a ParamError on Weights naming the calibration fold", err)
+	}
+	o.Weights = make([]float64, 30)
+	if _, _, err := estimator.Fit(ctx, x, y, o); !errors.As(err, &pe) || pe.Param != "Weights" || !strings.Contains(pe.Reason, "all weights are zero") {
+		t.Errorf("all-zero weights: %v, want a ParamError on Weights saying all weights are zero", err)
 	}
 }
 

@@ -89,18 +89,29 @@ func NewFourierMap(k Kernel, d int, opt FourierOptions) (*FourierMap, error) {
 		return nil, fmt.Errorf("%w: Fourier features need an even D >= 2 (cos/sin pairs), got %d", zonal.ErrParam, opt.Features)
 	}
 	m := opt.Features / 2
-	// The frequencies are drawn m x d and transposed: two m x d arrays
-	// while the map is built, one afterwards.
-	if err := opt.check("the Fourier frequencies and their transpose", budget.Floats(m, d), budget.Floats(m, d)); err != nil {
+	// The frequencies are drawn straight into W^T (d x m): omega_k's
+	// coordinate j, the (k, j) draw of the m x d stream, is wt[j*m+k], so
+	// the map is the m x d draw transposed, bit for bit, with one d x m
+	// array and no transpose.
+	if err := opt.check("the Fourier frequencies", budget.Floats(m, d)); err != nil {
 		return nil, err
 	}
 	rng := newRand(opt.Seed, 2)
-	var w []float64
+	wt := make([]float64, d*m)
 	switch kk := k.(type) {
 	case Gaussian:
 		if opt.Orthogonal {
-			w = sphereRows(rng, m, d, true)
-			for i := 0; i < m; i++ {
+			// The directions in blocks of d orthogonal rows (sphereRows),
+			// then each scaled by a chi_d draw.
+			for k0 := 0; k0 < m; k0 += d {
+				q := haar(rng, d).RawMatrix()
+				for r := 0; r < min(d, m-k0); r++ {
+					for j, v := range q.Data[r*q.Stride : r*q.Stride+d] {
+						wt[j*m+k0+r] = v
+					}
+				}
+			}
+			for c := 0; c < m; c++ {
 				chi := 0.0
 				for j := 0; j < d; j++ {
 					v := rng.NormFloat64()
@@ -108,27 +119,32 @@ func NewFourierMap(k Kernel, d int, opt FourierOptions) (*FourierMap, error) {
 				}
 				chi = math.Sqrt(chi)
 				for j := 0; j < d; j++ {
-					w[i*d+j] *= chi
+					wt[j*m+c] *= chi
 				}
 			}
 		} else {
-			w = gaussianRows(rng, m, d)
+			for c := 0; c < m; c++ {
+				for j := 0; j < d; j++ {
+					wt[j*m+c] = rng.NormFloat64()
+				}
+			}
 		}
-		for i := range w {
-			w[i] /= kk.Sigma
+		for i := range wt {
+			wt[i] /= kk.Sigma
 		}
 	case Laplacian:
 		if opt.Orthogonal {
 			return nil, fmt.Errorf("%w: orthogonal random features need a rotation-invariant kernel, not %v", zonal.ErrParam, k)
 		}
-		w = make([]float64, m*d)
-		for i := range w {
-			w[i] = math.Tan(math.Pi*(rng.Float64()-0.5)) / kk.Sigma
+		for c := 0; c < m; c++ {
+			for j := 0; j < d; j++ {
+				wt[j*m+c] = math.Tan(math.Pi*(rng.Float64()-0.5)) / kk.Sigma
+			}
 		}
 	default:
 		return nil, fmt.Errorf("%w: random Fourier features need a Gaussian or Laplacian kernel, got %v", zonal.ErrParam, k)
 	}
-	return &FourierMap{b: opt.backend(), d: d, m: m, wt: transposed(w, m, d), kstring: k.String(), orth: opt.Orthogonal}, nil
+	return &FourierMap{b: opt.backend(), d: d, m: m, wt: wt, kstring: k.String(), orth: opt.Orthogonal}, nil
 }
 
 // InputDim is d.

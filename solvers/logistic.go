@@ -1,6 +1,7 @@
 package solvers
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/calibrate"
+	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/internal/budget"
 	"github.com/zonal-ml/zonal/kernels"
 )
@@ -57,7 +59,13 @@ type LogisticOptions struct {
 	// kernel on the same rows, Centers and Seed, so that it has the same
 	// centres, and with the same Intercept: a model of a FitLogisticPath
 	// over other lambdas, say, to refine the path between two of its
-	// lambdas from the larger one's solution.
+	// lambdas from the larger one's solution. The fit refuses
+	// (zonal.ParamError on "Start") a start loaded from a file or one
+	// whose input dimension, outputs, centre count, training row count,
+	// centre indices, intercept, centre rows (compared with the rows at
+	// the centre indices) or kernel (kind and encoded parameters) differ
+	// from the fit's; rows other than the centres are not recorded and
+	// cannot be checked.
 	Start *Logistic
 	// Stop, when not nil, is called with each model of FitLogisticPath's
 	// lambdas as soon as it is solved; true ends the path there, and
@@ -96,6 +104,7 @@ type Logistic struct {
 	idx     []int
 	u       *mat.Dense // T alpha, the iterate (nil after loading): LogisticOptions.Start
 	fitB    bool       // fitted with InterceptFitted
+	rows    int        // the fit's row count (0 after loading): LogisticOptions.Start
 	newton  NewtonResult
 	kmmJit  float64
 	caching bool
@@ -490,7 +499,8 @@ func (b *knmBlocks) pass(ctx context.Context, out, in *blas64.General, row func(
 //
 // Errors: zonal.ErrParam for a nil kernel, lambda not positive and finite,
 // Centers outside 1..n, negative option values, a LambdaPath that does not
-// decrease or does not stay above lambda, targets other than an encoded
+// decrease or does not stay above lambda, a Start not fitted on these rows
+// (see LogisticOptions.Start), targets other than an encoded
 // classification, negative weights or weights that do not sum to a
 // positive number; zonal.ErrShape for nil inputs, an unsupported x, a
 // target or weight count other than the row count; zonal.ErrEmpty for no
@@ -582,14 +592,112 @@ func checkLogistic(k kernels.Kernel, x mat.Matrix, y *mat.Dense, lambda float64,
 	}
 	idx := uniformCenters(n, M, opts.Seed)
 	if st := opts.Start; st != nil {
-		if st.u == nil || st.Outputs() != loss.K || !slices.Equal(st.idx, idx) {
-			return nil, nil, nil, fmt.Errorf("%w: the logistic warm start is not a model fitted on these rows' centres (same rows, Centers and Seed, %d outputs)", zonal.ErrParam, loss.K)
-		}
-		if st.fitB != (opts.Intercept == InterceptFitted) {
-			return nil, nil, nil, fmt.Errorf("%w: the logistic warm start's intercept (fitted %t) is not the fit's (fitted %t)", zonal.ErrParam, st.fitB, !st.fitB)
+		if err := checkStart(st, k, x, idx, loss.K, opts.Intercept == InterceptFitted); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	return path, idx, loss, nil
+}
+
+// checkStart checks the warm start st (LogisticOptions.Start) against a
+// fit of kernel k on the rows x with the centres idx, K outputs and a
+// fitted intercept or not: every property the model records of its own
+// fit must be the new fit's. The centre rows are compared entry by entry
+// with x's rows at idx (O(M d) for dense rows, O(nnz) for CSR), the only
+// record of the rows themselves a model keeps; the kernels by kind and
+// encoded parameters when both encode (a kernel that cannot be stored
+// cannot be compared and is trusted). All refusals are zonal.ParamError.
+func checkStart(st *Logistic, k kernels.Kernel, x mat.Matrix, idx []int, K int, fitB bool) error {
+	n, d := x.Dims()
+	refuse := func(format string, a ...any) error {
+		return &zonal.ParamError{Param: "Start", Reason: "the logistic warm start " + fmt.Sprintf(format, a...) +
+			" (Start must be fitted by this package with the same kernel on the same rows, Centers, Seed and Intercept)"}
+	}
+	switch {
+	case st.u == nil:
+		return refuse("has no iterate: it was loaded from a model file, not fitted")
+	case st.InputDim() != d:
+		return refuse("takes %d input columns, the rows have %d", st.InputDim(), d)
+	case st.Outputs() != K:
+		return refuse("has %d outputs, the targets need %d", st.Outputs(), K)
+	case len(st.idx) != len(idx):
+		return refuse("has %d centres, the fit %d", len(st.idx), len(idx))
+	case st.rows != n:
+		return refuse("was fitted on %d rows, these are %d", st.rows, n)
+	case !slices.Equal(st.idx, idx):
+		return refuse("has other centre indices (another Seed)")
+	case st.fitB != fitB:
+		return refuse("has a fitted intercept %t, the fit %t", st.fitB, fitB)
+	}
+	for j, i := range idx {
+		if !sameRow(st.exp.centers, j, x, i) {
+			return refuse("has centre %d unequal to row %d of these rows (other rows)", j, i)
+		}
+	}
+	if sk := st.exp.kern; sk.Kind() != k.Kind() {
+		return refuse("has kernel %s, the fit %s", sk, k)
+	} else if a, err := sk.MarshalBinary(); err == nil {
+		if b, err := k.MarshalBinary(); err == nil && !bytes.Equal(a, b) {
+			return refuse("has kernel %s, the fit %s", sk, k)
+		}
+	}
+	return nil
+}
+
+// sameRow reports whether row i of a and row j of b (each a *mat.Dense or
+// a *dataset.CSR, of equal widths) hold the same values; a CSR row's
+// explicit zeros equal a dense row's zeros.
+func sameRow(a mat.Matrix, i int, b mat.Matrix, j int) bool {
+	ad, aDense := a.(*mat.Dense)
+	bd, bDense := b.(*mat.Dense)
+	switch {
+	case aDense && bDense:
+		return slices.Equal(ad.RawRowView(i), bd.RawRowView(j))
+	case aDense:
+		return sameDenseCSRRow(ad.RawRowView(i), b.(*dataset.CSR), j)
+	case bDense:
+		return sameDenseCSRRow(bd.RawRowView(j), a.(*dataset.CSR), i)
+	}
+	ac, av := a.(*dataset.CSR).Row(i)
+	bc, bv := b.(*dataset.CSR).Row(j)
+	for p, q := 0, 0; p < len(ac) || q < len(bc); {
+		switch {
+		case q == len(bc) || (p < len(ac) && ac[p] < bc[q]):
+			if av[p] != 0 {
+				return false
+			}
+			p++
+		case p == len(ac) || bc[q] < ac[p]:
+			if bv[q] != 0 {
+				return false
+			}
+			q++
+		default:
+			if av[p] != bv[q] {
+				return false
+			}
+			p++
+			q++
+		}
+	}
+	return true
+}
+
+// sameDenseCSRRow reports whether the dense row r equals row i of c.
+func sameDenseCSRRow(r []float64, c *dataset.CSR, i int) bool {
+	cols, vals := c.Row(i)
+	p := 0
+	for col, v := range r {
+		w := 0.0
+		if p < len(cols) && cols[p] == col {
+			w = vals[p]
+			p++
+		}
+		if v != w {
+			return false
+		}
+	}
+	return true
 }
 
 // logisticPath checks or makes the lambda path (LambdaPath) and appends
@@ -710,7 +818,7 @@ func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logi
 		if s.fitB {
 			copy(b, s.b)
 		}
-		m := &Logistic{exp: newExpansion(be, k, centers, mat.DenseCopyOf(s.alpha), b), lambda: lambda, idx: idx, u: mat.DenseCopyOf(s.u), fitB: s.fitB,
+		m := &Logistic{exp: newExpansion(be, k, centers, mat.DenseCopyOf(s.alpha), b), lambda: lambda, idx: idx, u: mat.DenseCopyOf(s.u), fitB: s.fitB, rows: s.n,
 			newton: r, kmmJit: jit, caching: s.blocks.knm != nil}
 		models = append(models, m)
 		if opts.Stop != nil && opts.Stop(m) {

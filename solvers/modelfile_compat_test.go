@@ -36,7 +36,6 @@ func goldenPath(name string) string { return filepath.Join("testdata", name) }
 // file byte for byte.
 func TestModelFileCompat(t *testing.T) {
 	ps, xt := fittedPipelines(t)
-	n, d := xt.Dims()
 	if *updateGolden {
 		want := goldenPredictions{}
 		for _, kind := range goldenKinds {
@@ -67,51 +66,93 @@ func TestModelFileCompat(t *testing.T) {
 	}
 	for _, kind := range goldenKinds {
 		t.Run(kind, func(t *testing.T) {
-			file, err := os.ReadFile(goldenPath("v1_" + kind + ".zonal"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := UnmarshalPipeline(file, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Model.Kind() != kind || p.InputDim() != d {
-				t.Fatalf("loaded kind %q with %d inputs, want %q with %d", p.Model.Kind(), p.InputDim(), kind, d)
-			}
-			got := singleRowOutputs(t, p, xt)
 			w := want[kind]
-			if len(w) != n {
-				t.Fatalf("%d expected rows, want %d", len(w), n)
-			}
-			scale := 0.0
-			for i := range got {
-				for j := range got[i] {
-					if got[i][j] != w[i][j] {
-						t.Fatalf("row %d output %d: %v, the file predicted %v when written", i, j, got[i][j], w[i][j])
-					}
-					scale = math.Max(scale, math.Abs(w[i][j]))
-				}
-			}
-			batch := mat.NewDense(n, p.Outputs(), nil)
-			if err := p.PredictOutputs(batch, xt); err != nil {
-				t.Fatal(err)
-			}
-			for i := range w {
-				for j, v := range w[i] {
-					if math.Abs(batch.At(i, j)-v) > 1e-12*scale {
-						t.Fatalf("batch row %d output %d: %v, want %v", i, j, batch.At(i, j), v)
-					}
-				}
-			}
-			again, err := MarshalPipeline(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(again, file) {
-				t.Fatal("re-saving a format-1 file changed its bytes")
-			}
+			// Single rows bit for bit; the batch within 1e-12 of the
+			// largest output (the summation order is the backend's).
+			checkGoldenFile(t, goldenFile{name: "v1_" + kind + ".zonal", kind: kind, x: xt, want: w, batchTol: 1e-12 * maxAbsRows(w)})
 		})
 	}
+}
+
+// goldenFile is a saved pipeline file in testdata and what it must do.
+type goldenFile struct {
+	name string     // the file's name in testdata
+	kind string     // the model kind it must load as
+	x    *mat.Dense // the test rows
+	// want is the outputs of each row of x predicted alone when the file
+	// was written.
+	want [][]float64
+	// oneTol and batchTol bound |output - want| for the rows predicted
+	// alone and for x predicted as one batch; zero means the same bits.
+	oneTol, batchTol float64
+}
+
+// checkGoldenFile loads g's file and checks that (1) it loads as a model
+// of g.kind taking x's columns, (2) each row of x predicted alone is
+// within g.oneTol of g.want, (3) x predicted as one batch is within
+// g.batchTol of g.want, and (4) saving the loaded pipeline again
+// reproduces the file byte for byte. It returns the pipeline and its
+// single-row outputs, for the checks of the caller's own.
+func checkGoldenFile(t *testing.T, g goldenFile) (*Pipeline, [][]float64) {
+	t.Helper()
+	file, err := os.ReadFile(goldenPath(g.name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := UnmarshalPipeline(file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, d := g.x.Dims()
+	if p.Model.Kind() != g.kind || p.InputDim() != d {
+		t.Fatalf("%s: loaded kind %q with %d inputs, want %q with %d", g.name, p.Model.Kind(), p.InputDim(), g.kind, d)
+	}
+	if len(g.want) != n {
+		t.Fatalf("%s: %d expected rows, want %d", g.name, len(g.want), n)
+	}
+	one := singleRowOutputs(t, p, g.x)
+	batch := mat.NewDense(n, p.Outputs(), nil)
+	if err := p.PredictOutputs(batch, g.x); err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for i, w := range g.want {
+		if len(w) != p.Outputs() {
+			t.Fatalf("%s: row %d has %d expected outputs, the model %d", g.name, i, len(w), p.Outputs())
+		}
+		for j, v := range w {
+			e := math.Abs(one[i][j] - v)
+			worst = math.Max(worst, e)
+			if e > g.oneTol || (g.oneTol == 0 && one[i][j] != v) {
+				t.Errorf("%s: row %d output %d alone: %v, the file predicted %v when written (tolerance %.3g)", g.name, i, j, one[i][j], v, g.oneTol)
+			}
+			if b := batch.At(i, j); math.Abs(b-v) > g.batchTol || (g.batchTol == 0 && b != v) {
+				t.Errorf("%s: row %d output %d of the %d-row batch: %v, want %v (tolerance %.3g)", g.name, i, j, n, b, v, g.batchTol)
+			}
+		}
+	}
+	if g.oneTol > 0 {
+		t.Logf("%s: largest difference from the predictions when written: %.3g", g.name, worst)
+	}
+	again, err := MarshalPipeline(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, file) {
+		t.Errorf("%s: saving the loaded pipeline again changed the file", g.name)
+	}
+	return p, one
+}
+
+// maxAbsRows is the largest |v| of the rows w.
+func maxAbsRows(w [][]float64) float64 {
+	m := 0.0
+	for _, r := range w {
+		for _, v := range r {
+			m = math.Max(m, math.Abs(v))
+		}
+	}
+	return m
 }
 
 func singleRowOutputs(t *testing.T, p *Pipeline, x *mat.Dense) [][]float64 {

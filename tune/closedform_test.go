@@ -93,7 +93,7 @@ func looMatchesRefits(t *testing.T, w []float64) {
 	x, y := regData(30, 3, 1)
 	tg := twoOutputs(y)
 	n, _ := x.Dims()
-	S := sumOr(w, n)
+	S := weightSum(t, w, n)
 	for _, c := range looCases(t, be, x, tg, w) {
 		for _, lambda := range []float64{1e-5, 1e-3, 1e-1} {
 			pred := mat.NewDense(n, 2, nil)
@@ -139,7 +139,7 @@ func gcvMatchesSmoother(t *testing.T, w []float64) {
 	x, y := regData(30, 3, 2)
 	tg := twoOutputs(y)
 	n, _ := x.Dims()
-	S := sumOr(w, n)
+	S := weightSum(t, w, n)
 	eye := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
 		eye.Set(i, i, 1)
@@ -201,15 +201,15 @@ func pathMatchesFits(t *testing.T, w []float64) {
 	if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {
 		t.Fatal(err)
 	}
-	kp, err := krrSystem(kf, tg, wtr, f.Train, f.Test).eigPath(be)
+	kp, err := mustSystem(t)(krrSystem(kf, tg, wtr, f.Train, f.Test)).eigPath(be)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kd := krrSystem(kf, tg, wtr, f.Train, f.Test).directPath()
+	kd := mustSystem(t)(krrSystem(kf, tg, wtr, f.Train, f.Test)).directPath()
 	fm, z := fourierFeatures(t, be, k, x, 20, 5)
 	fs := newFeatureStats(be, z, tg, w)
-	rd := ridgeSystem(be, fs, tg, f.Train, f.Test).directPath()
-	rp, err := ridgeSystem(be, fs, tg, f.Train, f.Test).eigPath(be)
+	rd := mustSystem(t)(ridgeSystem(be, fs, tg, f.Train, f.Test)).directPath()
+	rp, err := mustSystem(t)(ridgeSystem(be, fs, tg, f.Train, f.Test)).eigPath(be)
 	if err != nil {
 		t.Fatal(err)
 	}

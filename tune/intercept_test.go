@@ -86,7 +86,7 @@ func TestLOOFittedInterceptMatchesRefits(t *testing.T) {
 	for _, w := range [][]float64{nil, wts} {
 		sw := sqrtOf(w)
 		u := unitWeights(sw, n)
-		S := sumOr(w, n)
+		S := weightSum(t, w, n)
 		// KRR: Phi from the unscaled kernel; the closed form from C D K D C.
 		kf := mat.NewDense(n, n, nil)
 		if err := kernelMatrix(ctx, be, k, kf, x, x); err != nil {

@@ -302,7 +302,7 @@ func TestSearchMetricWeighted(t *testing.T) {
 			for i := range s {
 				want += wt[i] * math.Abs(s[i]-yt[i])
 			}
-			want /= sumOr(wt, 0)
+			want /= weightSum(t, wt, len(wt))
 		default:
 			var tp, fp, fn, tn float64
 			for i := range s {

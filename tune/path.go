@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
+	"github.com/zonal-ml/zonal/solvers"
 )
 
 // path is one family of fits, indexed by lambda, in eigen coordinates: the
@@ -120,15 +122,20 @@ type lambdaPath interface {
 // matrix kfull (n x n) and the targets t, evaluated on the rows test.
 // With the training rows' weights wtr (nil: unweighted) it is the scaled
 // problem of the solvers' weighted KRR, D = diag(sqrt(wtr)): G = D K_tr D,
-// R = D Y_c (weighted mean), A = K_te,tr D, c = lambda sum(wtr).
-func krrSystem(kfull, t *mat.Dense, wtr []float64, train, test []int) *system {
+// R = D Y_c (weighted mean), A = K_te,tr D, c = lambda sum(wtr). Weights
+// solvers.CheckWeights refuses (all zero, say) are its error.
+func krrSystem(kfull, t *mat.Dense, wtr []float64, train, test []int) (*system, error) {
+	nTrain, err := trainWeight(wtr, train)
+	if err != nil {
+		return nil, err
+	}
 	yc, mean := centered(t, train, wtr)
 	g, a := gatherBlock(kfull, train, train), gatherBlock(kfull, test, train)
 	sw := sqrtOf(wtr)
 	scaleSym(g, sw)
 	scaleRowsBy(yc, sw)
 	scaleColsBy(a, sw)
-	return &system{g: g, r: yc, a: a, mean: mean, nTrain: sumOr(wtr, len(train))}
+	return &system{g: g, r: yc, a: a, mean: mean, nTrain: nTrain}, nil
 }
 
 // ridgeSystem is ridge regression on the features, trained on the rows
@@ -136,13 +143,18 @@ func krrSystem(kfull, t *mat.Dense, wtr []float64, train, test []int) *system {
 // G_tr = G - Z_te^T Z_te and Z_tr^T Y_c = (ZY - Z_te^T Y_te) - (Z1 - Z_te^T 1) mean^T.
 // Weighted (fs.w), every sum has the rows' weights (G = Z^T W Z, ...), the
 // mean is the training rows' weighted mean and c = lambda sum(w_train).
-func ridgeSystem(be backend.Backend, fs *featureStats, t *mat.Dense, train, test []int) *system {
+// Training weights solvers.CheckWeights refuses are its error.
+func ridgeSystem(be backend.Backend, fs *featureStats, t *mat.Dense, train, test []int) (*system, error) {
+	wte, wtr := subsetWeights(fs.w, test), subsetWeights(fs.w, train)
+	nTrain, err := trainWeight(wtr, train)
+	if err != nil {
+		return nil, err
+	}
 	_, D := fs.z.Dims()
 	zte := dataset.MustSelectRows(fs.z, test)
 	yte := dataset.MustSelectRows(t, test)
 	g := mat.DenseCopyOf(fs.g)
 	zy := mat.DenseCopyOf(fs.zy)
-	wte, wtr := subsetWeights(fs.w, test), subsetWeights(fs.w, train)
 	zs := zte // D_te Z_te for the Gram
 	if wte != nil {
 		zs = mat.DenseCopyOf(zte)
@@ -168,7 +180,18 @@ func ridgeSystem(be backend.Backend, fs *featureStats, t *mat.Dense, train, test
 			row[c] -= z1[j] * mean[c]
 		}
 	}
-	return &system{g: g, r: zy, a: zte, mean: mean, nTrain: sumOr(wtr, len(train))}
+	return &system{g: g, r: zy, a: zte, mean: mean, nTrain: nTrain}, nil
+}
+
+// trainWeight is the weight sum of a fold's training rows train (weights
+// wtr, nil: unweighted, the row count), from solvers.CheckWeights, whose
+// error (all weights zero, say) names the fold's row count.
+func trainWeight(wtr []float64, train []int) (float64, error) {
+	sum, err := solvers.CheckWeights(wtr, len(train))
+	if err != nil {
+		return 0, fmt.Errorf("tune: a fold's %d training rows: %w", len(train), err)
+	}
+	return sum, nil
 }
 
 // eigPath diagonalises the system once (G = U diag(s) U^T; G is

@@ -791,7 +791,11 @@ func (s *searcher) evalGroup(ctx context.Context, sigma float64, size int, fitte
 			scores, err = s.looScores(ctx, kfull, sw, true, fitted)
 		} else {
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
-				return s.pathOf(krrSystem(kfull, s.t, s.weightsOf(f.Train), f.Train, f.Test))
+				sy, err := krrSystem(kfull, s.t, s.weightsOf(f.Train), f.Train, f.Test)
+				if err != nil {
+					return nil, err
+				}
+				return s.pathOf(sy)
 			})
 		}
 	} else {
@@ -840,7 +844,11 @@ func (s *searcher) evalGroup(ctx context.Context, sigma float64, size int, fitte
 		} else {
 			fs := newFeatureStats(s.be, z, s.t, s.w)
 			scores, err = s.cv(ctx, w, func(f dataset.Fold) (lambdaPath, error) {
-				return s.pathOf(ridgeSystem(s.be, fs, s.t, f.Train, f.Test))
+				sy, err := ridgeSystem(s.be, fs, s.t, f.Train, f.Test)
+				if err != nil {
+					return nil, err
+				}
+				return s.pathOf(sy)
 			})
 		}
 	}

@@ -45,18 +45,6 @@ func positiveRows(x mat.Matrix, labels, w []float64) (mat.Matrix, []float64, []f
 // when unweighted).
 func (s *searcher) weightsOf(idx []int) []float64 { return subsetWeights(s.w, idx) }
 
-// sumOr is the sum of w, or n for nil w.
-func sumOr(w []float64, n int) float64 {
-	if w == nil {
-		return float64(n)
-	}
-	s := 0.0
-	for _, v := range w {
-		s += v
-	}
-	return s
-}
-
 // sqrtOf returns sqrt(w_i) (nil for nil w).
 func sqrtOf(w []float64) []float64 {
 	if w == nil {

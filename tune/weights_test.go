@@ -5,11 +5,13 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/kernels"
 	"github.com/zonal-ml/zonal/solvers"
@@ -23,6 +25,79 @@ func randWeights(n int, seed uint64) []float64 {
 		w[i] = 0.2 + 2.8*rng.Float64()
 	}
 	return w
+}
+
+// weightSum is the weight sum of w over n rows (n for nil w), the one
+// solvers.CheckWeights computes; bad weights fail the test.
+func weightSum(t testing.TB, w []float64, n int) float64 {
+	t.Helper()
+	s, err := solvers.CheckWeights(w, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// mustSystem returns a function taking krrSystem's or ridgeSystem's
+// results that fails the test on an error.
+func mustSystem(t testing.TB) func(*system, error) *system {
+	return func(sy *system, err error) *system {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sy
+	}
+}
+
+// TestFoldSystemWeights: a fold whose training weights solvers.CheckWeights
+// refuses (all zero, a negative or NaN weight, the wrong count) is an error
+// of krrSystem and ridgeSystem, a *zonal.ParamError on Weights naming the
+// fold's rows, not a system with a zero or NaN weight sum; a valid fold's
+// sum is CheckWeights' (the weights' sum exactly: the same additions).
+func TestFoldSystemWeights(t *testing.T) {
+	ctx := context.Background()
+	be := backend.Default()
+	x, y := regData(12, 2, 3)
+	tg := twoOutputs(y)
+	n, _ := x.Dims()
+	kf := mat.NewDense(n, n, nil)
+	if err := kernelMatrix(ctx, be, kernels.Gaussian{Sigma: 1}, kf, x, x); err != nil {
+		t.Fatal(err)
+	}
+	train, test := []int{0, 1, 2, 3, 4, 5, 6, 7}, []int{8, 9, 10, 11}
+	w := randWeights(n, 2)
+	sy := mustSystem(t)(krrSystem(kf, tg, subsetWeights(w, train), train, test))
+	if want := weightSum(t, subsetWeights(w, train), len(train)); sy.nTrain != want {
+		t.Errorf("KRR fold weight sum %v, want %v", sy.nTrain, want)
+	}
+	for name, bad := range map[string][]float64{
+		"all zero":     make([]float64, len(train)),
+		"negative":     {1, 1, 1, -1, 1, 1, 1, 1},
+		"NaN":          {1, 1, math.NaN(), 1, 1, 1, 1, 1},
+		"wrong length": {1, 1, 1},
+	} {
+		_, err := krrSystem(kf, tg, bad, train, test)
+		var pe *zonal.ParamError
+		if !errors.As(err, &pe) || pe.Param != "Weights" || !strings.Contains(err.Error(), "a fold's 8 training rows") {
+			t.Errorf("KRR fold, %s weights: %v, want a ParamError on Weights naming the fold", name, err)
+		}
+	}
+	// ridgeSystem takes its weights from the feature statistics: all zero
+	// on the training rows, positive on the test rows.
+	_, z := fourierFeatures(t, be, kernels.Gaussian{Sigma: 1}, x, 6, 5)
+	wz := make([]float64, n)
+	for _, i := range test {
+		wz[i] = 1
+	}
+	_, err := ridgeSystem(be, newFeatureStats(be, z, tg, wz), tg, train, test)
+	var pe *zonal.ParamError
+	if !errors.As(err, &pe) || pe.Param != "Weights" || !strings.Contains(pe.Reason, "all weights are zero") {
+		t.Errorf("ridge fold of all-zero training weights: %v, want a ParamError on Weights", err)
+	}
+	if sy := mustSystem(t)(ridgeSystem(be, newFeatureStats(be, z, tg, w), tg, train, test)); sy.nTrain != weightSum(t, subsetWeights(w, train), len(train)) {
+		t.Errorf("ridge fold weight sum %v, want CheckWeights'", sy.nTrain)
+	}
 }
 
 // TestLOOWeightedMatchesRefits: with weights, the closed-form left-out
@@ -132,6 +207,8 @@ func TestSearchWeights(t *testing.T) {
 		var pe *zonal.ParamError
 		if _, err := Search(ctx, x, y, o); !errors.As(err, &pe) || pe.Param != "Weights" {
 			t.Errorf("bad weights %v...: %v", o.Weights[:1], err)
+		} else if len(bad) == n && !strings.Contains(pe.Reason, "all weights are zero") {
+			t.Errorf("all-zero weights: %v, want the reason to say all weights are zero", err)
 		}
 	}
 }
