@@ -166,3 +166,39 @@ func BorderedUpdate(b Backend, d []float64, u blas64.General, v []float64, alpha
 	}
 	return secular.Bordered(b.Gemm, d, u, v, alpha, w, dOut, uOut)
 }
+
+// RowProducter is implemented by backends with their own products of
+// float64 rows with vectors; see DotRows and AxpyRows.
+type RowProducter interface {
+	DotRows(dst []float64, k blas64.General, v []float64)
+	AxpyRows(acc []float64, k blas64.General, t []float64)
+}
+
+// DotRows sets dst[i] = sum_j k[i,j] v[j] for the k.Rows x k.Cols matrix k
+// (len(dst) = k.Rows, len(v) = k.Cols), one dot product per row: the
+// float64 counterpart of DotRows32, for products of a cache-sized kernel
+// block with one vector, where a GEMM of one column packs its operands for
+// nothing. The generic implementation is zonal's vector kernel (the
+// dot product of the active path), the same code and bits whatever the
+// backend. Shape mismatches panic with an error wrapping zonal.ErrShape.
+func DotRows(b Backend, dst []float64, k blas64.General, v []float64) {
+	if f, ok := b.(RowProducter); ok {
+		f.DotRows(dst, k, v)
+		return
+	}
+	check.Rows(k, len(dst), len(v))
+	asm.DotRows(dst, k.Data, k.Stride, v)
+}
+
+// AxpyRows adds sum_i t[i] k[i,j] into acc[j] (len(t) = k.Rows,
+// len(acc) = k.Cols): acc += k^T t, one axpy per row in row order (rows
+// with t[i] = 0 skipped, as an axpy with alpha 0 is), as DotRows. Shape
+// mismatches panic with an error wrapping zonal.ErrShape.
+func AxpyRows(b Backend, acc []float64, k blas64.General, t []float64) {
+	if f, ok := b.(RowProducter); ok {
+		f.AxpyRows(acc, k, t)
+		return
+	}
+	check.Rows(k, len(t), len(acc))
+	asm.AxpyRows(acc, k.Data, k.Stride, t)
+}

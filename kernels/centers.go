@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sync"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/backend"
 )
 
 // Centers is the Y side of kernel blocks K(X, Y) of one kernel, prepared
@@ -110,4 +112,79 @@ func usesSqNorms(k Kernel) bool {
 	}
 	_, ok := k.(innerKernel)
 	return ok
+}
+
+// Rows is a source of float64 kernel blocks for the rows of one X against
+// Centers, checked and prepared once for many blocks (the row blocks of
+// every CG pass of a streamed FALKON fit), the float64 counterpart of
+// Rows32: NewRows validates X's entries (and a CSR's structure) and keeps
+// its squared row norms, and Block computes one block on the calling
+// goroutine, so that callers can run one block per worker and use it while
+// it is in cache. Block's entries are those of Centers.MatrixInto for the
+// same rows up to the rounding of the backend's products, which may sum a
+// block of few rows in another order. X must not change while the Rows is in use; a Rows is safe
+// for concurrent use.
+type Rows struct {
+	c  *Centers
+	xg input
+	yg input
+	xn []float64 // squared row norms of X (kernels that take them)
+	b  backend.Backend
+}
+
+// NewRows prepares the rows of x (n x d, d the centres' width) for Block;
+// blocks run on opt's Backend (opt's Progress and MemoryBudget are not
+// used: a block writes only its dst).
+//
+// Errors: zonal.ErrEmpty for a nil or empty x, zonal.ErrShape for a width
+// other than the centres', zonal.ErrNonFinite for NaN or Inf in x, a CSR's
+// Validate error.
+func (c *Centers) NewRows(x mat.Matrix, opt Options) (*Rows, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	nx, d := x.Dims()
+	if nx == 0 || d == 0 {
+		return nil, fmt.Errorf("%w: kernel block of a %dx%d input", zonal.ErrEmpty, nx, d)
+	}
+	if d != c.d {
+		return nil, fmt.Errorf("%w: X has %d columns, Y has %d", zonal.ErrShape, d, c.d)
+	}
+	xg, err := asInput(x)
+	if err != nil {
+		return nil, err
+	}
+	r := &Rows{c: c, xg: xg, yg: c.in, b: opt.backend()}
+	if xg.sparse && c.in.sparse {
+		c.indexOnce.Do(func() { c.indexed = c.in.withIndex() })
+		r.yg = c.indexed
+	}
+	if c.norms != nil {
+		r.xn = xg.sqNorms()
+	}
+	return r, nil
+}
+
+// Bytes is the memory r holds beyond X: its squared row norms.
+func (r *Rows) Bytes() int64 { return int64(len(r.xn)) * 8 }
+
+// Block writes the kernel block of rows [i0, i1) of X into dst ((i1-i0) x
+// ny), on the calling goroutine.
+//
+// Errors: zonal.ErrShape for a range outside X's rows or a dst of the
+// wrong shape; ctx.Err() when canceled.
+func (r *Rows) Block(ctx context.Context, dst blas64.General, i0, i1 int) error {
+	nx := r.xg.rows()
+	if i0 < 0 || i1 > nx || i0 >= i1 {
+		return fmt.Errorf("%w: rows [%d, %d) of a %d-row matrix", zonal.ErrShape, i0, i1, nx)
+	}
+	m := i1 - i0
+	if dst.Rows != m || dst.Cols != r.c.ny || dst.Stride < r.c.ny || len(dst.Data) < (m-1)*dst.Stride+r.c.ny {
+		return fmt.Errorf("%w: dst is %dx%d (stride %d), want %dx%d", zonal.ErrShape, dst.Rows, dst.Cols, dst.Stride, m, r.c.ny)
+	}
+	var xn []float64
+	if r.xn != nil {
+		xn = r.xn[i0:i1]
+	}
+	return matrixGeneralOf(ctx, dst, r.b, r.c.k, r.xg.sub(i0, i1), r.yg, false, xn, r.c.norms, m)
 }

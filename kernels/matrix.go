@@ -139,7 +139,16 @@ func matrixProgress(ctx context.Context, dg blas64.General, k Kernel, xg, yg inp
 // and other kernels are evaluated on rows densified one at a time (two
 // d-vectors of scratch per block).
 func matrixGeneral(ctx context.Context, dg blas64.General, b backend.Backend, k Kernel, xg, yg input, same bool, xn, yn []float64) error {
+	return matrixGeneralOf(ctx, dg, b, k, xg, yg, same, xn, yn, blockRows)
+}
+
+// matrixGeneralOf is matrixGeneral with parallel row blocks of bs rows (bs
+// at least the rows of xg: one block, on the calling goroutine).
+func matrixGeneralOf(ctx context.Context, dg blas64.General, b backend.Backend, k Kernel, xg, yg input, same bool, xn, yn []float64, bs int) error {
 	nx, ny, d := xg.rows(), yg.rows(), xg.cols()
+	parallelBlocks := func(ctx context.Context, n int, f func(i0, i1 int)) error {
+		return parallelBlocksOf(ctx, n, bs, f)
+	}
 	norms := func() ([]float64, []float64) {
 		if yn == nil {
 			yn = yg.sqNorms()

@@ -356,3 +356,12 @@ func GemvTrivial(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vec
 	}
 	return m, n, true
 }
+
+// Rows validates a float64 matrix k of rows x cols for the row products
+// DotRows and AxpyRows (as Rows32).
+func Rows(k blas64.General, rows, cols int) {
+	General("row products", k)
+	if k.Rows != rows || k.Cols != cols {
+		Panicf("row products: k is %dx%d, the vectors want %dx%d", k.Rows, k.Cols, rows, cols)
+	}
+}
