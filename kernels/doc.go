@@ -56,7 +56,9 @@
 // deterministic from their seed. The constructors are named after the type
 // they return: NewGegenbauerMap, NewFourierMap, NewNystrom (landmarks sampled
 // uniformly or by recursive ridge leverage scores, NystromOptions.Sampling)
-// and NewNystromFromLandmarks. GegenbauerMap, FourierMap and Nystrom also
+// and NewNystromFromLandmarks, and NewNystromBasis (the same map in K_CC's
+// eigenbasis: Rank() features instead of m, the same kernel, cheaper to
+// apply when the rank is low; tune scores Nystrom groups on it). GegenbauerMap, FourierMap and Nystrom also
 // implement PersistentMap; every kernel and map kind of this package is
 // registered in registry.go (RegisterKernel, RegisterMap) and rebuilt by
 // UnmarshalKernel and UnmarshalMap, so models can save them.
