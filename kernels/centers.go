@@ -140,15 +140,8 @@ type Rows struct {
 // other than the centres', zonal.ErrNonFinite for NaN or Inf in x, a CSR's
 // Validate error.
 func (c *Centers) NewRows(x mat.Matrix, opt Options) (*Rows, error) {
-	if x == nil {
-		return nil, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
-	}
-	nx, d := x.Dims()
-	if nx == 0 || d == 0 {
-		return nil, fmt.Errorf("%w: kernel block of a %dx%d input", zonal.ErrEmpty, nx, d)
-	}
-	if d != c.d {
-		return nil, fmt.Errorf("%w: X has %d columns, Y has %d", zonal.ErrShape, d, c.d)
+	if err := checkRowsInput(x, c.d); err != nil {
+		return nil, err
 	}
 	xg, err := asInput(x)
 	if err != nil {
@@ -163,6 +156,23 @@ func (c *Centers) NewRows(x mat.Matrix, opt Options) (*Rows, error) {
 		r.xn = xg.sqNorms()
 	}
 	return r, nil
+}
+
+// checkRowsInput checks the rows x that NewRows and NewRows32 prepare
+// against centres of width d: zonal.ErrEmpty for a nil or empty x,
+// zonal.ErrShape for another width.
+func checkRowsInput(x mat.Matrix, d int) error {
+	if x == nil {
+		return fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	}
+	nx, dx := x.Dims()
+	if nx == 0 || dx == 0 {
+		return fmt.Errorf("%w: kernel block of a %dx%d input", zonal.ErrEmpty, nx, dx)
+	}
+	if dx != d {
+		return fmt.Errorf("%w: X has %d columns, Y has %d", zonal.ErrShape, dx, d)
+	}
+	return nil
 }
 
 // Bytes is the memory r holds beyond X: its squared row norms.

@@ -436,16 +436,10 @@ type Rows32 struct {
 // other than the centres', zonal.ErrNonFinite for NaN or Inf in a dense x
 // (other inputs are checked block by block, as RowsInto32 does).
 func (c *Centers32) NewRows32(x mat.Matrix, opt Options) (*Rows32, error) {
-	if x == nil {
-		return nil, fmt.Errorf("%w: nil matrix", zonal.ErrEmpty)
+	if err := checkRowsInput(x, c.d); err != nil {
+		return nil, err
 	}
 	nx, d := x.Dims()
-	if nx == 0 || d == 0 {
-		return nil, fmt.Errorf("%w: kernel block of a %dx%d input", zonal.ErrEmpty, nx, d)
-	}
-	if d != c.d {
-		return nil, fmt.Errorf("%w: X has %d columns, Y has %d", zonal.ErrShape, d, c.d)
-	}
 	opt.Progress = nil
 	r := &Rows32{c: c, x: x, opt: opt}
 	if c.y32.Data == nil {
