@@ -252,9 +252,14 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 			}
 			opts.report(zonal.Progress{Stage: "kernel", Done: i1, Total: n})
 		}
-	} else {
-		bs = int((limit - fixed) / (int64(M) * 8))
-		bs = max(1, min(bs, n))
+	}
+	var q64 *knm64
+	if k32 == nil && knm == nil {
+		// Streamed: per-worker blocks (knm64.go), not the scratch below.
+		if q64, err = newKnM64(be, k, x, ycw, w, centers, fixed, limit, opts.Intercept == InterceptFitted); err != nil {
+			return nil, err
+		}
+		bs = 1
 	}
 	if knm != nil {
 		// Cached: still walk K_nM in row blocks of about passBlockBytes
@@ -271,25 +276,10 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		bs = max(64, min(n, int(passBlockBytes/(int64(M)*8))))
 		bs = min(bs, n)
 	}
-	var kb *mat.Dense
-	if knm == nil {
-		kb = mat.NewDense(bs, M, nil)
-	}
 	tmp := mat.NewDense(bs, kout, nil)
 	// pass computes out = K_nM^T W (K_nM u) (out = K_nM^T W yc when u is
-	// nil; W = I when unweighted).
-	// block is the rows i0..i1 of K_nM: a view of the cache, or computed
-	// into the scratch kb.
-	block := func(ctx context.Context, i0, i1 int) (*mat.Dense, error) {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("solvers: FALKON canceled: %w", err)
-		}
-		if knm != nil {
-			return knm.Slice(i0, i1, 0, M).(*mat.Dense), nil
-		}
-		kv := kb.Slice(0, i1-i0, 0, M).(*mat.Dense)
-		return kv, kernels.MatrixInto(ctx, kv, k, rowRange(x, i0, i1), centers, kernels.Options{Backend: be})
-	}
+	// nil; W = I when unweighted) on the cached K_nM, block by block; the
+	// float32 and streamed passes replace it below.
 	// InterceptFitted: the fit is on the columns of K_nM centred by their
 	// weighted means mu (see "Intercept" in the package doc), whose normal
 	// operator is Kc^T W Kc with Kc = K_nM - 1 mu^T; the right-hand side
@@ -305,18 +295,17 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	// digit and their rounding is larger than the centred operator's small
 	// eigenvalues.
 	var mu []float64
-	centred := false // the blocks are centred (mu is final)
 	if opts.Intercept == InterceptFitted {
 		mu = make([]float64, M)
 	}
 	pass := func(ctx context.Context, out blas64.General, u *blas64.General) error {
 		zeroGeneral(out)
 		for i0 := 0; i0 < n; i0 += bs {
-			i1 := min(i0+bs, n)
-			kv, err := block(ctx, i0, i1)
-			if err != nil {
-				return err
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("solvers: FALKON canceled: %w", err)
 			}
+			i1 := min(i0+bs, n)
+			kv := knm.Slice(i0, i1, 0, M).(*mat.Dense)
 			var rhs blas64.General
 			if u == nil {
 				rhs = ycw.Slice(i0, i1, 0, kout).(*mat.Dense).RawMatrix()
@@ -324,9 +313,6 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 					addColumnSums(mu, kv, w, i0)
 				}
 			} else {
-				if centred && knm == nil {
-					centreColumns(kv, mu)
-				}
 				rhs = tmp.Slice(0, i1-i0, 0, kout).(*mat.Dense).RawMatrix()
 				be.Gemm(blas.NoTrans, blas.NoTrans, 1, kv.RawMatrix(), *u, 0, rhs)
 				if w != nil {
@@ -339,6 +325,9 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	}
 	if k32 != nil {
 		pass = k32.pass
+	}
+	if q64 != nil {
+		pass = q64.pass
 	}
 	invN := 1 / wsum
 	v := mat.NewDense(M, kout, nil)
@@ -362,14 +351,13 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 	if err := pass(ctx, rr, nil); err != nil {
 		return nil, err
 	}
-	if mu != nil {
+	if mu != nil && q64 != nil {
+		mu = q64.columnMeans(wsum)
+	} else if mu != nil {
 		for j := range mu {
 			mu[j] /= wsum // the column sums K^T w, now means
 		}
-		if knm != nil {
-			centreColumns(knm, mu)
-		}
-		centred = true
+		centreColumns(knm, mu)
 	}
 	fac.solveT(blas.Trans, rr)
 	fac.solveA(blas.Trans, rr)

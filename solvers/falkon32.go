@@ -279,42 +279,7 @@ func (q *knm32) pass(ctx context.Context, out blas64.General, w *blas64.General)
 	if products32 {
 		return q.passProducts32(ctx, out, w)
 	}
-	M := q.M
-	if w != nil {
-		for j := 0; j < M; j++ {
-			for c := 0; c < q.kout; c++ {
-				q.wT[c*M+j] = w.Data[j*w.Stride+c]
-			}
-		}
-	}
-	nb := (q.n + q.rb - 1) / q.rb
-	W := min(len(q.work), nb)
-	errs := make([]error, W)
-	var wg sync.WaitGroup
-	for g := 1; g < W; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[g] = q.passBlocks(ctx, g, W, nb, w != nil)
-		}()
-	}
-	errs[0] = q.passBlocks(ctx, 0, W, nb, w != nil)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	for c := 0; c < q.kout; c++ {
-		for j := 0; j < M; j++ {
-			s := 0.0
-			for _, wk := range q.work[:W] {
-				s += wk.acc[c*M+j]
-			}
-			out.Data[j*out.Stride+c] = s
-		}
-	}
-	return nil
+	return rowPass(ctx, out, w, q.wT, q.n, q.rb, len(q.work), func(g int) []float64 { return q.work[g].acc }, q.passBlocks)
 }
 
 // passBlocks is worker g's share of a pass (blocks g, g+W, ... of the nb),
@@ -340,22 +305,9 @@ func (q *knm32) passBlocks(ctx context.Context, g, W, nb int, useW bool) error {
 				return err
 			}
 		}
-		for c := 0; c < q.kout; c++ {
-			t := wk.t[c*q.rb : c*q.rb+m]
-			if useW {
-				backend.DotRows32(q.be, t, kv, q.wT[c*M:(c+1)*M])
-				if q.rw != nil {
-					for i := range t {
-						t[i] *= q.rw[i0+i]
-					}
-				}
-			} else {
-				for i := range t {
-					t[i] = yc.Data[(i0+i)*yc.Stride+c]
-				}
-			}
-			backend.AxpyRows32(q.be, wk.acc[c*M:(c+1)*M], kv, t)
-		}
+		applyBlock(wk.acc, wk.t, q.wT, q.rw, yc, i0, m, q.kout, useW,
+			func(t, v []float64) { backend.DotRows32(q.be, t, kv, v) },
+			func(acc, t []float64) { backend.AxpyRows32(q.be, acc, kv, t) })
 	}
 	return nil
 }

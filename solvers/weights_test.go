@@ -147,8 +147,13 @@ func TestWeightsRepeatRowsFalkon(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := FalkonOptions{Centers: tc.M, Seed: 11, Tol: 1e-12, Precision: tc.prec}
 			if tc.stream {
-				// The factors and CG vectors and 4 rows of K_nM.
-				opts.MemoryBudget = int64(tc.M*tc.M+int(factorScratch(tc.M))+6*tc.M*2+4*tc.M) * 8
+				// The factors and CG vectors; the streamed pass's row norms
+				// (of the larger, repeated set), w transposed and one
+				// worker's sum; 4 rows of K_nM and of K_b w.
+				_, kout := y.Dims()
+				nr, _ := xr.Dims()
+				opts.MemoryBudget = int64(tc.M*tc.M+int(factorScratch(tc.M))+6*tc.M*kout)*8 +
+					knm64Fixed(nr, tc.M, kout, false) + int64(tc.M*kout)*8 + 4*int64(tc.M+kout)*8
 			}
 			wo := opts
 			wo.Weights = w
