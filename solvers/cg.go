@@ -232,7 +232,12 @@ func CG(ctx context.Context, a Operator, b, x *mat.Dense, opts CGOptions) (CGRes
 		r.Sub(b, r)
 		return nil
 	}
-	if err := trueResidual(); err != nil {
+	// From x = 0 (every solver's start) the residual is b itself: A 0 = 0
+	// exactly, so the operator's application (a whole pass over K_nM for
+	// FALKON, recomputed when K_nM is streamed) is skipped.
+	if isZero(x) {
+		r.Copy(b)
+	} else if err := trueResidual(); err != nil {
 		return res, err
 	}
 	done := make([]bool, k)
@@ -543,4 +548,17 @@ func allStalled(done, stalled []bool) bool {
 // for the true residual r = b - A x.
 func objective(be backend.Backend, x, b, r *mat.Dense, j int) float64 {
 	return -(colDot(be, x, b, j) + colDot(be, x, r, j))
+}
+
+// isZero reports whether every entry of x is zero (+0 or -0).
+func isZero(x *mat.Dense) bool {
+	r := x.RawMatrix()
+	for i := 0; i < r.Rows; i++ {
+		for _, v := range r.Data[i*r.Stride : i*r.Stride+r.Cols] {
+			if v != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }

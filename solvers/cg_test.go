@@ -184,3 +184,52 @@ func TestCGProgressAndBudget(t *testing.T) {
 		t.Errorf("non-square DenseOperator: %v", err)
 	}
 }
+
+// TestCGZeroStart: from x = 0 CG takes r = b without applying the
+// operator, so a run of T fixed iterations applies it T times plus once
+// for the final true residual; from a nonzero x, once more for the
+// initial residual. The zero start's iterates are those of the operator
+// applied to 0 (the same bits: A 0 = 0 exactly).
+func TestCGZeroStart(t *testing.T) {
+	const n, k, T = 25, 2, 6
+	a := randSPD(n, 11)
+	b := mat.NewDense(n, k, nil)
+	for i := 0; i < n; i++ {
+		b.Set(i, 0, float64(i%4)-1)
+		b.Set(i, 1, 0.5)
+	}
+	calls := 0
+	op := OperatorFunc{N: n, F: func(ctx context.Context, dst, x blas64.General) error {
+		calls++
+		return DenseOperator{A: a}.Apply(ctx, dst, x)
+	}}
+	run := func(x *mat.Dense) (int, CGResult) {
+		calls = 0
+		res, err := CG(context.Background(), op, b, x, CGOptions{MaxIter: T, FixedIter: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return calls, res
+	}
+	x0 := mat.NewDense(n, k, nil)
+	c0, r0 := run(x0)
+	x1 := mat.NewDense(n, k, nil)
+	x1.Set(3, 1, 1e-3)
+	c1, _ := run(x1)
+	if r0.Iterations != T || c1 != c0+1 {
+		t.Fatalf("%d iterations; %d applications from 0 and %d from a nonzero start, want one fewer from 0", r0.Iterations, c0, c1)
+	}
+	if c0 > T+1 {
+		t.Fatalf("%d applications for %d iterations from 0, want at most %d", c0, T, T+1)
+	}
+	// The reference: the operator applied to the zero start.
+	ref := mat.NewDense(n, k, nil)
+	r := mat.NewDense(n, k, nil)
+	if err := (DenseOperator{A: a}).Apply(context.Background(), r.RawMatrix(), ref.RawMatrix()); err != nil {
+		t.Fatal(err)
+	}
+	r.Sub(b, r)
+	if !mat.Equal(r, b) {
+		t.Fatal("b - A 0 differs from b")
+	}
+}

@@ -28,11 +28,15 @@
 //     A^T in its lower triangle, T in its strict upper one, T's diagonal
 //     aside; see falkonfactors.go); with Precision Float32, K_nM is stored
 //     and computed in float32 and everything else stays float64
-//     (falkon32.go says where the line is drawn and why); each CG pass runs
-//     on per-worker blocks of K_nM of about 512 KiB that are computed
-//     (when streamed, against centres packed once per fit) and applied,
+//     (falkon32.go says where the line is drawn and why); K_nM is cached
+//     whole when it fits the MemoryBudget after the factors and otherwise
+//     streamed: every CG pass runs on per-worker blocks of K_nM (about
+//     512 KiB in float32; in float64 at least 64 rows, knm64.go) that are
+//     computed (against centres prepared once per fit) and applied,
 //     K_b^T (K_b w) with float64 sums, while they are in cache, so a
-//     streamed fit holds only those blocks; and the training
+//     streamed fit holds only those blocks however large the budget and
+//     its passes cost about the flops of computing K_nM (bench/scale's
+//     figures); and the training
 //     rows may be given as a *dataset.Dense32 (float32, half the memory;
 //     FALKON with uniform centres only: the other solvers, leverage-score
 //     sampling and Precision Float64 refuse it, and CSR rows stay float64);
