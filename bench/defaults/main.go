@@ -40,7 +40,7 @@ func main() {
 	var (
 		data      = flag.String("data", benchdata.Dir(), "folder of the shared data sets")
 		sets      = flag.String("sets", "", "comma-separated sets (empty: all; see the README for names)")
-		runs      = flag.String("runs", "defaults,tune", "comma-separated runs: defaults, tune, variants (every defaults-* run: the defaults with one rule fixed; see the README); or none (with -dump-splits)")
+		runs      = flag.String("runs", "defaults,tune", "comma-separated runs: defaults, tune, variants (every defaults-* run: the defaults with one rule fixed; see the README), partitions (park-kmeans and park-greedy: ParK with each partition); or none (with -dump-splits)")
 		splits    = flag.Int("splits", defaultSplits, "seeded splits (seeds 1..N) of a set with fewer than 5000 rows")
 		tuneAbove = flag.Int("tune-above", defaultTuneAbove, "the tune run tunes on a subsample of a training set above this many rows")
 		tuneRows  = flag.Int("tune-rows", defaultTuneRows, "rows of that subsample")
@@ -81,10 +81,15 @@ func newConfig(data, sets, runs string, splits, tuneAbove, tuneRows int, inputs,
 			for _, v := range variantRuns() {
 				cfg.Runs[v] = true
 			}
+		case "partitions":
+			for _, v := range partitionRuns() {
+				cfg.Runs[v] = true
+			}
 		case "none":
 		default:
-			if !slices.Contains(variantRuns(), r) {
-				return cfg, fmt.Errorf("%w: -runs: unknown run %q (defaults, tune, variants, %s, none)", zonal.ErrParam, r, strings.Join(variantRuns(), ", "))
+			if !slices.Contains(variantRuns(), r) && !slices.Contains(partitionRuns(), r) {
+				return cfg, fmt.Errorf("%w: -runs: unknown run %q (defaults, tune, variants, %s, partitions, %s, none)", zonal.ErrParam, r,
+					strings.Join(variantRuns(), ", "), strings.Join(partitionRuns(), ", "))
 			}
 			cfg.Runs[r] = true
 		}

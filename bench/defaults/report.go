@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -174,6 +175,7 @@ func writeTables(w io.Writer, recs []record) error {
 		}
 	}
 	writeVariants(&b, sets, recs)
+	writePartitions(&b, sets, recs)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -320,4 +322,46 @@ func boolp(p *bool) string {
 		return "-"
 	}
 	return fmt.Sprint(*p)
+}
+
+// writePartitions writes, when the records hold both partition runs, one
+// row per set: the mean score and fit time of ParK with each partition,
+// and which is better, "tie" when each is within margin of the other.
+func writePartitions(b *strings.Builder, sets []string, recs []record) {
+	runs := partitionRuns()
+	for _, run := range runs {
+		if !slices.ContainsFunc(recs, func(r record) bool { return r.Run == run }) {
+			return
+		}
+	}
+	b.WriteString("\nParK (method park, Q = 4, the rest chosen as the defaults choose it) with each partition (means over the splits).\n\n")
+	header(b, []string{"set", "metric", "kmeans", "greedy", "kmeans s", "greedy s", "better"})
+	wins := map[string]int{}
+	for _, set := range sets {
+		km, gr := summarize(recs, set, runs[0]), summarize(recs, set, runs[1])
+		metric := ""
+		for _, r := range recs {
+			if r.Set == set && r.Run != "load" {
+				metric = r.Metric
+			}
+		}
+		if km.n == 0 && gr.n == 0 {
+			continue
+		}
+		better := "-"
+		if km.n > 0 && gr.n > 0 && km.failed == 0 && gr.failed == 0 {
+			kOK, gOK := withinMargin(metric, km.score, gr.score, km.testRows), withinMargin(metric, gr.score, km.score, gr.testRows)
+			switch {
+			case kOK && gOK:
+				better = "tie"
+			case kOK:
+				better = "kmeans"
+			default:
+				better = "greedy"
+			}
+			wins[better]++
+		}
+		row(b, set, metric, km.scoreCell(), gr.scoreCell(), secsCell(km), secsCell(gr), better)
+	}
+	fmt.Fprintf(b, "\nkmeans better on %d sets, greedy on %d, tie (each within margin of the other) on %d.\n", wins["kmeans"], wins["greedy"], wins["tie"])
 }

@@ -42,6 +42,19 @@ var variants = []struct {
 	{"defaults-raw", "Standardize off", estimator.Options{Standardize: estimator.StandardizeOff}},
 }
 
+// partitions are the runs that compare ParK's two partition rules on the
+// suite (issue 25: which should be the default): the defaults with method
+// ParK and the partition fixed, everything else (Q = 4 cells, sigma,
+// lambda, centres) chosen as the defaults choose it.
+var partitions = []struct {
+	Run  string
+	Doc  string
+	Opts estimator.Options
+}{
+	{"park-kmeans", "method ParK, kernel k-means++ partition", estimator.Options{Method: estimator.MethodParK, Partition: solvers.PartitionKMeans}},
+	{"park-greedy", "method ParK, the paper's greedy partition", estimator.Options{Method: estimator.MethodParK, Partition: solvers.PartitionGreedy}},
+}
+
 // variantRuns is the run names of variants, in order.
 func variantRuns() []string {
 	out := make([]string, len(variants))
@@ -49,6 +62,23 @@ func variantRuns() []string {
 		out[i] = v.Run
 	}
 	return out
+}
+
+// partitionRuns is the run names of partitions, in order.
+func partitionRuns() []string {
+	out := make([]string, len(partitions))
+	for i, v := range partitions {
+		out[i] = v.Run
+	}
+	return out
+}
+
+// fixedOpts is the options of a variant or partition run.
+func fixedOpts(run string) estimator.Options {
+	if i := slices.Index(variantRuns(), run); i >= 0 {
+		return variants[i].Opts
+	}
+	return partitions[slices.Index(partitionRuns(), run)].Opts
 }
 
 // config is one invocation of the suite.
@@ -212,7 +242,7 @@ func runSet(ctx context.Context, cfg config, ds dataSet, emit func(record) error
 		if err != nil {
 			return fail(err)
 		}
-		for _, run := range append([]string{runDefaults, runTune}, variantRuns()...) {
+		for _, run := range slices.Concat([]string{runDefaults, runTune}, variantRuns(), partitionRuns()) {
 			if !cfg.Runs[run] {
 				continue
 			}
@@ -226,7 +256,7 @@ func runSet(ctx context.Context, cfg config, ds dataSet, emit func(record) error
 			case runTune:
 				r = fitTuned(ctx, cfg, ds, sp.Seed, tr, te)
 			default:
-				r = fitDefaults(ctx, ds, run, sp.Seed, tr, te, variants[slices.Index(variantRuns(), run)].Opts)
+				r = fitDefaults(ctx, ds, run, sp.Seed, tr, te, fixedOpts(run))
 			}
 			if ctx.Err() != nil {
 				return ctx.Err()

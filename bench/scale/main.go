@@ -71,6 +71,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if c.replot != "" {
+		return runReplot(c, stdout)
+	}
 	switch c.mode {
 	case modeRead:
 		return runRead(c, stdout, stderr)

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"math"
 	"os"
@@ -134,6 +135,37 @@ func TestQuick(t *testing.T) {
 	}
 	if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
 		t.Errorf("figure is not a PNG (%d bytes)", len(png))
+	}
+
+	// -replot: the same runs from the file, a later record of one of them
+	// (its fit time changed) replacing the earlier one.
+	later := runs[0]
+	later.FitSeconds = 12345.6
+	line, err := json.Marshal(later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := filepath.Join(dir, "later.jsonl")
+	if err := os.WriteFile(second, []byte("{\"calibration\":{}}\n"+string(line)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fig2 := filepath.Join(dir, "replot.png")
+	stdout.Reset()
+	if err := run([]string{"-replot", out + "," + second, "-fig", fig2}, &stdout, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	_, rows = tableOf(stdout.String())
+	if len(rows) != wantRows {
+		t.Fatalf("replot: %d table rows, want %d:\n%s", len(rows), wantRows, stdout.String())
+	}
+	if got := rows[0][col("fit (s)")]; got != "12345.60" {
+		t.Errorf("replot: the first run's fit time %q, want the later record's 12345.60", got)
+	}
+	if png, err := os.ReadFile(fig2); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Errorf("replot figure: %v, %d bytes", err, len(png))
+	}
+	if err := run([]string{"-replot", out}, &stdout, io.Discard); err == nil {
+		t.Error("-replot without -fig: no error")
 	}
 }
 

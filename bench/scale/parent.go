@@ -49,6 +49,7 @@ type config struct {
 	seed             uint64
 	testRows         int
 	data, out, fig   string
+	replot           string
 	gemmN, expLen    int
 
 	// The read and predict modes (-mode).
@@ -90,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.data, "data", benchdata.Dir(), "folder with Fertility.csv.gz")
 	fs.StringVar(&c.out, "out", "", "write the calibration and every run as JSON lines to this file")
 	fs.StringVar(&c.fig, "fig", "", "write a log-log PNG of fit time and peak RSS against n to this file")
+	fs.StringVar(&c.replot, "replot", "", "with -fig: draw the figure from these -out files (comma-separated; a later run of the same set, method and n replaces an earlier one) instead of running fits")
 	fs.StringVar(&c.mode, "mode", modeFit, "what to measure: fit (fit time and memory against n), read (reader throughput), predict (zonal predict of large files)")
 	readRows := fs.String("read-rows", "1e6", "read mode: synthetic rows of the files read")
 	fs.IntVar(&c.readReps, "read-reps", 3, "read mode: timed reads of every file by every reader (the best is reported), and of the wc baseline")
@@ -343,4 +345,57 @@ func runOne(self string, s spec, stderr io.Writer) result {
 		r.PeakRSS = r.RusageMaxRSS
 	}
 	return r
+}
+
+// runReplot draws c.fig from the runs recorded in the -out files of
+// c.replot (their first lines, the calibrations, are skipped), a later
+// record of the same set, method and n replacing an earlier one, and
+// prints the records' table with the first file's calibration.
+func runReplot(c config, stdout io.Writer) error {
+	if c.fig == "" {
+		return fmt.Errorf("-replot needs -fig")
+	}
+	type key struct {
+		set, method string
+		n           int
+	}
+	var (
+		results []result
+		at      = map[key]int{}
+		cal     calibration
+	)
+	for i, path := range strings.Split(c.replot, ",") {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for j, line := range lines {
+			if j == 0 {
+				if i == 0 {
+					var head struct {
+						Calibration calibration `json:"calibration"`
+					}
+					if err := json.Unmarshal([]byte(line), &head); err != nil {
+						return fmt.Errorf("%s: first line: %w", path, err)
+					}
+					cal = head.Calibration
+				}
+				continue
+			}
+			var r result
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				return fmt.Errorf("%s: line %d: %w", path, j+1, err)
+			}
+			k := key{r.Set, r.Method, r.N}
+			if idx, ok := at[k]; ok {
+				results[idx] = r
+				continue
+			}
+			at[k] = len(results)
+			results = append(results, r)
+		}
+	}
+	writeTable(stdout, cal, results)
+	return writeFigure(c.fig, results)
 }
