@@ -43,9 +43,10 @@
 //   - ParK (Carratino et al. 2021): a Voronoi partition of the feature space
 //     into Q cells around centroids phi(c_q), c_q training rows chosen by a
 //     partition strategy (the paper's farthest-point rule, a trimmed
-//     subsample version, or kernel k-means++ with Lloyd medoid steps, the
-//     default), optionally size-capped by offsets w_q (a power diagram that
-//     prediction reuses), and one FALKON per cell with lambda_q = lambda n / n_q,
+//     subsample version, or kernel k-means++ with Lloyd medoid steps; the
+//     default is the paper's rule, see DefaultPartition), optionally
+//     size-capped by offsets w_q (a power diagram that prediction
+//     reuses), and one FALKON per cell with lambda_q = lambda n / n_q,
 //     which makes every cell's absolute regulariser lambda_q n_q = lambda n the
 //     global one, so Q = 1 is FALKON exactly.
 //

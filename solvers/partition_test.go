@@ -208,7 +208,7 @@ func TestParKCappedModelFile(t *testing.T) {
 	x, y := clustered(600, 6, 4)
 	xt, _ := clustered(200, 2, 5)
 	k := testGauss{0.5}
-	p, err := FitParK(bg, k, x, y, 1e-5, ParKOptions{Cells: 6, Centers: 60, Cap: 1.1, Seed: 1, Iterations: 5})
+	p, err := FitParK(bg, k, x, y, 1e-5, ParKOptions{Cells: 6, Centers: 60, Cap: 1.1, Seed: 1, Iterations: 5, Partition: PartitionKMeans})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -194,7 +194,7 @@ func TestParKPartition(t *testing.T) {
 	xt, yt := synth(100, 2, 11)
 	k := testGauss{1}
 	var stages []string
-	p, err := FitParK(bg, k, x, y, 1e-5, ParKOptions{Cells: 4, Centers: 60, Seed: 1, Workers: 2,
+	p, err := FitParK(bg, k, x, y, 1e-5, ParKOptions{Cells: 4, Centers: 60, Seed: 1, Workers: 2, Partition: PartitionKMeans,
 		Options: Options{Progress: func(pr zonal.Progress) {
 			if len(stages) == 0 || stages[len(stages)-1] != pr.Stage {
 				stages = append(stages, pr.Stage)

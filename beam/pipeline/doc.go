@@ -36,7 +36,7 @@
 //   - Ridge on random Fourier features: the same sums with Z for K_nM and
 //     (G + lambda n I) W = B - S mean^T.
 //   - ParK: centroids by the paper's farthest-point rule in the RKHS on a
-//     sample (zonal fit's -partition greedy; its default, kernel k-means,
+//     sample (zonal fit's -partition greedy, its default; kernel k-means
 //     is not distributed yet),
 //     rows assigned to the nearest centroid on the workers, grouped by cell,
 //     one FALKON per cell, gathered into a ParK model.
