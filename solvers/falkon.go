@@ -357,7 +357,7 @@ func fitFalkonCentered(ctx context.Context, k kernels.Kernel, x mat.Matrix, yc *
 		for j := range mu {
 			mu[j] /= wsum // the column sums K^T w, now means
 		}
-		centreColumns(knm, mu)
+		centreColumns(knm.RawMatrix(), mu)
 	}
 	fac.solveT(blas.Trans, rr)
 	fac.solveA(blas.Trans, rr)

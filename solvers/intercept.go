@@ -1,6 +1,7 @@
 package solvers
 
 import (
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
@@ -63,9 +64,8 @@ func addColumnSums(sums []float64, kv *mat.Dense, w []float64, i0 int) {
 	}
 }
 
-// centreColumns subtracts mu[j] from every entry of column j of kv.
-func centreColumns(kv *mat.Dense, mu []float64) {
-	r := kv.RawMatrix()
+// centreColumns subtracts mu[j] from every entry of column j of r.
+func centreColumns(r blas64.General, mu []float64) {
 	for i := 0; i < r.Rows; i++ {
 		row := r.Data[i*r.Stride : i*r.Stride+r.Cols]
 		for j := range row {

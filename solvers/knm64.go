@@ -191,12 +191,7 @@ func (q *knm64) passBlocks(ctx context.Context, g, W, nb int, useW bool) error {
 			backend.AxpyRows(q.be, wk.cs, kv, t)
 		}
 		if q.centred {
-			for i := 0; i < m; i++ {
-				row := kv.Data[i*M : (i+1)*M]
-				for j, v := range q.mu {
-					row[j] -= v
-				}
-			}
+			centreColumns(kv, q.mu)
 		}
 		applyBlock(wk.acc, wk.t, q.wT, q.rw, yc, i0, m, q.kout, useW,
 			func(t, v []float64) { backend.DotRows(q.be, t, kv, v) },

@@ -113,7 +113,7 @@ func TestKnM64Pass(t *testing.T) {
 						t.Fatalf("column mean %d: %g, want %g", j, gm[j], mu[j])
 					}
 				}
-				centreColumns(kd, mu)
+				centreColumns(kd.RawMatrix(), mu)
 			}
 			u := mat.NewDense(M, 3, nil)
 			for i := range u.RawMatrix().Data {
