@@ -95,7 +95,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (config, error) {
 	fs.BoolVar(&c.synthetic, "synthetic", false, "a tiny synthetic data set (d = 16, 400 training rows) instead of MNIST: for the smoke test")
 	fs.StringVar(&c.modelDir, "model-dir", filepath.Join(os.TempDir(), "zonal-bench-serve"), "where fitted models are kept and reused (the file name holds the settings)")
 	fs.BoolVar(&c.refit, "refit", false, "fit the models again even if -model-dir has them")
-	fs.StringVar(&models, "models", modelFalkon+","+modelRidge, "models to measure, comma-separated: falkon (FALKON, -centers), ridge-fourier (ridge on -features Fourier features)")
+	fs.StringVar(&models, "models", modelFalkon+","+modelRidge, "models to measure, comma-separated: falkon (FALKON, -centers), ridge-fourier (ridge on -features Fourier features), floor (no model: bare net/http and grpc-go servers answering a constant, the transports' floor; no soak)")
 	fs.StringVar(&protocols, "protocol", strings.Join(allProtocols, ","), "protocols, comma-separated: json (/v1/predict rows), v2 (v2 infer, JSON data), binary (v2 infer, binary tensor data), grpc (ModelInfer, raw_input_contents), grpc-typed (ModelInfer, typed contents)")
 	fs.BoolVar(&c.fp32, "fp32", false, "send FP32 tensors on v2, binary and gRPC (default FP64; json is always decimal text)")
 	fs.IntVar(&c.trainRows, "train-rows", 20000, "MNIST training rows of the fit (a seeded subsample)")
@@ -146,7 +146,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (config, error) {
 		}
 	}
 	var err error
-	if c.models, err = list(models, []string{modelFalkon, modelRidge}); err != nil {
+	if c.models, err = list(models, []string{modelFalkon, modelRidge, modelFloor}); err != nil {
 		return c, fmt.Errorf("-models: %w", err)
 	}
 	if c.protocols, err = list(protocols, allProtocols); err != nil {
@@ -255,7 +255,19 @@ func run(c config, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	for i, name := range c.models {
+	first := true
+	for _, name := range c.models {
+		if name == modelFloor {
+			srv, err := startFloor()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "%s: no model, the bare transports\n", name)
+			if err := errors.Join(b.cases(ts, name, srv, false), srv.stop()); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			continue
+		}
 		start := time.Now()
 		p, file, err := model(c, ts, name)
 		if err != nil {
@@ -267,9 +279,10 @@ func run(c config, stdout io.Writer) (err error) {
 		}
 		fmt.Fprintf(os.Stderr, "%s: %s (ready in %.1f s), test accuracy %.4f\n", name, file, time.Since(start).Seconds(), acc)
 		runtime.GC()
-		if err := b.model(ts, name, p, file, i == 0); err != nil {
+		if err := b.model(ts, name, p, file, first); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		first = false
 	}
 	writeTable(stdout, b.results)
 	fmt.Fprintf(stdout, "\nmachine: %s/%s, %d CPUs, GOMAXPROCS %d, %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
@@ -329,7 +342,11 @@ func (srv *server) stop() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return errors.Join(srv.hs.Shutdown(ctx), srv.s.Close())
+	err := srv.hs.Shutdown(ctx)
+	if srv.s != nil {
+		err = errors.Join(err, srv.s.Close())
+	}
+	return err
 }
 
 // model runs every case of one model; soak says to run the soaks too.
@@ -339,6 +356,11 @@ func (b *bench) model(ts *trainSet, name string, p *solvers.Pipeline, file strin
 		return err
 	}
 	defer func() { err = errors.Join(err, srv.stop()) }()
+	return b.cases(ts, name, srv, soak)
+}
+
+// cases runs every case of one server (a model's, or the floor's).
+func (b *bench) cases(ts *trainSet, name string, srv *server, soak bool) error {
 	c := b.c
 	if c.warmup > 0 {
 		if _, err := b.load(srv, ts, protoJSON, 1, c.lowRate, c.warmup, ""); err != nil {
@@ -539,6 +561,9 @@ func cpuTime() time.Duration {
 
 // blockStats reads the batcher's block count and rows from the registry.
 func blockStats(s *serve.Server) (blocks, rows float64) {
+	if s == nil {
+		return 0, 0
+	}
 	fams, err := s.Registry().Gather()
 	if err != nil {
 		return 0, 0

@@ -46,6 +46,13 @@ func TestQuickRidge(t *testing.T) {
 	quick(t, modelRidge, []string{"-fp32", "-protocol", protoBinary + "," + protoGRPC + "," + protoGRPCTyped, "-skip-search", "-skip-soak"})
 }
 
+// TestQuickFloor runs the floor (no model: bare net/http and grpc-go
+// answering a constant) over every protocol with its searches: each of
+// its requests must be answered 200, as a model's are. It has no soak.
+func TestQuickFloor(t *testing.T) {
+	quick(t, modelFloor, []string{"-search-duration", "300ms", "-skip-soak"})
+}
+
 func quick(t *testing.T, model string, args []string) {
 	dir := t.TempDir()
 	out := dir + "/out.jsonl"
