@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,7 +96,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (config, error) {
 	fs.BoolVar(&c.synthetic, "synthetic", false, "a tiny synthetic data set (d = 16, 400 training rows) instead of MNIST: for the smoke test")
 	fs.StringVar(&c.modelDir, "model-dir", filepath.Join(os.TempDir(), "zonal-bench-serve"), "where fitted models are kept and reused (the file name holds the settings)")
 	fs.BoolVar(&c.refit, "refit", false, "fit the models again even if -model-dir has them")
-	fs.StringVar(&models, "models", modelFalkon+","+modelRidge, "models to measure, comma-separated: falkon (FALKON, -centers), ridge-fourier (ridge on -features Fourier features), floor (no model: bare net/http and grpc-go servers answering a constant, the transports' floor; no soak)")
+	fs.StringVar(&models, "models", modelFalkon+","+modelRidge, "models to measure, comma-separated: falkon (FALKON, -centers), ridge-fourier (ridge on -features Fourier features), floor (no model: bare net/http and grpc-go servers answering a constant, the transports' floor; no soak), floor-falkon (the same predicting each request's rows with the falkon model; json and grpc only)")
 	fs.StringVar(&protocols, "protocol", strings.Join(allProtocols, ","), "protocols, comma-separated: json (/v1/predict rows), v2 (v2 infer, JSON data), binary (v2 infer, binary tensor data), grpc (ModelInfer, raw_input_contents), grpc-typed (ModelInfer, typed contents)")
 	fs.BoolVar(&c.fp32, "fp32", false, "send FP32 tensors on v2, binary and gRPC (default FP64; json is always decimal text)")
 	fs.IntVar(&c.trainRows, "train-rows", 20000, "MNIST training rows of the fit (a seeded subsample)")
@@ -146,11 +147,18 @@ func parseFlags(fs *flag.FlagSet, args []string) (config, error) {
 		}
 	}
 	var err error
-	if c.models, err = list(models, []string{modelFalkon, modelRidge, modelFloor}); err != nil {
+	if c.models, err = list(models, []string{modelFalkon, modelRidge, modelFloor, modelFloorFalkon}); err != nil {
 		return c, fmt.Errorf("-models: %w", err)
 	}
 	if c.protocols, err = list(protocols, allProtocols); err != nil {
 		return c, fmt.Errorf("-protocol: %w", err)
+	}
+	if slices.Contains(c.models, modelFloorFalkon) {
+		for _, p := range c.protocols {
+			if p != protoJSON && p != protoGRPC {
+				return c, fmt.Errorf("-models %s serves -protocol %s and %s only, not %s", modelFloorFalkon, protoJSON, protoGRPC, p)
+			}
+		}
 	}
 	switch {
 	case c.batchRows < 1, c.lowRate < 1, c.lowRateBatch < 1, c.searchStart < 1, c.searchMax < c.searchStart, c.searchSteps < 0, c.soakRate < 1,
@@ -257,12 +265,18 @@ func run(c config, stdout io.Writer) (err error) {
 	}
 	first := true
 	for _, name := range c.models {
-		if name == modelFloor {
-			srv, err := startFloor()
+		if name == modelFloor || name == modelFloorFalkon {
+			var p *solvers.Pipeline
+			if name == modelFloorFalkon {
+				if p, _, err = model(c, ts, modelFalkon); err != nil {
+					return err
+				}
+			}
+			srv, err := startFloor(p)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "%s: no model, the bare transports\n", name)
+			fmt.Fprintf(os.Stderr, "%s: the bare transports (a model: %v)\n", name, p != nil)
 			if err := errors.Join(b.cases(ts, name, srv, false), srv.stop()); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}

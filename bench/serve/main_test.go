@@ -53,6 +53,13 @@ func TestQuickFloor(t *testing.T) {
 	quick(t, modelFloor, []string{"-search-duration", "300ms", "-skip-soak"})
 }
 
+// TestQuickFloorFalkon: the floor predicting with the synthetic FALKON
+// model, on its two protocols; a body its scanner or the model refused
+// would be answered 400 and fail the success check.
+func TestQuickFloorFalkon(t *testing.T) {
+	quick(t, modelFloorFalkon, []string{"-protocol", protoJSON + "," + protoGRPC, "-skip-search", "-skip-soak"})
+}
+
 func quick(t *testing.T, model string, args []string) {
 	dir := t.TempDir()
 	out := dir + "/out.jsonl"
