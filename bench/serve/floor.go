@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -52,7 +51,7 @@ const modelFloorFalkon = "floor-falkon"
 var floorAnswer = []byte(`{"predictions":[0]}` + "\n")
 
 // floorBodies holds the floor's request body buffers between requests.
-var floorBodies = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+var floorBodies = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 64<<10)) }}
 
 // floorScratch is one request's rows and outputs (floor-falkon).
 type floorScratch struct {
@@ -61,15 +60,15 @@ type floorScratch struct {
 
 var floorScratches = sync.Pool{New: func() any { return new(floorScratch) }}
 
-// floorPredict predicts the n x d rows x with p (the outputs are dropped).
-func floorPredict(p *solvers.Pipeline, x []float64) error {
+// predict predicts the n x d rows sc.x with p into sc.out (the outputs
+// are dropped).
+func (sc *floorScratch) predict(p *solvers.Pipeline) error {
+	x := sc.x
 	d := p.InputDim()
 	n := len(x) / d
 	if n == 0 || n*d != len(x) {
 		return fmt.Errorf("%d values for rows of %d", len(x), d)
 	}
-	sc := floorScratches.Get().(*floorScratch)
-	defer floorScratches.Put(sc)
 	k := p.Outputs()
 	if cap(sc.out) < n*k {
 		sc.out = make([]float64, n*k)
@@ -113,34 +112,20 @@ func floorHandler(p *solvers.Pipeline) http.HandlerFunc {
 // floorHTTP reads the body into a pooled buffer, predicts its rows with p
 // when p is not nil, and answers floorAnswer.
 func floorHTTP(w http.ResponseWriter, r *http.Request, p *solvers.Pipeline) {
-	bp := floorBodies.Get().(*[]byte)
-	b := (*bp)[:0]
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Body.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			*bp = b
-			floorBodies.Put(bp)
-			return
-		}
+	buf := floorBodies.Get().(*bytes.Buffer)
+	defer floorBodies.Put(buf)
+	buf.Reset()
+	if _, err := buf.ReadFrom(r.Body); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
 	}
-	*bp = b
-	defer floorBodies.Put(bp)
 	if p != nil {
 		sc := floorScratches.Get().(*floorScratch)
-		x, err := scanRows(sc.x[:0], b)
-		sc.x = x
-		if err == nil {
-			err = floorPredict(p, x)
+		defer floorScratches.Put(sc)
+		var err error
+		if sc.x, err = scanRows(sc.x[:0], buf.Bytes()); err == nil {
+			err = sc.predict(p)
 		}
-		floorScratches.Put(sc)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -169,14 +154,12 @@ func (f floorGRPC) ModelInfer(_ context.Context, req *oip.ModelInferRequest) (*o
 		}
 		raw := req.RawInputContents[0]
 		sc := floorScratches.Get().(*floorScratch)
-		x := sc.x[:0]
+		defer floorScratches.Put(sc)
+		sc.x = sc.x[:0]
 		for i := 0; i+8 <= len(raw); i += 8 {
-			x = append(x, math.Float64frombits(binary.LittleEndian.Uint64(raw[i:])))
+			sc.x = append(sc.x, math.Float64frombits(binary.LittleEndian.Uint64(raw[i:])))
 		}
-		sc.x = x
-		err := floorPredict(f.p, x)
-		floorScratches.Put(sc)
-		if err != nil {
+		if err := sc.predict(f.p); err != nil {
 			return nil, status.Error(codes.InvalidArgument, err.Error())
 		}
 	}
@@ -186,15 +169,6 @@ func (f floorGRPC) ModelInfer(_ context.Context, req *oip.ModelInferRequest) (*o
 // startFloor starts the floor's HTTP and gRPC servers on loopback; with p
 // (floor-falkon) they predict each request's rows with it.
 func startFloor(p *solvers.Pipeline) (*server, error) {
-	hl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	gl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		hl.Close()
-		return nil, err
-	}
 	hs := &http.Server{
 		Handler:           floorHandler(p),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -209,8 +183,5 @@ func startFloor(p *solvers.Pipeline) (*server, error) {
 		Outputs:           []*oip.ModelInferResponse_InferOutputTensor{{Name: "predictions", Datatype: "FP64", Shape: []int64{1}}},
 		RawOutputContents: [][]byte{binary.LittleEndian.AppendUint64(nil, math.Float64bits(0))}}
 	oip.RegisterGRPCInferenceServiceServer(gs, floorGRPC{answer: answer, p: p})
-	srv := &server{hs: hs, gs: gs, httpBase: "http://" + hl.Addr().String(), grpcAddr: gl.Addr().String()}
-	go func() { _ = srv.hs.Serve(hl) }()
-	go func() { _ = srv.gs.Serve(gl) }()
-	return srv, nil
+	return listenAndServe(nil, hs, gs)
 }

@@ -326,18 +326,27 @@ func startServer(p *solvers.Pipeline, file string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	hl, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := listenAndServe(s, s.HTTPServer(""), s.GRPCServer())
 	if err != nil {
 		s.Close()
+	}
+	return srv, err
+}
+
+// listenAndServe serves hs and gs on two loopback ports of their own; s
+// is the model server behind them (nil for the floor), closed by stop.
+func listenAndServe(s *serve.Server, hs *http.Server, gs *grpc.Server) (*server, error) {
+	hl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
 		return nil, err
 	}
 	gl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		hl.Close()
-		s.Close()
 		return nil, err
 	}
-	srv := &server{s: s, hs: s.HTTPServer(hl.Addr().String()), gs: s.GRPCServer(), httpBase: "http://" + hl.Addr().String(), grpcAddr: gl.Addr().String()}
+	hs.Addr = hl.Addr().String()
+	srv := &server{s: s, hs: hs, gs: gs, httpBase: "http://" + hl.Addr().String(), grpcAddr: gl.Addr().String()}
 	go func() { _ = srv.hs.Serve(hl) }()
 	go func() { _ = srv.gs.Serve(gl) }()
 	return srv, nil
