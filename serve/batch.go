@@ -33,7 +33,7 @@ type batcher struct {
 	queue    chan *job
 	quit     chan struct{}
 	stopped  chan struct{}
-	arriving atomic.Int64 // prediction requests admitted and still being decoded
+	arriving atomic.Int64 // prediction requests whose message is in and still being decoded (not while a body is read)
 	pending  atomic.Int64 // rows queued and not yet in a block (taken by run)
 	jobs     sync.Pool    // *job
 	scratch  sync.Pool    // *blockScratch

@@ -1,7 +1,12 @@
 package serve
 
 import (
+	"fmt"
+	"io"
 	"math"
+	"net"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,5 +105,45 @@ func TestBatchingIdleNoDelay(t *testing.T) {
 		if el := time.Since(start); el > bound {
 			t.Fatalf("lone row took %v with BatchDelay %v: the batcher waited for nobody", el, delay)
 		}
+	}
+}
+
+// A block does not wait for a request whose body is still on the network:
+// with a BatchDelay of an hour, a single-row request that arrives while
+// another connection has sent its headers but not its body is answered at
+// once (the other request is admitted, not being decoded), on /v1/predict
+// and on the v2 route. Before, reading a body counted as decoding, and the
+// row would have waited for that body (here: the hour).
+func TestBatchNoWaitForBodies(t *testing.T) {
+	xt, _ := synth(2, 4, 3)
+	p := testModels(t)["krr"]
+	if p == nil {
+		t.Fatal("no krr test model")
+	}
+	s, ts, _ := newTestServer(t, p, Options{BatchDelay: time.Hour, Workers: 1})
+	v1 := rowsJSON(t, xt.Slice(0, 1, 0, 4).(*mat.Dense), false)
+	v2 := fmt.Sprintf(`{"inputs":[{"name":"x","datatype":"FP64","shape":[1,4],"data":[%v,%v,%v,%v]}]}`,
+		xt.At(1, 0), xt.At(1, 1), xt.At(1, 2), xt.At(1, 3))
+	client := &http.Client{Timeout: 2 * time.Minute} // a failure, not a hang, if the row waits
+	for _, c := range []struct{ path, body string }{{"/v1/predict", v1}, {"/v2/models/" + s.opts.Name + "/infer", v2}} {
+		conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Headers and half the body; the rest never comes.
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			c.path, len(c.body), c.body[:len(c.body)/2])
+		waitFor(t, func() bool { return gauge(t, s, "zonal_serve_in_flight_requests") == 1 })
+		resp, err := client.Post(ts.URL+c.path, "application/json", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatalf("%s: a row beside a body still on the network: %v", c.path, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d %s", c.path, resp.StatusCode, b)
+		}
+		conn.Close()
+		waitFor(t, func() bool { return gauge(t, s, "zonal_serve_in_flight_requests") == 0 })
 	}
 }

@@ -547,9 +547,6 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, st *stage) erro
 	sc := getScratch()
 	defer putScratch(sc)
 	m := s.cur.Load()
-	if s.batch != nil {
-		s.batch.arriving.Add(1)
-	}
 	var err error
 	sc.body, err = readBodyInto(w, r, s.opts.MaxBodyBytes, sc.body)
 	var x []float64
@@ -557,14 +554,20 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, st *stage) erro
 	var wantOut, wantProba bool
 	if err == nil {
 		var ok bool
+		// Only now is the request "arriving" for the batcher: a block waits
+		// for rows being decoded (microseconds of CPU), never for a body
+		// still on the network.
+		if s.batch != nil {
+			s.batch.arriving.Add(1)
+		}
 		if sc.x, n, wantOut, wantProba, ok = fastV1(sc.body, m.d, s.opts.MaxRows, sc.x); ok {
 			x = sc.x[:n*m.d]
 		} else {
 			x, n, wantOut, wantProba, err = decodeV1(sc.body, m.d, s.opts.MaxRows)
 		}
-	}
-	if s.batch != nil {
-		s.batch.arriving.Add(-1)
+		if s.batch != nil {
+			s.batch.arriving.Add(-1)
+		}
 	}
 	if err == nil && wantProba {
 		err = checkProba(m)
@@ -788,16 +791,17 @@ func (s *Server) serveV2(w http.ResponseWriter, r *http.Request, st *stage) erro
 	defer s.release()
 	sc := getScratch()
 	defer putScratch(sc)
-	if s.batch != nil {
-		s.batch.arriving.Add(1)
-	}
 	sc.body, err = readBodyInto(w, r, s.opts.MaxBodyBytes, sc.body)
 	var c *v2Call
 	if err == nil {
+		// Arriving for the batcher while decoding, not while reading (serveV1).
+		if s.batch != nil {
+			s.batch.arriving.Add(1)
+		}
 		c, err = s.decodeInfer(r.Header, sc, m)
-	}
-	if s.batch != nil {
-		s.batch.arriving.Add(-1)
+		if s.batch != nil {
+			s.batch.arriving.Add(-1)
+		}
 	}
 	if err == nil && c.proba {
 		err = checkProba(m)

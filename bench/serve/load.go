@@ -53,6 +53,7 @@ type loadSpec struct {
 	Duration   time.Duration
 	MaxWorkers int // most requests in flight
 	Conns      int // gRPC connections
+	HTTPBuffer int // the HTTP client's read and write buffers, bytes (0: net/http's 4 KiB)
 	Timeout    time.Duration
 	FP32       bool
 	D          int
@@ -242,7 +243,12 @@ func httpLoad(spec loadSpec) (*vegeta.Metrics, error) {
 		}
 		targets[i] = vegeta.Target{Method: http.MethodPost, URL: spec.Target, Body: b, Header: h}
 	}
-	atk := vegeta.NewAttacker(vegeta.Timeout(spec.Timeout), vegeta.KeepAlive(true), vegeta.MaxWorkers(uint64(spec.MaxWorkers)),
+	// The transport vegeta would make (its dialer's keep-alive), with the
+	// buffers of -http-buffer; the options after it set the rest as usual.
+	dialer := &net.Dialer{KeepAlive: 30 * time.Second}
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: dialer.DialContext,
+		WriteBufferSize: spec.HTTPBuffer, ReadBufferSize: spec.HTTPBuffer}
+	atk := vegeta.NewAttacker(vegeta.Client(&http.Client{Transport: tr}), vegeta.Timeout(spec.Timeout), vegeta.KeepAlive(true), vegeta.MaxWorkers(uint64(spec.MaxWorkers)),
 		vegeta.Connections(min(spec.MaxWorkers, 10000)), vegeta.MaxBody(1<<20))
 	var m vegeta.Metrics
 	for res := range atk.Attack(vegeta.NewStaticTargeter(targets...), vegeta.Rate{Freq: spec.Rate, Per: time.Second}, spec.Duration, "zonal") {

@@ -62,6 +62,9 @@ type config struct {
 	soak, reloadEvery             time.Duration
 	soakRate                      int
 	maxWorkers, grpcConns         int
+	httpBuffer                    int
+	maxBatch                      int
+	batchDelay                    time.Duration
 	timeout                       time.Duration
 	skipLow, skipSearch, skipSoak bool
 	cpuProfile                    string
@@ -120,6 +123,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (config, error) {
 	fs.IntVar(&c.soakRate, "soak-rate", 1000, "soak rate, single-row req/s")
 	fs.IntVar(&c.maxWorkers, "max-workers", 2000, "most requests in flight from the load child")
 	fs.IntVar(&c.grpcConns, "grpc-conns", 4, "gRPC connections of the load child")
+	fs.IntVar(&c.httpBuffer, "http-buffer", 32<<10, "read and write buffers of the load child's HTTP connections, bytes (default grpc-go's 32 KiB, as the gRPC load has; 0 = net/http's 4 KiB)")
+	fs.IntVar(&c.maxBatch, "max-batch", serve.DefaultMaxBatch, "the server's MaxBatch: most single-row requests predicted in one block (1 = no batching; as zonal serve -max-batch)")
+	fs.DurationVar(&c.batchDelay, "batch-delay", serve.DefaultBatchDelay, "the server's BatchDelay: longest a single-row request waits for others being decoded (as zonal serve -batch-delay; negative = never wait)")
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Second, "timeout of one request")
 	fs.BoolVar(&c.skipLow, "skip-low", false, "skip the low-load cases")
 	fs.BoolVar(&c.skipSearch, "skip-search", false, "skip the searches")
@@ -321,8 +327,9 @@ type server struct {
 	grpcAddr string
 }
 
-func startServer(p *solvers.Pipeline, file string) (*server, error) {
-	s, err := serve.New(p, serve.Options{Name: modelName, ModelFile: file, ReloadEndpoint: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+func startServer(p *solvers.Pipeline, file string, c config) (*server, error) {
+	s, err := serve.New(p, serve.Options{Name: modelName, ModelFile: file, ReloadEndpoint: true, MaxBatch: c.maxBatch, BatchDelay: c.batchDelay,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +381,7 @@ func (srv *server) stop() error {
 
 // model runs every case of one model; soak says to run the soaks too.
 func (b *bench) model(ts *trainSet, name string, p *solvers.Pipeline, file string, soak bool) (err error) {
-	srv, err := startServer(p, file)
+	srv, err := startServer(p, file, b.c)
 	if err != nil {
 		return err
 	}
@@ -541,7 +548,7 @@ func (b *bench) load(srv *server, ts *trainSet, proto string, rows, rate int, du
 		}
 		blocks[i] = x
 	}
-	spec := loadSpec{Protocol: proto, Rate: rate, Duration: du, MaxWorkers: c.maxWorkers, Conns: c.grpcConns, Timeout: c.timeout, FP32: c.fp32, D: d}
+	spec := loadSpec{Protocol: proto, Rate: rate, Duration: du, MaxWorkers: c.maxWorkers, Conns: c.grpcConns, HTTPBuffer: c.httpBuffer, Timeout: c.timeout, FP32: c.fp32, D: d}
 	switch proto {
 	case protoGRPC, protoGRPCTyped:
 		spec.Target, spec.Blocks = srv.grpcAddr, blocks
