@@ -83,8 +83,10 @@
 // K(X_b, C) alpha instead of b products k(x_i, C) alpha: for FALKON with M
 // centres that is one b x M kernel block (a matrix-matrix product) instead of
 // b matrix-vector products. A request waits at most Options.BatchDelay for
-// companions, and only while other single-row requests have been admitted and
-// are still being decoded: an idle server predicts a lone row at once. A
+// companions, and only while other requests' messages are in and being
+// decoded (not while a body is still being read from the network, which a
+// slow client could stretch to the whole delay): an idle server predicts a
+// lone row at once. A
 // row with nothing to join (no other prediction request being decoded, no
 // row queued) and a free worker is predicted on its request's own
 // goroutine, without the two goroutine handoffs of the batcher (to its

@@ -45,8 +45,10 @@ type Options struct {
 	// together; 0 = DefaultMaxBatch, 1 = no batching.
 	MaxBatch int
 	// BatchDelay is the longest a single-row request waits for others to
-	// join its block; 0 = DefaultBatchDelay, negative = never wait (rows that
-	// are already queued are still batched).
+	// join its block, and it waits only while other requests are being
+	// decoded (never for a body still being read); 0 = DefaultBatchDelay,
+	// negative = never wait (rows that are already queued are still
+	// batched).
 	BatchDelay time.Duration
 	// Workers is how many block predictions run at once; 0 = GOMAXPROCS.
 	Workers int

@@ -42,7 +42,7 @@ func serveUntil(args []string, stdout, stderr io.Writer, sigs chan os.Signal) er
 	maxBody := fs.String("max-body", "8MiB", "largest request body (413 above it), e.g. 512K, 8MiB")
 	maxRows := fs.Int("max-rows", serve.DefaultMaxRows, "most rows per request (413 above it)")
 	maxBatch := fs.Int("max-batch", serve.DefaultMaxBatch, "most single-row requests merged into one block prediction (1 = no batching)")
-	batchDelay := fs.Duration("batch-delay", serve.DefaultBatchDelay, "longest a single-row request waits for others to join its block (only while others are arriving)")
+	batchDelay := fs.Duration("batch-delay", serve.DefaultBatchDelay, "longest a single-row request waits for others to join its block (only while others' rows are being decoded)")
 	workers := fs.Int("workers", 0, "block predictions running at once (0 = GOMAXPROCS)")
 	maxInFlight := fs.Int("max-in-flight", 0, "prediction requests admitted at once, more get 503 + Retry-After (0 = 256 * workers)")
 	reloadEndpoint := fs.Bool("reload-endpoint", false, "enable POST /v1/reload (reload the -model file)")
