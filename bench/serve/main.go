@@ -172,6 +172,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (config, error) {
 		return c, errors.New("counts and rates must be positive, and -search-max at least -search-start")
 	case c.duration <= 0, c.searchDuration <= 0, c.soak <= 0, c.reloadEvery <= 0, c.timeout <= 0, c.p99Goal <= 0, c.warmup < 0:
 		return c, errors.New("durations must be positive")
+	case c.maxBatch < 1, c.httpBuffer < 0:
+		return c, errors.New("-max-batch must be at least 1 and -http-buffer not negative")
 	}
 	return c, nil
 }

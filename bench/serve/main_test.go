@@ -207,6 +207,8 @@ func TestParseFlagsErrors(t *testing.T) {
 		{"-low-rate", "0"},
 		{"-search-start", "100", "-search-max", "50"},
 		{"-soak", "0s"},
+		{"-max-batch", "0"},
+		{"-http-buffer", "-1"},
 		{"extra"},
 	} {
 		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
