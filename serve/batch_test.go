@@ -147,3 +147,22 @@ func TestBatchNoWaitForBodies(t *testing.T) {
 		waitFor(t, func() bool { return gauge(t, s, "zonal_serve_in_flight_requests") == 0 })
 	}
 }
+
+// A decoding that panics (the handlers recover) gives its arriving count
+// back: the batcher's blocks would otherwise wait BatchDelay for a
+// request that is gone, on every block from then on.
+func TestDecodingPanicReleases(t *testing.T) {
+	s, _, _ := newTestServer(t, testModels(t)["krr"], Options{})
+	func() {
+		defer func() { _ = recover() }()
+		s.decoding(func() {
+			if got := s.batch.arriving.Load(); got != 1 {
+				t.Errorf("arriving %d while decoding, want 1", got)
+			}
+			panic("a bad decoder")
+		})
+	}()
+	if got := s.batch.arriving.Load(); got != 0 {
+		t.Errorf("arriving %d after a panicking decode, want 0", got)
+	}
+}

@@ -169,13 +169,8 @@ func (g *grpcService) ModelInfer(ctx context.Context, req *oip.ModelInferRequest
 	defer s.release()
 	sc := getScratch()
 	defer putScratch(sc)
-	if s.batch != nil {
-		s.batch.arriving.Add(1)
-	}
-	c, err := decodeGRPC(req, m.d, s.opts.MaxRows, sc)
-	if s.batch != nil {
-		s.batch.arriving.Add(-1)
-	}
+	var c *v2Call
+	s.decoding(func() { c, err = decodeGRPC(req, m.d, s.opts.MaxRows, sc) })
 	if err == nil && c.proba {
 		err = checkProba(m)
 	}
