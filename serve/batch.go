@@ -69,6 +69,20 @@ func (b *batcher) stop() {
 // row waits in the batcher.
 func (b *batcher) alone() bool { return b.arriving.Load() == 0 && b.pending.Load() == 0 }
 
+// decoding runs decode, a prediction request's decoding of a message
+// already read, counted in arriving (blocks wait for such rows, not for
+// bodies still being read); the count is given back even if decode
+// panics. b may be nil (batching off): decode just runs.
+func (b *batcher) decoding(decode func()) {
+	if b == nil {
+		decode()
+		return
+	}
+	b.arriving.Add(1)
+	defer b.arriving.Add(-1)
+	decode()
+}
+
 // predictRow queues the row x (d values) for model m and waits for its
 // answer, the label into labels[0] and the k outputs into outs.
 func (b *batcher) predictRow(ctx context.Context, m *model, x, labels, outs []float64, st *stage) error {

@@ -155,7 +155,7 @@ func TestDecodingPanicReleases(t *testing.T) {
 	s, _, _ := newTestServer(t, testModels(t)["krr"], Options{})
 	func() {
 		defer func() { _ = recover() }()
-		s.decoding(func() {
+		s.batch.decoding(func() {
 			if got := s.batch.arriving.Load(); got != 1 {
 				t.Errorf("arriving %d while decoding, want 1", got)
 			}

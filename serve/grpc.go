@@ -170,7 +170,7 @@ func (g *grpcService) ModelInfer(ctx context.Context, req *oip.ModelInferRequest
 	sc := getScratch()
 	defer putScratch(sc)
 	var c *v2Call
-	s.decoding(func() { c, err = decodeGRPC(req, m.d, s.opts.MaxRows, sc) })
+	s.batch.decoding(func() { c, err = decodeGRPC(req, m.d, s.opts.MaxRows, sc) })
 	if err == nil && c.proba {
 		err = checkProba(m)
 	}

@@ -534,19 +534,6 @@ func (s *Server) predictBlock(m *model, x []float64, n int, labels, outs []float
 	return nil
 }
 
-// decoding runs decode, a prediction request's decoding of a message
-// already read, counted as arriving for the batcher (its blocks wait for
-// such rows); the count is given back even if decode panics.
-func (s *Server) decoding(decode func()) {
-	if s.batch == nil {
-		decode()
-		return
-	}
-	s.batch.arriving.Add(1)
-	defer s.batch.arriving.Add(-1)
-	decode()
-}
-
 // handleV1 answers POST /v1/predict.
 func (s *Server) handleV1(st *stage) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error { return s.serveV1(w, r, st) }
@@ -569,7 +556,7 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, st *stage) erro
 		// Only now is the request "arriving" for the batcher: a block waits
 		// for rows being decoded (microseconds of CPU), never for a body
 		// still on the network.
-		s.decoding(func() {
+		s.batch.decoding(func() {
 			var ok bool
 			if sc.x, n, wantOut, wantProba, ok = fastV1(sc.body, m.d, s.opts.MaxRows, sc.x); ok {
 				x = sc.x[:n*m.d]
@@ -804,7 +791,7 @@ func (s *Server) serveV2(w http.ResponseWriter, r *http.Request, st *stage) erro
 	var c *v2Call
 	if err == nil {
 		// Arriving for the batcher while decoding, not while reading (serveV1).
-		s.decoding(func() { c, err = s.decodeInfer(r.Header, sc, m) })
+		s.batch.decoding(func() { c, err = s.decodeInfer(r.Header, sc, m) })
 	}
 	if err == nil && c.proba {
 		err = checkProba(m)
