@@ -95,17 +95,34 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 	}
 	counts := classCounts(yc, enc.Classes)
 	small := slices.Index(counts, slices.Min(counts))
-	folds := CalibrationFolds
-	if o.Calibration == CalibrationAuto {
+	folds, setting := CalibrationFolds, o.Calibration
+	if setting == CalibrationAuto {
 		folds = max(folds, CalibrationChoiceFolds)
 	}
-	if counts[small] < folds {
-		reason := fmt.Sprintf("class %g has %d training rows, fewer than the %d calibration folds", enc.Classes[small], counts[small], folds)
-		if o.Calibration == CalibrationAuto {
-			rep.Notes = append(slices.Clip(rep.Notes), "no calibration, so no probabilities: "+reason)
-			return nil, nil
+	if least := counts[small]; least < folds {
+		// A class of fewer rows than folds cannot be in every fold. Platt
+		// scaling, two parameters, still fits on the out-of-fold scores of
+		// as many folds as that class has rows (at least 2, so that every
+		// fold model trains on a row of it); isotonic regression's steps,
+		// and the choice between the two on folds of the scores, need
+		// more rows than that.
+		reason := fmt.Sprintf("class %g has %d training rows, fewer than the %d calibration folds", enc.Classes[small], least, folds)
+		if setting == CalibrationIsotonic || least < 2 {
+			if setting == CalibrationAuto {
+				rep.Notes = append(slices.Clip(rep.Notes), "no calibration, so no probabilities: "+reason+" (Platt scaling on fewer folds needs 2 rows of every class)")
+				return nil, nil
+			}
+			if setting == CalibrationIsotonic {
+				reason += " (Platt scaling needs only 2 rows of every class)"
+			}
+			return nil, &zonal.ParamError{Param: "Calibration", Value: o.Calibration, Reason: reason}
 		}
-		return nil, &zonal.ParamError{Param: "Calibration", Value: o.Calibration, Reason: reason}
+		if setting == CalibrationAuto {
+			rep.Notes = append(slices.Clip(rep.Notes), fmt.Sprintf("platt calibration on %d folds, not chosen against isotonic: %s", least, reason))
+		}
+		folds, setting = least, CalibrationPlatt
+	} else {
+		folds = CalibrationFolds
 	}
 	xc, err := rowsOf(ch.x, rows)
 	if err != nil {
@@ -148,7 +165,7 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 		}
 		return out, nil
 	}
-	cvFolds, err := calibrate.StratifiedFolds(yc, CalibrationFolds, o.Seed)
+	cvFolds, err := calibrate.StratifiedFolds(yc, folds, o.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("calibration: %w", err)
 	}
@@ -156,7 +173,7 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 	if err != nil {
 		return nil, fmt.Errorf("calibration: %w", err)
 	}
-	method, err := calibrationMethod(o.Calibration, oof, enc.Classes, yc, wc, o.Seed, rep)
+	method, err := calibrationMethod(setting, oof, enc.Classes, yc, wc, o.Seed, rep)
 	if err != nil {
 		return nil, fmt.Errorf("calibration: %w", err)
 	}
@@ -173,7 +190,7 @@ func fitCalibration(ctx context.Context, plan *Plan, o Options, k kernels.Kernel
 	if method == calibrate.MethodIsotonic {
 		rep.Calibration = CalibrationIsotonic
 	}
-	rep.CalibrationRows, rep.CalibrationSeconds = len(rows), time.Since(start).Seconds()
+	rep.CalibrationRows, rep.CalibrationFolds, rep.CalibrationSeconds = len(rows), folds, time.Since(start).Seconds()
 	return cal, nil
 }
 

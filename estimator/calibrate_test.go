@@ -196,8 +196,10 @@ func TestFitCalibrationDefaults(t *testing.T) {
 		t.Errorf("platt calibration of a regression: %v", err)
 	}
 
-	// A class of 2 rows cannot be in all 5 folds: auto skips calibration
-	// with a note, an explicit method is an error.
+	// A class of 2 rows cannot be in all 5 folds: auto and platt fit
+	// Platt scaling on 2 folds (auto with a note), isotonic is an error;
+	// a class of 1 row leaves auto uncalibrated with a note, and platt is
+	// an error.
 	y2 := append([]float64(nil), y...)
 	for i := range y2 {
 		if y2[i] == 2 {
@@ -207,16 +209,52 @@ func TestFitCalibrationDefaults(t *testing.T) {
 	y2[0], y2[1] = 2, 2
 	task := fast
 	task.Task = solvers.TaskClassification
-	pipe, rep, err = estimator.Fit(ctx, x, y2, task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pipe.HasProbabilities() || len(rep.Notes) == 0 {
-		t.Errorf("a 2-row class: probabilities %v, notes %q", pipe.HasProbabilities(), rep.Notes)
+	for _, c := range []estimator.Calibration{estimator.CalibrationAuto, estimator.CalibrationPlatt} {
+		task.Calibration = c
+		pipe, rep, err = estimator.Fit(ctx, x, y2, task)
+		if err != nil {
+			t.Fatalf("%v with a 2-row class: %v", c, err)
+		}
+		if !pipe.HasProbabilities() || rep.Calibration != estimator.CalibrationPlatt || rep.CalibrationFolds != 2 {
+			t.Fatalf("%v with a 2-row class: probabilities %v, calibration %v on %d folds", c, pipe.HasProbabilities(), rep.Calibration, rep.CalibrationFolds)
+		}
+		if noted := len(rep.Notes) > 0 && strings.Contains(rep.Notes[len(rep.Notes)-1], "2 folds"); noted != (c == estimator.CalibrationAuto) {
+			t.Errorf("%v with a 2-row class: notes %q", c, rep.Notes)
+		}
+		prob := mat.NewDense(240, 3, nil)
+		if err := pipe.PredictProba(prob, x); err != nil {
+			t.Fatal(err)
+		}
+		rowSums(t, prob)
+		// The two rows of class 2 are rows of the other blobs,
+		// relabelled: no fold model that scores one of them has seen a
+		// neighbour of that label, so the held-out scores do not rank
+		// them above the rest, and Platt's fit must give class 2 a small
+		// probability (its share is 2 in 240) on every row, those two
+		// included, whose in-sample scores are the highest.
+		t.Logf("%v: the 2-row class's probabilities: %.3g and %.3g on its rows, at most %.3g", c, prob.At(0, 2), prob.At(1, 2), mat.Max(prob.Slice(0, 240, 2, 3)))
+		for i := range 240 {
+			if p := prob.At(i, 2); !(p < 0.2) {
+				t.Fatalf("%v: row %d has probability %v of the 2-row class", c, i, p)
+			}
+		}
 	}
 	task.Calibration = estimator.CalibrationIsotonic
 	if _, _, err := estimator.Fit(ctx, x, y2, task); !errors.As(err, &pe) || pe.Param != "Calibration" {
 		t.Errorf("isotonic with a 2-row class: %v", err)
+	}
+	y2[1] = y[1]
+	task.Calibration = estimator.CalibrationAuto
+	pipe, rep, err = estimator.Fit(ctx, x, y2, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pipe.HasProbabilities() || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[len(rep.Notes)-1], "no calibration") {
+		t.Errorf("a 1-row class: probabilities %v, notes %q", pipe.HasProbabilities(), rep.Notes)
+	}
+	task.Calibration = estimator.CalibrationPlatt
+	if _, _, err := estimator.Fit(ctx, x, y2, task); !errors.As(err, &pe) || pe.Param != "Calibration" {
+		t.Errorf("platt with a 1-row class: %v", err)
 	}
 }
 

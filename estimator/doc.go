@@ -217,8 +217,12 @@
 //     isotonic given explicitly is used without the choice. Beyond two
 //     classes one method serves every class, judged by the log-loss of the
 //     normalised one-vs-rest probabilities. Every class must be in every
-//     fold: a class with fewer rows than folds leaves the pipeline
-//     uncalibrated (with a note); CalibrationNone skips the refits. A calibrated binary
+//     fold: a class of r < 5 rows (r >= 2) gets Platt scaling on the
+//     scores of r folds (with a note under CalibrationAuto, since the
+//     choice and isotonic regression need more rows; CalibrationIsotonic
+//     is then an error), and a class of one row leaves the pipeline
+//     uncalibrated (with a note; an error for Platt or isotonic asked for).
+//     CalibrationNone skips the refits. A calibrated binary
 //     pipeline's labels are its decisions at probability 0.5
 //     (solvers.Pipeline.DecodeOutputs).
 //

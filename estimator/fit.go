@@ -108,10 +108,13 @@ type Report struct {
 	// Calibration is the method of the pipeline's calibration
 	// (CalibrationNone when it has none: regression, CalibrationNone
 	// asked for, or a class too small), CalibrationRows the training rows
-	// whose out-of-fold scores it was fitted on and CalibrationSeconds the
-	// time its fold refits and fit took.
+	// whose out-of-fold scores it was fitted on, CalibrationFolds the
+	// folds those scores came from (CalibrationFolds, fewer for a class
+	// of fewer rows; see the package documentation) and
+	// CalibrationSeconds the time its fold refits and fit took.
 	Calibration        Calibration
 	CalibrationRows    int
+	CalibrationFolds   int
 	CalibrationSeconds float64
 	// Diagnostics is how the model's linear system was solved (CG
 	// iterations, cap, final relative residual; a direct solve for exact
@@ -238,7 +241,11 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*solvers
 		return nil, nil, err
 	}
 	if opts.Loss == LossLogistic && enc.Task != solvers.TaskClassification {
-		return nil, nil, &zonal.ParamError{Param: "Loss", Value: opts.Loss, Reason: "the logistic loss is a classification loss; the task is " + enc.Task.String()}
+		reason := "the logistic loss is a classification loss; the task is " + enc.Task.String()
+		if opts.Task == solvers.TaskAuto {
+			reason += " (" + regressionWhy(y) + "; Task = classification fits integer labels as classes)"
+		}
+		return nil, nil, &zonal.ParamError{Param: "Loss", Value: opts.Loss, Reason: reason}
 	}
 	rep := &Report{Plan: plan, Loss: plan.Loss, Method: plan.Method, Map: plan.Map, Precision: plan.Precision, Task: enc.Task,
 		Rows: n, Cols: d, Sparse: plan.KeepSparse && isCSR, Density: shape.Density, Backend: be.Name(), Notes: plan.Notes, Calibration: CalibrationNone}
@@ -991,4 +998,26 @@ func (p *Plan) searchOptions(ctx context.Context, o Options, k KernelSpec, x mat
 		}
 	}
 	return so
+}
+
+// regressionWhy says why solvers.DetectTask reads the labels y as a
+// regression target.
+func regressionWhy(y []float64) string {
+	counts := map[float64]int{}
+	for _, v := range y {
+		if v != math.Trunc(v) || math.IsInf(v, 0) {
+			return fmt.Sprintf("label %g is not an integer", v)
+		}
+		counts[v]++
+	}
+	if len(counts) < 2 {
+		return "the labels take one value"
+	}
+	rare, least := 0.0, len(y)+1
+	for v, c := range counts {
+		if c < least || (c == least && v < rare) {
+			rare, least = v, c
+		}
+	}
+	return fmt.Sprintf("the labels are %d integer values, and %g is seen %d times, fewer than the %d of a class", len(counts), rare, least, solvers.MinClassRows)
 }

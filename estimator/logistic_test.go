@@ -58,8 +58,22 @@ func TestLogisticLossRefuses(t *testing.T) {
 	}
 	_, _, err := estimator.Fit(context.Background(), x, y, estimator.Options{Loss: l, Lambda: 1e-3, Sigma: 1})
 	var pe *zonal.ParamError
-	if !errors.As(err, &pe) || pe.Param != "Loss" || !strings.Contains(err.Error(), "regression") {
+	if !errors.As(err, &pe) || pe.Param != "Loss" || !strings.Contains(err.Error(), "regression") || !strings.Contains(err.Error(), "is not an integer") {
 		t.Errorf("logistic on a regression target: %v", err)
+	}
+	// Integer labels with a class seen fewer than 5 times read as
+	// regression too: the error names the rare value and the way out.
+	for i := range y {
+		y[i] = float64(i % 2)
+	}
+	y[7], y[8] = 2, 2
+	_, _, err = estimator.Fit(context.Background(), x, y, estimator.Options{Loss: l, Lambda: 1e-3, Sigma: 1})
+	if !errors.As(err, &pe) || pe.Param != "Loss" || !strings.Contains(err.Error(), "2 is seen 2 times") || !strings.Contains(err.Error(), "Task = classification") {
+		t.Errorf("logistic on labels 0, 1 and two 2s: %v", err)
+	}
+	_, _, err = estimator.Fit(context.Background(), x, y, estimator.Options{Loss: l, Lambda: 1e-3, Sigma: 1, Task: solvers.TaskClassification, Calibration: estimator.CalibrationNone})
+	if err != nil {
+		t.Errorf("logistic on labels 0, 1 and two 2s as classes: %v", err)
 	}
 }
 

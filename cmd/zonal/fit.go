@@ -81,7 +81,12 @@ type fitResult struct {
 	// it has none), CalibrationRows the rows it was fitted on.
 	Calibration        string  `json:"calibration"`
 	CalibrationRows    int     `json:"calibration_rows"`
+	CalibrationFolds   int     `json:"calibration_folds"`
 	CalibrationSeconds float64 `json:"calibration_seconds"`
+	// Notes are the fit's decisions the user should hear of (the plan's,
+	// printed before the fit, and those of the fit itself, such as a
+	// calibration left out); never null.
+	Notes []string `json:"notes"`
 	evaluation
 	FitSeconds     float64 `json:"fit_seconds"`
 	PredictSeconds float64 `json:"predict_seconds"`
@@ -366,6 +371,11 @@ func runFit(ctx context.Context, e *env, c fitConfig) (*fitOutcome, error) {
 		return nil, fmt.Errorf("%s: %w", c.shared.train, err)
 	}
 	bar.done()
+	// The plan's notes were printed before the fit; the fit's own (a
+	// calibration left out or reduced) follow its progress bar.
+	for _, n := range rep.Notes[min(len(plan.Notes), len(rep.Notes)):] {
+		fmt.Fprintln(e.stderr, "note: "+cliMessage(fmt.Errorf("%s", n)))
+	}
 	if !rep.Solved {
 		// Never a silent stop: the model is kept (it is the best iterate),
 		// and the user is told its solve did not reach the tolerance.
@@ -411,7 +421,8 @@ func newFitResult(c fitConfig, rep *estimator.Report, nte int) fitResult {
 	res := fitResult{Method: rep.Method.String(), Loss: rep.Loss.String(), Task: rep.Task.String(), NTrain: rep.Rows, NTest: nte, D: rep.Cols,
 		Kernel: rep.Kernel.Kind.String(), Lambda: rep.Lambda, Standardize: rep.Standardize, Intercept: interceptName(rep), Chosen: rep.Chosen, Seed: c.opts.Seed,
 		Backend: rep.Backend, TFIDF: c.opts.Text.TFIDF, Normalize: c.opts.Text.Normalize, Sparse: rep.Sparse, Density: rep.Density,
-		FitSeconds: rep.Seconds, Solve: newSolveJSON(rep), Calibration: rep.Calibration.String(), CalibrationRows: rep.CalibrationRows, CalibrationSeconds: rep.CalibrationSeconds}
+		FitSeconds: rep.Seconds, Solve: newSolveJSON(rep), Calibration: rep.Calibration.String(), CalibrationRows: rep.CalibrationRows, CalibrationFolds: rep.CalibrationFolds, CalibrationSeconds: rep.CalibrationSeconds,
+		Notes: append([]string{}, rep.Notes...)}
 	if rep.Weighted {
 		res.Weights = &weightsJSON{Sum: rep.WeightSum, ClassWeights: rep.ClassWeights}
 	}
@@ -476,7 +487,7 @@ func reportFit(w io.Writer, c fitConfig, out *fitOutcome) error {
 		fmt.Fprintln(w, "probabilities: the logistic model's own (sigmoid or softmax of its logits), no calibration")
 	} else if rep.Calibration != estimator.CalibrationNone {
 		fmt.Fprintf(w, "probabilities: %s calibration on the out-of-fold scores of %d rows (%d folds, %.3f s)\n",
-			rep.Calibration, rep.CalibrationRows, estimator.CalibrationFolds, rep.CalibrationSeconds)
+			rep.Calibration, rep.CalibrationRows, rep.CalibrationFolds, rep.CalibrationSeconds)
 	}
 	if ch := rep.Chosen; ch.TuneMetric != "" {
 		// The tuner's own estimate, beside the test metric: a large gap

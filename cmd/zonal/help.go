@@ -115,7 +115,9 @@ same model file). -dry-run prints what would be chosen, without fitting.
               its log-loss on %d folds of those scores is at least 1%% and
               one standard error below Platt scaling's, Platt scaling
               otherwise ("chosen" in -json gives both losses); or platt,
-              isotonic, none (no refits, no probabilities).
+              isotonic, none (no refits, no probabilities). A class of 2 to
+              4 training rows gets Platt scaling on that many folds (a
+              note says so); one of a single row, no probabilities.
 -threshold    calibrated binary classifiers: the test decisions predict the
               larger label when its probability exceeds P (default 0.5);
               not stored in the model (zonal predict -threshold).

@@ -17,6 +17,7 @@ var paramFlags = map[string]string{
 	"CellValidation": "cell-validation", "Sampling": "sampling", "Iterations": "iterations", "Precision": "precision",
 	"Task": "task", "Standardize": "standardize", "Scale": "scale", "Sparse": "sparse", "Seed": "seed", "Workers": "workers",
 	"MemoryBudget": "memory", "Weights": "weights", "ClassWeight": "class-weight", "Loss": "loss",
+	"Calibration": "calibration", "Intercept": "intercept", "Metric": "metric",
 }
 
 // flagError turns a library error about an option into a usage error

@@ -178,6 +178,7 @@ var cliPhrases = strings.NewReplacer(
 	"the limit MaxIndex = ", "the limit ",
 	"Samples must be", "-features must be",
 	"(tune on fewer: SearchOptions.Rows)", "(tune on fewer rows)",
+	"Task = classification", "-task classification",
 )
 
 // cliMessage is err's message on one line, in the command's terms.

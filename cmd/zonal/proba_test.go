@@ -331,3 +331,69 @@ func TestTuneMetric(t *testing.T) {
 		t.Logf("%v: %s", args[len(args)-2:], strings.TrimSpace(errs))
 	}
 }
+
+// A class of 3 training rows is calibrated by Platt scaling on 3 folds, and
+// the fit says so: a note on standard error (after the fit) and in -json
+// "notes", "calibration_folds" 3, and the saved model's probabilities. A
+// class of one row leaves the model without probabilities, with a note.
+func TestFitTinyClassCalibration(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, positives int) string {
+		var b strings.Builder
+		b.WriteString("y,a,b\n")
+		for i := range 200 {
+			a, c := math.Sin(float64(i)*1.3), math.Cos(float64(i)*0.7)
+			y := 0
+			if i%67 == 5 && i/67 < positives {
+				y, a = 1, a+3 // rows 5, 72, 139: apart from the rest
+			}
+			fmt.Fprintf(&b, "%d,%g,%g\n", y, a, c)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	three := write("three.csv", 3)
+	model := filepath.Join(dir, "m.zonal")
+	// -split 0.999 keeps all 3 positives among the training rows (the
+	// held-out row of a 200-row set is one row), -task since 1 is seen
+	// only 3 times.
+	args := []string{"-train", three, "-task", "classification", "-method", "exact", "-sigma", "1", "-lambda", "1e-3", "-split", "0.999", "-model", model}
+	obj := fitJSON(t, args...)
+	notes, _ := obj["notes"].([]any)
+	if obj["calibration"] != "platt" || obj["calibration_folds"] != 3.0 || len(notes) != 1 || !strings.Contains(fmt.Sprint(notes[0]), "3 folds") {
+		t.Errorf("3 positives: calibration %v on %v folds, notes %v", obj["calibration"], obj["calibration_folds"], obj["notes"])
+	}
+	out, _, code := runCmd("predict", "-model", model, "-data", three, "-proba")
+	if code != 0 {
+		t.Fatalf("predict -proba: exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 201 {
+		t.Fatalf("predict -proba: %d lines, want a header and 200 rows", len(lines))
+	}
+	for i, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		p0, err0 := strconv.ParseFloat(f[0], 64)
+		p1, err1 := strconv.ParseFloat(f[1], 64)
+		if err0 != nil || err1 != nil || math.Abs(p0+p1-1) > 1e-12 || p0 < 0 || p1 < 0 {
+			t.Fatalf("row %d: %q", i, l)
+		}
+	}
+	_, errs, code := runCmd(append([]string{"fit"}, args...)...)
+	if code != 0 || !strings.Contains(errs, "note: platt calibration on 3 folds") {
+		t.Errorf("text fit: exit %d, stderr %s", code, errs)
+	}
+
+	one := write("one.csv", 1)
+	obj = fitJSON(t, "-train", one, "-task", "classification", "-method", "exact", "-sigma", "1", "-lambda", "1e-3", "-split", "0.999")
+	notes, _ = obj["notes"].([]any)
+	if obj["calibration"] != "none" || len(notes) != 1 || !strings.Contains(fmt.Sprint(notes[0]), "no calibration") {
+		t.Errorf("1 positive: calibration %v, notes %v", obj["calibration"], obj["notes"])
+	}
+	if _, errs, code := runCmd("fit", "-train", three, "-task", "classification", "-method", "exact", "-split", "0.999", "-calibration", "isotonic"); code == 0 || !strings.Contains(errs, "-calibration isotonic: class 1 has 3 training rows") {
+		t.Errorf("-calibration isotonic with 3 positives: exit %d: %s", code, errs)
+	}
+}
