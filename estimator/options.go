@@ -86,14 +86,16 @@ type Options struct {
 	// CalibrationAuto and CalibrationNone and refuses the others.
 	Calibration Calibration
 	// Weights are per-row sample weights (nil: all 1), one per training
-	// row, finite and >= 0, not all zero (solvers.CheckWeights): the fit
+	// row, finite and >= 0, not all zero (solvers.CheckWeights) and, for
+	// classification, not all zero on the rows of any one class: the fit
 	// minimises (1/sum w) sum_i w_i |f(x_i) - y_i|^2 + lambda |f|^2 (the
 	// solvers package's weighted objective), lambda is tuned on weighted
 	// scores, and the calibration is fitted on weighted folds.
 	Weights []float64
 	// ClassWeight multiplies each row's weight by a factor of its class
 	// (classification only; see ClassWeight): none (zero), balanced, or
-	// explicit factors.
+	// explicit factors, each positive (a class of factor 0 is refused:
+	// drop its rows instead).
 	ClassWeight ClassWeight
 	// Seed seeds every random choice (subsamples, centres, features).
 	Seed uint64

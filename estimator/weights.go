@@ -140,7 +140,7 @@ func RowWeights(y []float64, enc solvers.Encoding, weights []float64, cw ClassWe
 		return nil, nil, err
 	}
 	if cw.IsZero() {
-		return weights, nil, nil
+		return weights, nil, unweightedClass(y, enc, weights, "weights")
 	}
 	if enc.Task != solvers.TaskClassification {
 		return nil, nil, &zonal.ParamError{Param: "ClassWeight", Value: cw.String(), Reason: "class weights apply to classification only, the task is " + enc.Task.String()}
@@ -162,6 +162,12 @@ func RowWeights(y []float64, enc solvers.Encoding, weights []float64, cw ClassWe
 		}
 		factor[c] = lw.Weight
 	}
+	for c, f := range factor {
+		if f == 0 {
+			return nil, nil, &zonal.ParamError{Param: "ClassWeight", Value: cw.String(),
+				Reason: fmt.Sprintf("class %g has weight 0: the fit would not see its %d rows, yet the model would have the class (drop its rows instead)", classes[c], counts[c])}
+		}
+	}
 	w := make([]float64, n)
 	for i, v := range y {
 		c, _ := slices.BinarySearch(classes, v)
@@ -177,7 +183,30 @@ func RowWeights(y []float64, enc solvers.Encoding, weights []float64, cw ClassWe
 	for c, l := range classes {
 		out[c] = LabelWeight{Label: l, Weight: factor[c]}
 	}
-	return w, out, nil
+	return w, out, unweightedClass(y, enc, w, "sample weights times the class weights ("+cw.String()+")")
+}
+
+// unweightedClass refuses row weights w (named what) that are zero on
+// every row of a class: the fit would not see it, yet the model would
+// have it as an output, never predicted, and its calibration and
+// held-out folds no rows of it. nil w, or regression, passes.
+func unweightedClass(y []float64, enc solvers.Encoding, w []float64, what string) error {
+	if w == nil || enc.Task != solvers.TaskClassification {
+		return nil
+	}
+	sums := make([]float64, len(enc.Classes))
+	counts := make([]int, len(enc.Classes))
+	for i, v := range y {
+		c, _ := slices.BinarySearch(enc.Classes, v)
+		sums[c] += w[i]
+		counts[c]++
+	}
+	for c, s := range sums {
+		if !(s > 0) {
+			return &zonal.ParamError{Param: "Weights", Reason: fmt.Sprintf("the %s are 0 on all %d rows of class %g: the fit would not see the class (give some of its rows a positive weight, or drop them)", what, counts[c], enc.Classes[c])}
+		}
+	}
+	return nil
 }
 
 // formatLabels lists labels for a message, at most 10.

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/zonal-ml/zonal"
+	"github.com/zonal-ml/zonal/calibrate"
 	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/solvers"
 )
@@ -211,7 +212,10 @@ func TestFitWeightsBad(t *testing.T) {
 		{"zero weights", x, y, estimator.Options{Weights: make([]float64, 30)}, "Weights"},
 		{"class weight on regression", xr, yr, estimator.Options{ClassWeight: estimator.ClassWeight{Balanced: true}}, "ClassWeight"},
 		{"class weight of no class", x, y, estimator.Options{ClassWeight: cw3}, "ClassWeight"},
-		{"class weights zeroing every row", x, y, estimator.Options{ClassWeight: estimator.ClassWeight{Explicit: []estimator.LabelWeight{{Label: 0, Weight: 0}, {Label: 1, Weight: 0}}}}, "Weights"},
+		{"class weights zeroing every row", x, y, estimator.Options{ClassWeight: estimator.ClassWeight{Explicit: []estimator.LabelWeight{{Label: 0, Weight: 0}, {Label: 1, Weight: 0}}}}, "ClassWeight"},
+		{"class weight 0 on one class", x, y, estimator.Options{ClassWeight: estimator.ClassWeight{Explicit: []estimator.LabelWeight{{Label: 1, Weight: 0}}}}, "ClassWeight"},
+		{"sample weights 0 on all of one class", x, y, estimator.Options{Weights: zeroOnClass(y, 1)}, "Weights"},
+		{"sample and class weights 0 on one class", x, y, estimator.Options{Weights: zeroOnClass(y, 0), ClassWeight: estimator.ClassWeight{Balanced: true}}, "Weights"},
 		{"invalid explicit", x, y, estimator.Options{ClassWeight: estimator.ClassWeight{Explicit: []estimator.LabelWeight{{Label: 0, Weight: math.NaN()}}}}, "ClassWeight"},
 	}
 	for _, c := range cases {
@@ -219,23 +223,49 @@ func TestFitWeightsBad(t *testing.T) {
 		var pe *zonal.ParamError
 		if !errors.As(err, &pe) || pe.Param != c.param {
 			t.Errorf("%s: %v, want a ParamError on %s", c.name, err, c.param)
+		} else if strings.Contains(c.name, "one class") && !strings.Contains(pe.Reason, "class 1") && !strings.Contains(pe.Reason, "class 0") {
+			t.Errorf("%s: %v, want the class named", c.name, err)
 		}
 	}
 }
 
-// TestFitWeightsZeroFold: weights of one positive row are valid, but the
-// calibration fold holding that row out trains on rows of weight zero
-// only: Fit returns solvers.CheckWeights' *zonal.ParamError on Weights
-// (all weights zero) naming the fold, not a model of a division by zero;
-// all-zero weights are refused the same way before any fit.
+// zeroOnClass is weight 1 on every row but those of label c, 0 there.
+func zeroOnClass(y []float64, c float64) []float64 {
+	w := make([]float64, len(y))
+	for i, v := range y {
+		if v != c {
+			w[i] = 1
+		}
+	}
+	return w
+}
+
+// TestFitWeightsZeroFold: positive weights on one row of each class, all
+// in one calibration fold, are valid, but the calibration fold holding
+// those rows out trains on rows of weight zero only: Fit returns
+// solvers.CheckWeights' *zonal.ParamError on Weights (all weights zero)
+// naming the fold, not a model of a division by zero; all-zero weights
+// are refused the same way before any fit.
 func TestFitWeightsZeroFold(t *testing.T) {
 	ctx := context.Background()
 	x, y := blobs(30, 2, 2, 0, 3)
+	folds, err := calibrate.StratifiedFolds(y, estimator.CalibrationFolds, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	w := make([]float64, 30)
-	w[0] = 1
+	seen := map[float64]bool{}
+	for _, i := range folds[0].Test {
+		if !seen[y[i]] {
+			seen[y[i]], w[i] = true, 1
+		}
+	}
+	if len(seen) != 2 {
+		t.Fatalf("calibration fold 0 holds classes %v, want both", seen)
+	}
 	o := given()
 	o.Calibration, o.Weights = estimator.CalibrationPlatt, w
-	_, _, err := estimator.Fit(ctx, x, y, o)
+	_, _, err = estimator.Fit(ctx, x, y, o)
 	var pe *zonal.ParamError
 	if !errors.As(err, &pe) || pe.Param != "Weights" || !strings.Contains(pe.Reason, "all weights are zero") ||
 		!strings.Contains(err.Error(), "calibration fold") || !strings.Contains(err.Error(), "training rows") {

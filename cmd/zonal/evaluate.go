@@ -26,7 +26,13 @@ type evaluation struct {
 	// Threshold is the probability of the positive class above which a
 	// calibrated binary classifier predicts it (null otherwise).
 	Threshold *float64 `json:"threshold"`
-	confusion *metrics.ConfusionMatrix
+	// UnseenLabels are the test labels that are not classes of the model
+	// (increasing; omitted when there are none) and UnseenRows the test
+	// rows that have them: they count as errors, and the probability
+	// metrics (AUC, log loss, Brier) are left out.
+	UnseenLabels []float64 `json:"unseen_test_labels,omitempty"`
+	UnseenRows   int       `json:"unseen_test_rows,omitempty"`
+	confusion    *metrics.ConfusionMatrix
 }
 
 // maxConfusionClasses is the most classes whose confusion matrix the text
@@ -101,6 +107,15 @@ func evaluate(pipe *solvers.Pipeline, x mat.Matrix, y []float64, f thresholdFlag
 		// Test labels the model never saw: the label metrics over every
 		// label present, without the probability ones (their columns
 		// are the training classes).
+		for _, v := range y {
+			if _, ok := slices.BinarySearch(classes, v); !ok {
+				ev.UnseenRows++
+				if !slices.Contains(ev.UnseenLabels, v) {
+					ev.UnseenLabels = append(ev.UnseenLabels, v)
+				}
+			}
+		}
+		slices.Sort(ev.UnseenLabels)
 		classes = nil
 		rep, err = metrics.ClassificationReport(pred, y, nil, nil, nil)
 	}
@@ -171,6 +186,17 @@ func writeEvaluation(w io.Writer, ev evaluation) {
 		fmt.Fprintf(w, "decisions at probability %g of the positive class\n", *ev.Threshold)
 	}
 	line("test", "AUC", r.AUC, "log loss", r.LogLoss, "Brier", r.Brier)
+	if ev.UnseenRows > 0 {
+		labels := make([]string, 0, min(len(ev.UnseenLabels), 11))
+		for i, v := range ev.UnseenLabels {
+			if i == 10 {
+				labels = append(labels, fmt.Sprintf("... %d in all", len(ev.UnseenLabels)))
+				break
+			}
+			labels = append(labels, fmt.Sprint(v))
+		}
+		fmt.Fprintf(w, "%d test rows have labels the model has no class for (%s): counted as errors, and no AUC, log loss or Brier score\n", ev.UnseenRows, strings.Join(labels, ", "))
+	}
 	if ev.confusion != nil {
 		fmt.Fprintf(w, "confusion matrix (true classes down, predicted across):\n%s", ev.confusion)
 		if s := ev.confusion.String(); len(s) > 0 && s[len(s)-1] != '\n' {

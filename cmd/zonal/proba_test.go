@@ -397,3 +397,47 @@ func TestFitTinyClassCalibration(t *testing.T) {
 		t.Errorf("-calibration isotonic with 3 positives: exit %d: %s", code, errs)
 	}
 }
+
+// Test labels that are not classes of the model are counted as errors and
+// named: -json "unseen_test_labels" and "unseen_test_rows", a line of the
+// text report, and no probability metrics (their columns are the training
+// classes).
+func TestFitUnseenTestLabels(t *testing.T) {
+	dir := t.TempDir()
+	train := writeBinaryCSV(t, dir, 200)
+	raw, err := os.ReadFile(train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	var b strings.Builder
+	b.WriteString(lines[0] + "\n")
+	for i, l := range lines[1:41] {
+		if i%4 == 0 {
+			l = "5" + l[1:] // 10 rows of label 5, which training has not
+		}
+		b.WriteString(l + "\n")
+	}
+	test := filepath.Join(dir, "test.csv")
+	if err := os.WriteFile(test, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-train", train, "-test", test, "-method", "exact", "-sigma", "0.5", "-lambda", "1e-3"}
+	obj := fitJSON(t, args...)
+	unseen, _ := obj["unseen_test_labels"].([]any)
+	if len(unseen) != 1 || unseen[0] != 5.0 || obj["unseen_test_rows"] != 10.0 || obj["auc"] != nil || obj["logloss"] != nil {
+		t.Errorf("unseen labels %v on %v rows, auc %v, logloss %v", obj["unseen_test_labels"], obj["unseen_test_rows"], obj["auc"], obj["logloss"])
+	}
+	if acc, _ := obj["accuracy"].(float64); !(acc <= 0.75) {
+		t.Errorf("accuracy %v with 10 of 40 rows of an unseen label: they must count as errors", obj["accuracy"])
+	}
+	out, errs, code := runCmd(append([]string{"fit"}, args...)...)
+	if code != 0 || !strings.Contains(out, "10 test rows have labels the model has no class for (5)") {
+		t.Errorf("text report: exit %d %s\n%s", code, errs, out)
+	}
+	// Without them, no such field.
+	obj = fitJSON(t, "-train", train, "-method", "exact", "-sigma", "0.5", "-lambda", "1e-3")
+	if _, ok := obj["unseen_test_labels"]; ok {
+		t.Errorf("unseen_test_labels %v on a test split of the training file", obj["unseen_test_labels"])
+	}
+}
