@@ -119,7 +119,15 @@ func runPredict(ctx context.Context, e *env, c predictConfig) error {
 		return fmt.Errorf("%s: -proba: %w", c.model, pipe.PredictProba(nil, nil))
 	}
 	if c.threshold.set && (!pipe.HasProbabilities() || pipe.Classes() != 2) {
-		return fmt.Errorf("%s: -threshold applies to a calibrated binary classifier; this is a %s model with %d classes, calibrated: %v", c.model, pipe.Encoding.Task, pipe.Classes(), pipe.HasProbabilities())
+		what := "a regression model"
+		switch {
+		case pipe.Encoding.Task != solvers.TaskClassification:
+		case pipe.Classes() != 2:
+			what = fmt.Sprintf("a classifier of %d classes (decisions are the most probable class)", pipe.Classes())
+		default:
+			what = "a binary classifier without probabilities (fitted with -calibration none, or a class too small to calibrate)"
+		}
+		return fmt.Errorf("%s: -threshold applies to a calibrated binary classifier; this is %s", c.model, what)
 	}
 	d := pipe.InputDim()
 	br, name, closeInput, err := openPredictData(e, c, d)
