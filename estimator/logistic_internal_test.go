@@ -47,6 +47,34 @@ func TestRefineLambdas(t *testing.T) {
 	}
 }
 
+// pathEnded ends a path after LogisticPatience losses in a row more than
+// LogisticPatienceRise above the least: not on a plateau whose losses wander
+// by less (the fitted intercept's held-out log-losses at lambda 0.1, 0.01,
+// 1e-3 on a 1%-positive set, where the path must go on), and not when a
+// loss within the rise, or a new least, breaks the run.
+func TestPathEnded(t *testing.T) {
+	for _, tc := range []struct {
+		losses []float64
+		want   bool
+	}{
+		{[]float64{0.056002, 0.056009, 0.056084}, false},
+		{[]float64{0.056002, 0.056009, 0.056084, 0.05666, 0.05059}, false},
+		{[]float64{0.0304, 0.0223, 0.0248, 0.0453}, true},
+		{[]float64{0.0304, 0.0223, 0.0248, 0.0224, 0.0453}, false}, // 0.0224 is within 1% of 0.0223
+		{[]float64{0.5, 0.4, 0.6, 0.3, 0.7}, false},                // a new least after one rise
+		{[]float64{0.5, 0.4, 0.6, 0.3, 0.7, 0.8}, true},
+		{[]float64{0.1}, false},
+		{nil, false},
+	} {
+		if got := pathEnded(tc.losses, LogisticPatience); got != tc.want {
+			t.Errorf("pathEnded(%v, %d) = %v, want %v", tc.losses, LogisticPatience, got, tc.want)
+		}
+	}
+	if pathEnded([]float64{0.1, 0.2, 0.3, 0.4}, 0) {
+		t.Error("patience 0 ended a path")
+	}
+}
+
 // logisticBlobs is n rows of two overlapping classes in 2-D: label 1 when
 // sin(2 x1) + x2 + 0.3 e > 0, x, e standard normal; a smooth boundary with
 // little noise, so the best lambda is small.

@@ -42,7 +42,15 @@ type LogisticOptions struct {
 	MaxNewtonSteps int
 	// GradTol is the relative gradient tolerance at the final lambda: the
 	// fit has converged when the gradient norm is at most GradTol times the
-	// norm of the gradient at alpha = 0. Zero means 1e-6.
+	// norm of the gradient at alpha = 0. Zero means 1e-6. Each lambda
+	// solved to it takes at least one Newton step (unless the gradient is
+	// exactly zero): along a path the warm start's gradient is the change
+	// of the penalty, (lambda' - lambda) u, which at small lambdas falls
+	// below any tolerance relative to the gradient at alpha = 0, so
+	// without the step the models of all the smaller lambdas would be the
+	// same model (seen at GradTol 1e-4 on a 1%-positive set: equal
+	// held-out log-losses at 1e-7, 1e-8 and 1e-9, where one step each
+	// gives 0.0223, 0.0248 and 0.0453).
 	GradTol float64
 	// LambdaPath lists the lambdas solved before the final one, largest
 	// first, each a warm start for the next; every entry must exceed the
@@ -783,7 +791,8 @@ func fitLogistic(ctx context.Context, k kernels.Kernel, x mat.Matrix, loss *logi
 				return nil, err
 			}
 			rel := s.gradNorm() / g0
-			if target && rel <= gradTol {
+			// At least one step at a target (see GradTol).
+			if target && rel <= gradTol && (st > 0 || rel == 0) {
 				break
 			}
 			moved, cg, err := s.step(lambda, rel)

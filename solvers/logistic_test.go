@@ -606,6 +606,30 @@ func TestLogisticPathModels(t *testing.T) {
 	}
 }
 
+// TestLogisticPathStepsEveryLambda: each lambda of a path takes at least
+// one Newton step from the model of the lambda before, however small the
+// change of the penalty against the gradient at alpha = 0: at a loose
+// GradTol down to lambda 1e-9 every model is a new one (more Newton steps
+// in all than the one before, other predictions). Without the step the
+// small lambdas' warm starts met the tolerance and the path returned one
+// model for all of them.
+func TestLogisticPathStepsEveryLambda(t *testing.T) {
+	x, y := blobs(100, 3, 2, 12)
+	_, tg := encoded(t, y)
+	lambdas := []float64{1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9}
+	ms, err := FitLogisticPath(context.Background(), testGauss{1}, x, tg, lambdas, LogisticOptions{Centers: 30, GradTol: 1e-4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(ms); i++ {
+		prev, cur := ms[i-1].Newton(), ms[i].Newton()
+		if d := maxAbsDiff(predictAll(t, ms[i], x), predictAll(t, ms[i-1], x)); !(cur.Steps > prev.Steps) || d == 0 {
+			t.Errorf("lambda %g: %d Newton steps in all after %d at %g, predictions moved by %g: not solved at its lambda",
+				lambdas[i], cur.Steps, prev.Steps, lambdas[i-1], d)
+		}
+	}
+}
+
 // TestLogisticLossOfLogits: LogisticLoss of a model's logits is the mean
 // of -log(probability of the true class) of the pipeline's probabilities,
 // and bad shapes are refused.
