@@ -126,8 +126,9 @@
 //     median heuristic); lambda by the held-out mean log-loss of the
 //     logistic fit itself over AutoLambdas, on seeded stratified 80/20
 //     folds (LogisticValidation) of the tuning subsample, as many as it
-//     takes to hold out LogisticHeldOutRows (800) rows in all (one fold of
-//     AutoRows, all five below 1000 rows), the whole path fitted once per
+//     takes to hold out LogisticHeldOutRows (800) rows in all and
+//     LogisticHeldOutClassRows (50) of every class (one fold of a balanced
+//     AutoRows, all five below 1000 rows or 250 rows of a class), the whole path fitted once per
 //     fold with warm starts (solvers.FitLogisticPath), each fold's path
 //     ended after two decades in a row more than 1% above its least
 //     held-out log-loss (LogisticPatience, LogisticPatienceRise: the

@@ -46,6 +46,17 @@ const logisticFolds = 5
 // few rows it happened to fit.
 const LogisticHeldOutRows = 800
 
+// LogisticHeldOutClassRows is how many held-out rows of every class the
+// logistic lambda is scored on at least, as far as the folds allow: folds
+// are added past LogisticHeldOutRows until every class has that many
+// held-out rows (all logisticFolds when a class has fewer tuning rows). On
+// a rare class the first fold alone holds out a fifth of its tuning rows
+// (16 of AutoRows at 2% positives), and the held-out log-loss, whose
+// differences between lambdas come mostly from the rare class's rows,
+// then ranks the lambdas on a handful of them; 50 rows put the rare
+// class's mean log-loss to about a seventh (1/sqrt(50)) of itself.
+const LogisticHeldOutClassRows = 50
+
 // LogisticRefine is how finely the logistic lambda is refined around the
 // best of the plan's lambdas: after the grid (AutoLambdas: decades), the
 // LogisticRefine-1 log-even values between the best and each of its
@@ -99,7 +110,7 @@ const LogisticPatienceRise = 0.01
 // chooseLogisticLambda chooses the logistic loss's lambda on the folds t
 // (newLogisticTuning: the plan's tuning subsample of the rows of positive
 // weight, seeded stratified 80/20 folds, as many as LogisticHeldOutRows
-// asks, up to logisticFolds): the regularisation path over the plan's
+// and LogisticHeldOutClassRows ask, up to logisticFolds): the regularisation path over the plan's
 // lambdas fitted on each fold's 80% (solvers.FitLogisticPath, each lambda
 // warm-started from the larger one, ended LogisticPatience lambdas past
 // the fold's best), refined (LogisticRefine), and the lambda of least
@@ -301,7 +312,8 @@ type logisticFold struct {
 }
 
 // newLogisticTuning draws the tuning rows (of positive weight) and cuts
-// them into folds (stratified, as many as LogisticHeldOutRows asks, up to
+// them into folds (stratified, as many as LogisticHeldOutRows and
+// LogisticHeldOutClassRows ask, up to
 // logisticFolds; one plain split when a class is too small), at kernel
 // spec ks with centres centres (at most each fold's training rows).
 func newLogisticTuning(p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w []float64, centres int) (*logisticTuning, error) {
@@ -331,11 +343,17 @@ func newLogisticTuning(p *Plan, o Options, ks KernelSpec, x mat.Matrix, y, w []f
 	var parts []dataset.Fold
 	if folds, err := calibrate.StratifiedFolds(ysub, logisticFolds, o.Seed+18); err == nil {
 		// Folds until the held-out rows reach LogisticHeldOutRows (all
-		// logisticFolds of them below 5 LogisticHeldOutRows tuning rows).
+		// logisticFolds of them below 5 LogisticHeldOutRows tuning rows)
+		// and those of every class LogisticHeldOutClassRows.
 		held := 0
+		heldClass := make([]int, len(enc.Classes))
 		for _, f := range folds {
 			parts = append(parts, dataset.Fold{Train: f.Train, Test: f.Test})
-			if held += len(f.Test); held >= LogisticHeldOutRows {
+			for _, j := range f.Test {
+				c, _ := slices.BinarySearch(enc.Classes, ysub[j])
+				heldClass[c]++
+			}
+			if held += len(f.Test); held >= LogisticHeldOutRows && slices.Min(heldClass) >= LogisticHeldOutClassRows {
 				break
 			}
 		}

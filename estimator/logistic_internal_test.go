@@ -219,3 +219,59 @@ func TestLogisticPatienceAndWarmRefinement(t *testing.T) {
 		t.Errorf("warm refinement took %d Newton steps, cold %d", warm.cost.steps, cold.cost.steps)
 	}
 }
+
+// The logistic lambda is scored on enough held-out rows of every class:
+// on 4000 balanced rows the first of the 5 folds (800 held-out rows, 400
+// of each class) is enough, and on 4000 rows with 2% positives (80 of
+// them, 16 a fold) folds are added until 50 held-out positives are in
+// (LogisticHeldOutClassRows): 4 folds, not the first fold's 16, whose
+// log-loss on the rare class rests on a handful of rows.
+func TestLogisticTuningHeldOutPerClass(t *testing.T) {
+	const n = 4000
+	x := mat.NewDense(n, 2, nil)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < n; i++ {
+		x.Set(i, 0, rng.NormFloat64())
+		x.Set(i, 1, rng.NormFloat64())
+	}
+	for _, c := range []struct {
+		every     int // a positive every so many rows
+		wantFolds int
+	}{{2, 1}, {50, 4}} {
+		y := make([]float64, n)
+		for i := range y {
+			if i%c.every == 0 {
+				y[i] = 1
+			}
+		}
+		o := Options{Loss: LossLogistic, Sigma: 1, Seed: 1}
+		p, err := NewPlan(Shape{Rows: n, Cols: 2}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks := p.Kernel
+		ks.Sigma = 1
+		tun, err := newLogisticTuning(p, o, ks, x, y, nil, tuneCentres(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := 0 // held-out rows of label 1 (the binary target column is +1 there)
+		for _, f := range tun.folds {
+			for i := 0; i < f.tte.RawMatrix().Rows; i++ {
+				if f.tte.At(i, 0) > 0 {
+					pos++
+				}
+			}
+		}
+		if want := min(LogisticHeldOutClassRows, n/c.every); pos < want {
+			t.Errorf("positive every %d rows: %d held-out positives, want at least %d", c.every, pos, want)
+		}
+		if len(tun.sub) != n {
+			t.Fatalf("positive every %d rows: %d tuning rows, want all %d", c.every, len(tun.sub), n)
+		}
+		if len(tun.folds) != c.wantFolds {
+			t.Errorf("positive every %d rows: %d folds, want %d", c.every, len(tun.folds), c.wantFolds)
+		}
+		t.Logf("positive every %d rows: %d folds (%s), %d held-out positives", c.every, len(tun.folds), tun.how, pos)
+	}
+}

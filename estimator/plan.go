@@ -394,8 +394,8 @@ func (p *Plan) String() string {
 		b.WriteString("input: raw\n")
 	}
 	if p.TuneLambda && p.Loss == LossLogistic {
-		fmt.Fprintf(&b, "lambda: held-out log-loss of the logistic fit on stratified %.0f/%.0f folds (until %d rows are held out) over %d values (%g ... %g), refined to 1/%d of their step around the best, on %d rows, scaled by rows/n\n",
-			100*(1-LogisticValidation), 100*LogisticValidation, LogisticHeldOutRows, len(p.Lambdas), p.Lambdas[0], p.Lambdas[len(p.Lambdas)-1], LogisticRefine, p.TuneRows)
+		fmt.Fprintf(&b, "lambda: held-out log-loss of the logistic fit on stratified %.0f/%.0f folds (until %d rows, %d of every class, are held out) over %d values (%g ... %g), refined to 1/%d of their step around the best, on %d rows, scaled by rows/n\n",
+			100*(1-LogisticValidation), 100*LogisticValidation, LogisticHeldOutRows, LogisticHeldOutClassRows, len(p.Lambdas), p.Lambdas[0], p.Lambdas[len(p.Lambdas)-1], LogisticRefine, p.TuneRows)
 	} else if p.TuneLambda {
 		how := "leave-one-out"
 		if p.Validation > 0 {
