@@ -175,8 +175,8 @@ func TestDrawReliability(t *testing.T) {
 
 func TestNewConfig(t *testing.T) {
 	sy := synthSpec{synthRows, synthRate, synthNoise}
-	cfg, err := newConfig("d", " spam, synthetic ,", 1, "", sy)
-	if err != nil || !slices.Equal(cfg.Sets, []string{"spam", synthName}) {
+	cfg, err := newConfig("d", " spam, synthetic ,Sonar", 1, "", sy)
+	if err != nil || !slices.Equal(cfg.Sets, []string{"spam", synthName, "Sonar"}) {
 		t.Errorf("sets %q, err %v", cfg.Sets, err)
 	}
 	for _, sets := range []string{"digits", ","} {
