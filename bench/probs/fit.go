@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/zonal-ml/zonal"
 	"github.com/zonal-ml/zonal/bench/internal/benchsplit"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/estimator"
@@ -176,6 +178,13 @@ func runSet(ctx context.Context, cfg config, set string) ([]record, error) {
 	if err == nil && distinct(rows.Y) != 2 {
 		err = fmt.Errorf("%s has %d classes, want 2", set, distinct(rows.Y))
 	}
+	var keep []int // the file's rows kept (-positive-rate; nil: all)
+	if err == nil && cfg.PositiveRate > 0 && path != "" {
+		set = fmt.Sprintf("%s_pos%g", set, cfg.PositiveRate)
+		if keep, err = fewerPositives(rows.Y, cfg.PositiveRate, cfg.Seed); err == nil {
+			rows, err = rows.Subset(keep)
+		}
+	}
 	if err != nil {
 		return []record{{Set: set, Model: "load", Seed: cfg.Seed, Error: err.Error()}}, nil
 	}
@@ -215,7 +224,17 @@ func runSet(ctx context.Context, cfg config, set string) ([]record, error) {
 	if path == "" {
 		return recs, nil // the synthetic set has no file for scikit-learn
 	}
-	d, err := newDump(set, path, cfg.Seed, trIdx, teIdx, reps)
+	fileRows := func(idx []int) []int { // indices into the file's rows
+		if keep == nil {
+			return idx
+		}
+		out := make([]int, len(idx))
+		for i, j := range idx {
+			out[i] = keep[j]
+		}
+		return out
+	}
+	d, err := newDump(set, path, cfg.Seed, fileRows(trIdx), fileRows(teIdx), reps)
 	if err != nil {
 		return recs, err
 	}
@@ -312,4 +331,31 @@ func distinct(y []float64) int {
 		seen[v] = true
 	}
 	return len(seen)
+}
+
+// fewerPositives is the rows kept of a binary set to bring its positive
+// (larger) label to the share rate of them (-positive-rate): every
+// negative row and a seeded random subset of the positive rows, in the
+// file's order. rate must be positive and below the set's own share.
+func fewerPositives(y []float64, rate float64, seed uint64) ([]int, error) {
+	pos := slices.Max(y)
+	var p, keep []int
+	for i, v := range y {
+		if v == pos {
+			p = append(p, i)
+		} else {
+			keep = append(keep, i)
+		}
+	}
+	neg := len(keep)
+	want := int(math.Round(rate / (1 - rate) * float64(neg)))
+	if !(rate > 0 && rate < 1) || want >= len(p) || want < 2 {
+		return nil, fmt.Errorf("%w: -positive-rate %g: the set has %d positive and %d negative rows, so %d positives would be kept (want at least 2 and fewer than it has)",
+			zonal.ErrParam, rate, len(p), neg, want)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x706f73))
+	rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+	keep = append(keep, p[:want]...)
+	slices.Sort(keep)
+	return keep, nil
 }

@@ -65,6 +65,8 @@ func mainErr() error {
 	bins := flag.Int("bins", defaultBins, "equal-width probability bins of the reliability diagrams")
 	data := flag.String("data", benchdata.Dir(), "folder of the shared data sets")
 	icName := flag.String("logistic-intercept", estimator.InterceptAuto.String(), "the logistic models' intercept: "+strings.Join(estimator.Intercepts(), ", ")+" (mean: none)")
+	posRate := flag.Float64("positive-rate", 0, "keep every negative row of the shared sets and only so many positive rows that they are this share of the rows (0: all rows)")
+	curves := flag.Int("lambda-curves", 0, "instead of the fits: the logistic lambda's test and cross-validated curves on this many splits (seeds from -seed) of each set, and the test log-loss of cross-validation rules picking from them")
 	models := flag.String("models", "", "comma-separated models to fit (empty: all): "+strings.Join([]string{modelLogistic, modelCalibrated, modelLogisticBalanced, modelCalibratedBalanced}, ", "))
 	flag.Parse()
 	if *relDir != "" {
@@ -77,11 +79,21 @@ func mainErr() error {
 	if cfg.Intercept, err = estimator.ParseIntercept(*icName); err != nil {
 		return fmt.Errorf("-logistic-intercept: %w", err)
 	}
+	if *posRate < 0 || *posRate >= 1 {
+		return fmt.Errorf("%w: -positive-rate %g, want 0 (off) or a share in (0, 1)", zonal.ErrParam, *posRate)
+	}
+	cfg.PositiveRate = *posRate
 	if ms := list(*models); len(ms) > 0 {
 		cfg.Models = ms
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *curves < 0 {
+		return fmt.Errorf("%w: -lambda-curves %d, want at least 1 (0: off)", zonal.ErrParam, *curves)
+	}
+	if *curves > 0 {
+		return runCurves(ctx, cfg, *curves, *out, os.Stdout)
+	}
 	return run(ctx, cfg, *out, os.Stdout)
 }
 
@@ -103,6 +115,11 @@ type config struct {
 	// models to fit (-models; nil: all).
 	Intercept estimator.Intercept
 	Models    []string
+	// PositiveRate, when positive, keeps every negative row of a shared
+	// set and only so many positive rows that they are this share of the
+	// rows (-positive-rate): an imbalanced problem on real features. The
+	// set is then named NAME_posRATE.
+	PositiveRate float64
 	// Log receives progress lines (nil: none).
 	Log io.Writer
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -212,5 +213,111 @@ func TestRunSynthetic(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, synthName+".json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a scikit-learn dump of the synthetic set: %v", err)
+	}
+}
+
+// TestLambdaCurves runs the lambda curves on one small synthetic split:
+// every curve covers the grid with finite log-losses, and the table has a
+// row for zonal's fit and each rule.
+func TestLambdaCurves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits the logistic model about 500 times")
+	}
+	dir := t.TempDir()
+	cfg := config{Sets: []string{synthName}, Seed: 1, Synth: synthSpec{300, 0.2, synthNoise}}
+	var out bytes.Buffer
+	if err := runCurves(context.Background(), cfg, 1, filepath.Join(dir, "c.jsonl"), &out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "c.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c curveSplit
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	n := len(curveLambdas())
+	finite := func(v []float64) bool {
+		for _, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
+				return false
+			}
+		}
+		return len(v) == n
+	}
+	if !finite(c.Test) {
+		t.Fatalf("test curve %v, want %d finite positive log-losses", c.Test, n)
+	}
+	for _, p := range curvePlans {
+		if !finite(c.CV[p.Name]) {
+			t.Fatalf("plan %s: curve %v, want %d finite positive log-losses", p.Name, c.CV[p.Name], n)
+		}
+	}
+	if rows := strings.Count(out.String(), "| "+synthName+" |"); rows != len(curveRules)+1 {
+		t.Errorf("%d table rows, want %d:\n%s", rows, len(curveRules)+1, out.String())
+	}
+}
+
+// Each rule picks from hand-made curves what it says it picks: the plain
+// 5-fold rule the least of its curve (index 2), the mean of three 5-fold
+// curves its least (1), the 10-fold rule its own (4), the smoothed rule
+// the least 3-neighbour mean (1, (3+9+2.5)/3, the first of two ties),
+// the oracle the test curve's least (3).
+func TestCurveRules(t *testing.T) {
+	c := curveSplit{
+		Lambdas: []float64{1, 0.1, 0.01, 1e-3, 1e-4},
+		Test:    []float64{0.5, 0.4, 0.3, 0.2, 0.6},
+		CV: map[string][]float64{
+			"5a": {3, 9, 2.5, 9, 3},
+			"5b": {5, 0, 4, 4, 5},
+			"5c": {5, 0, 4, 4, 5},
+			"10": {1, 2, 3, 4, 0},
+		},
+	}
+	want := []int{2, 1, 4, 1, 3}
+	if len(want) != len(curveRules) {
+		t.Fatalf("%d rules, the test knows %d", len(curveRules), len(want))
+	}
+	for i, r := range curveRules {
+		if got := r.Pick(c); got != want[i] {
+			t.Errorf("rule %q picked %d, want %d", r.Name, got, want[i])
+		}
+	}
+}
+
+// fewerPositives keeps every negative row and round(rate/(1-rate) neg)
+// positive rows (11 of 60 for 10% of 100 negatives), sorted, the same for
+// the same seed; a rate at or above the set's own share, or one keeping
+// fewer than 2 positives, is ErrParam.
+func TestFewerPositives(t *testing.T) {
+	y := make([]float64, 160)
+	for i := range y {
+		if i%8 < 3 {
+			y[i] = 1 // 60 positives
+		}
+	}
+	keep, err := fewerPositives(y, 0.1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := 0
+	for _, i := range keep {
+		if y[i] == 1 {
+			pos++
+		}
+	}
+	if pos != 11 || len(keep)-pos != 100 || !slices.IsSorted(keep) {
+		t.Errorf("kept %d positives and %d negatives (sorted: %v), want 11 and 100", pos, len(keep)-pos, slices.IsSorted(keep))
+	}
+	again, _ := fewerPositives(y, 0.1, 3)
+	other, _ := fewerPositives(y, 0.1, 4)
+	if !slices.Equal(keep, again) || slices.Equal(keep, other) {
+		t.Error("the same seed gave other rows, or another seed the same")
+	}
+	for _, r := range []float64{0.4, 0.9, 0.005} {
+		if _, err := fewerPositives(y, r, 3); !errors.Is(err, zonal.ErrParam) {
+			t.Errorf("rate %g: err = %v, want ErrParam", r, err)
+		}
 	}
 }
