@@ -22,6 +22,13 @@
 //	/usr/bin/python3 probs/sklearn_probs.py /tmp/probs --go /tmp/probs.jsonl
 //	go run ./probs -reliability /tmp/probs
 //
+// -sets also takes the suite's other binary sets (Ionosphere, Sonar,
+// musk); -positive-rate R keeps every negative row of a shared set and a
+// seeded share of its positives (an imbalanced problem on real features);
+// -lambda-curves N, instead of the tables, scores rules of choosing the
+// logistic lambda on N splits of each set (curves.go); splits.py pairs
+// the records of runs of several seeds.
+//
 // Output: a markdown table on stdout, one JSON line per fit in -out
 // (written as each fit ends), progress on stderr. README.md says what is
 // measured.
@@ -79,8 +86,11 @@ func mainErr() error {
 	if cfg.Intercept, err = estimator.ParseIntercept(*icName); err != nil {
 		return fmt.Errorf("-logistic-intercept: %w", err)
 	}
-	if *posRate < 0 || *posRate >= 1 {
+	if !(*posRate >= 0 && *posRate < 1) {
 		return fmt.Errorf("%w: -positive-rate %g, want 0 (off) or a share in (0, 1)", zonal.ErrParam, *posRate)
+	}
+	if *posRate > 0 && *curves > 0 {
+		return fmt.Errorf("%w: -lambda-curves fits the sets as they are; drop -positive-rate", zonal.ErrParam)
 	}
 	cfg.PositiveRate = *posRate
 	if ms := list(*models); len(ms) > 0 {
