@@ -9,12 +9,14 @@ import (
 	"os"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/zonal-ml/zonal/bench/internal/benchsplit"
 	"github.com/zonal-ml/zonal/calibrate"
 	"github.com/zonal-ml/zonal/dataset"
 	"github.com/zonal-ml/zonal/estimator"
 	"github.com/zonal-ml/zonal/metrics"
+	"github.com/zonal-ml/zonal/solvers"
 )
 
 // The lambda curves (-lambda-curves N) ask whether another
@@ -171,7 +173,7 @@ func splitCurves(ctx context.Context, cfg config, set string, rows *dataset.Data
 		fixed.Standardize = estimator.StandardizeOn
 	}
 	fixed.Intercept = estimator.InterceptMean
-	if rep.Intercept.String() == estimator.InterceptFitted.String() {
+	if rep.Intercept == solvers.InterceptFitted {
 		fixed.Intercept = estimator.InterceptFitted
 	}
 	fitScore := func(a, b *dataset.Data, lambda float64) (float64, error) {
@@ -271,7 +273,7 @@ func writeCurveTable(w io.Writer, all []curveSplit) error {
 			if name == "zonal" {
 				label = "zonal's default fit (its own folds and grid)"
 			}
-			if _, err := fmt.Fprintf(w, "| %s | %d | %s | %.4f | %+.4f ± %.4f |\n", s, len(v), label, mean(v), m, se); err != nil {
+			if _, err := fmt.Fprintf(w, "| %s | %d | %s | %.4f | %+.4f ± %.4f |\n", s, len(v), label, stat.Mean(v, nil), m, se); err != nil {
 				return err
 			}
 		}
@@ -279,23 +281,8 @@ func writeCurveTable(w io.Writer, all []curveSplit) error {
 	return nil
 }
 
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
 // meanSE is the mean of v and its standard error (NaN below 2 values).
 func meanSE(v []float64) (float64, float64) {
-	m := mean(v)
-	if len(v) < 2 {
-		return m, math.NaN()
-	}
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
+	m, sd := stat.MeanStdDev(v, nil)
+	return m, stat.StdErr(sd, float64(len(v)))
 }
